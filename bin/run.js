@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// Entry point of the installed `ak` command.
+import {checkNodeVersion} from './node-version.js'
+
+checkNodeVersion()
+const {execute} = await import('@oclif/core')
+await execute({dir: import.meta.url})

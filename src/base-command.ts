@@ -1,0 +1,64 @@
+import {Command, Errors, Flags, Interfaces} from '@oclif/core'
+
+import {AkError, BadInputError, EXIT_FAILURE, EXIT_USAGE, exitCodeFor} from './errors.js'
+
+/** Flags every ak command accepts. */
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+
+/**
+ * The base of every ak command: the shared flags and the one mapping of errors to exit codes
+ * (0 success, 1 runtime failure, 2 invalid arguments or flags, oclif's own parse errors included).
+ */
+export abstract class BaseCommand extends Command {
+  static override baseFlags = {
+    json: Flags.boolean({
+      description: 'Print the result as one JSON document on stdout.',
+      helpGroup: 'GLOBAL',
+    }),
+    quiet: Flags.boolean({
+      char: 'q',
+      description: 'Print nothing but the result and errors.',
+      helpGroup: 'GLOBAL',
+    }),
+    yes: Flags.boolean({
+      char: 'y',
+      description: 'Answer yes to every confirmation.',
+      helpGroup: 'GLOBAL',
+    }),
+    'no-interactive': Flags.boolean({
+      description: 'Never prompt; fail instead where an answer would be needed.',
+      helpGroup: 'GLOBAL',
+    }),
+  }
+
+  /** Writes a line to stderr (never stdout, which may carry MCP frames). */
+  protected note(line: string): void {
+    process.stderr.write(`${line}\n`)
+  }
+
+  protected override async catch(error: Error & {exitCode?: number}): Promise<unknown> {
+    if (error instanceof Errors.ExitError) throw error
+    let exit: number
+    let message: string
+    if (error instanceof AkError) {
+      exit = exitCodeFor(error)
+      message = error.message
+    } else if (error instanceof Errors.CLIError) {
+      // oclif's own parse and validation errors: invalid arguments or flags.
+      exit = error.oclif?.exit === EXIT_FAILURE ? EXIT_FAILURE : EXIT_USAGE
+      message = error.message
+    } else {
+      exit = EXIT_FAILURE
+      message = error.stack ?? error.message
+    }
+    process.stderr.write(`Error: ${message}\n`)
+    process.exitCode = exit
+    this.exit(exit)
+    return undefined
+  }
+}
+
+/** Throws a BadInputError (exit code 2) with `message`. */
+export function usageError(message: string): never {
+  throw new BadInputError(message)
+}

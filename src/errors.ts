@@ -1,0 +1,46 @@
+/**
+ * The small closed set of errors ak raises on purpose. Each message says what was wrong and what
+ * to do, because it is read by a model (as an MCP tool error) or by a person (on stderr).
+ *
+ * Tool code throws these; `toolErrorResult` (src/exec/tool-result.ts) turns them into MCP
+ * `isError` results, and `BaseCommand.catch` turns them into exit codes (`exitCodeFor`).
+ */
+export class AkError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = new.target.name
+  }
+}
+
+/** An argument, flag or tool input is malformed or out of range. Exit code 2. */
+export class BadInputError extends AkError {}
+
+/** A path resolves outside the workspace. The message names the path as given, never its target. */
+export class OutsideWorkspaceError extends AkError {
+  constructor(readonly requestedPath: string) {
+    super(
+      `Path "${requestedPath}" is outside the workspace. Use a path inside the workspace ` +
+        `(relative paths are resolved against it).`,
+    )
+  }
+}
+
+/** A file, folder, agent or session does not exist. */
+export class NotFoundError extends AkError {}
+
+/** A bounded resource is exhausted (running commands, dispatches, sizes). */
+export class LimitReachedError extends AkError {}
+
+/** A subprocess could not be started or failed in a way the caller must hear about. */
+export class DispatchFailedError extends AkError {}
+
+/** Exit codes shared by every command: 0 success, 1 runtime failure, 2 invalid arguments or flags. */
+export const EXIT_OK = 0
+export const EXIT_FAILURE = 1
+export const EXIT_USAGE = 2
+
+/** Maps an error to the process exit code (see EXIT_* above). */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof BadInputError) return EXIT_USAGE
+  return EXIT_FAILURE
+}

@@ -1,0 +1,60 @@
+import {randomBytes} from 'node:crypto'
+
+import {type Logger, silentLogger} from '../log.js'
+import type {Level} from './level.js'
+import type {ExecConnection, ExecRuntime} from './tools/tool.js'
+import type {Workspace} from './workspace.js'
+
+/** A service a runtime owns: created on first use, closed with the runtime. */
+export interface RuntimeService {
+  close(): Promise<void>
+}
+
+/** Creates the state one serving process shares between its connections. */
+export function createExecRuntime(options: {workspace: Workspace; level: Level; log?: Logger}): ExecRuntime {
+  const services = new Map<string, unknown>()
+  let closing: Promise<void> | undefined
+  return {
+    workspace: options.workspace,
+    level: options.level,
+    log: options.log ?? silentLogger,
+    services,
+    close() {
+      closing ??= Promise.allSettled(
+        [...services.values()].map((service) => (service as Partial<RuntimeService>).close?.()),
+      ).then(() => undefined)
+      return closing
+    },
+  }
+}
+
+/**
+ * The runtime's instance of a service, created by `create` on first use. Tools use this for
+ * state that outlives one call (the search worker pool, the command sessions).
+ */
+export function runtimeService<T extends RuntimeService>(runtime: ExecRuntime, key: string, create: () => T): T {
+  let service = runtime.services.get(key) as T | undefined
+  if (!service) {
+    service = create()
+    runtime.services.set(key, service)
+  }
+  return service
+}
+
+/** Creates a connection whose close callbacks run once, in order, when `close()` is called. */
+export function createExecConnection(stateless = false): ExecConnection & {close(): Promise<void>} {
+  const callbacks: Array<() => Promise<void> | void> = []
+  let closing: Promise<void> | undefined
+  return {
+    id: stateless ? undefined : randomBytes(12).toString('base64url'),
+    onClose(callback) {
+      callbacks.push(callback)
+    },
+    close() {
+      closing ??= (async () => {
+        for (const callback of callbacks) await callback()
+      })()
+      return closing
+    },
+  }
+}

@@ -1,0 +1,76 @@
+import {McpServer} from '@modelcontextprotocol/server'
+
+import {AK_VERSION} from '../version.js'
+import {levelIncludes} from './level.js'
+import {toolErrorResult, toolSuccessResult} from './tool-result.js'
+import {EXEC_TOOLS} from './tools/index.js'
+import type {ExecConnection, ExecRuntime, ExecTool} from './tools/tool.js'
+
+/** The name AgentExec reports in MCP's `serverInfo`. */
+export const EXEC_SERVER_NAME = 'ak-exec'
+
+
+/** The tools a server at the runtime's level offers, in listing order. */
+export function toolsForLevel(level: ExecRuntime['level']): ExecTool[] {
+  return EXEC_TOOLS.filter((tool) => levelIncludes(level, tool.level))
+}
+
+/**
+ * Builds one MCP server instance for one connection (or one stateless request), with the tools
+ * of the runtime's level. Every transport (stdio, HTTP, library) serves instances made here.
+ */
+export function createExecServer(runtime: ExecRuntime, connection: ExecConnection): McpServer {
+  const server = new McpServer(
+    {name: EXEC_SERVER_NAME, version: AK_VERSION},
+    {
+      capabilities: {tools: {}},
+      instructions:
+        `Files and a terminal confined to the workspace ${runtime.workspace.root}. ` +
+        `Relative paths are resolved against it; paths outside it are refused.`,
+    },
+  )
+  for (const tool of toolsForLevel(runtime.level)) registerExecTool(server, runtime, connection, tool)
+  return server
+}
+
+function registerExecTool(server: McpServer, runtime: ExecRuntime, connection: ExecConnection, tool: ExecTool): void {
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema ? {outputSchema: tool.outputSchema} : {}),
+      annotations: tool.annotations,
+    },
+    async (input: unknown, ctx) => {
+      const started = performance.now()
+      const args = input as Record<string, unknown>
+      let target = ''
+      try {
+        target = tool.describeTarget(args)
+        const answer = await tool.run(args, {
+          runtime,
+          workspace: runtime.workspace,
+          connection,
+          signal: ctx.mcpReq.signal,
+        })
+        runtime.log.info(logLine(tool.name, target, started, 'ok'))
+        return toolSuccessResult(answer)
+      } catch (error) {
+        runtime.log.info(logLine(tool.name, target, started, `error: ${firstLine(error)}`))
+        return toolErrorResult(error)
+      }
+    },
+  )
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.split('\n', 1)[0] ?? ''
+}
+
+function logLine(tool: string, target: string, started: number, outcome: string): string {
+  const ms = Math.round(performance.now() - started)
+  return `${tool} ${JSON.stringify(target)} ${ms}ms ${outcome}`
+}

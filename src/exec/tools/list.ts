@@ -1,0 +1,112 @@
+import {lstat, readdir, readlink} from 'node:fs/promises'
+import path from 'node:path'
+import {z} from 'zod'
+
+import {BadInputError, OutsideWorkspaceError} from '../../errors.js'
+import {LIST_MAX_ENTRIES} from '../limits.js'
+import type {Workspace} from '../workspace.js'
+import {defineTool} from './tool.js'
+
+const inputSchema = z.object({
+  path: z
+    .string()
+    .default('.')
+    .describe('Folder to list, relative to the workspace (or absolute inside it). Default: the workspace root.'),
+})
+
+/** One line of a listing. */
+export interface ListEntry {
+  name: string
+  kind: 'folder' | 'file' | 'symlink' | 'other'
+  /** Size in bytes, for files. */
+  sizeBytes?: number
+  /** For symlinks: where the link points, workspace-relative, or undefined when outside. */
+  linkTarget?: string
+  /** For symlinks: whether the target is outside the workspace. */
+  linkOutside?: boolean
+}
+
+/**
+ * Formats a listing: names sorted by code point, folders ending in `/`, files with their size
+ * in bytes, symlinks as links. Pure, for testing.
+ */
+export function formatListing(relative: string, entries: ListEntry[], total: number): string {
+  const lines = entries.map((entry) => {
+    switch (entry.kind) {
+      case 'folder':
+        return `${entry.name}/`
+      case 'file':
+        return `${entry.name}  ${entry.sizeBytes} bytes`
+      case 'symlink':
+        return entry.linkOutside
+          ? `${entry.name} -> (symlink to a path outside the workspace)`
+          : `${entry.name} -> ${entry.linkTarget} (symlink)`
+      default:
+        return `${entry.name}  (special file)`
+    }
+  })
+  const header = `${relative === '.' ? '.' : relative}/ (${total} ${total === 1 ? 'entry' : 'entries'})`
+  if (total > entries.length) {
+    lines.push(
+      `[${total - entries.length} more entries not shown: only the first ${entries.length} are listed. ` +
+        `List a subfolder, or use search to find files by content.]`,
+    )
+  }
+  if (total === 0) lines.push('(empty folder)')
+  return [header, ...lines].join('\n')
+}
+
+async function describeLink(workspace: Workspace, linkPath: string): Promise<Pick<ListEntry, 'linkTarget' | 'linkOutside'>> {
+  const target = path.resolve(path.dirname(linkPath), await readlink(linkPath))
+  try {
+    const resolved = await workspace.resolve(target)
+    return {linkTarget: resolved.relative + (resolved.exists ? '' : ' (missing)'), linkOutside: false}
+  } catch (error) {
+    if (error instanceof OutsideWorkspaceError || error instanceof BadInputError) return {linkOutside: true}
+    throw error
+  }
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** The `list` tool: one folder's entries (DESIGN §4.3). */
+export const listTool = defineTool({
+  name: 'list',
+  title: 'List a folder',
+  description:
+    'Lists one folder of the workspace (not recursive). Names are sorted; folders end in "/"; ' +
+    'files show their size in bytes; a symlink is shown as a link to its workspace-relative target ' +
+    '(a target outside the workspace is not described). ' +
+    `At most ${LIST_MAX_ENTRIES} entries are shown; the answer says how many more there are. ` +
+    'Errors: the path is outside the workspace, does not exist, or is not a folder.',
+  level: 'read',
+  inputSchema,
+  annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
+  describeTarget: (input) => input.path,
+  async run(input, {workspace}) {
+    const folder = await workspace.resolve(input.path, {mustExist: true})
+    const info = await lstat(folder.real)
+    if (!info.isDirectory()) {
+      throw new BadInputError(`"${input.path}" is a file, not a folder. Use the read tool to read a file.`)
+    }
+    const names = (await readdir(folder.real)).sort(compareNames)
+    const entries: ListEntry[] = []
+    for (const name of names.slice(0, LIST_MAX_ENTRIES)) {
+      const full = path.join(folder.real, name)
+      let entry: ListEntry
+      try {
+        const st = await lstat(full)
+        if (st.isSymbolicLink()) entry = {name, kind: 'symlink', ...(await describeLink(workspace, full))}
+        else if (st.isDirectory()) entry = {name, kind: 'folder'}
+        else if (st.isFile()) entry = {name, kind: 'file', sizeBytes: st.size}
+        else entry = {name, kind: 'other'}
+      } catch {
+        continue // removed while listing
+      }
+      entries.push(entry)
+    }
+    return {text: formatListing(folder.relative, entries, names.length)}
+  },
+})

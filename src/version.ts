@@ -1,0 +1,2 @@
+/** ak's version; a unit test keeps it equal to package.json's. */
+export const AK_VERSION = '0.1.0'

@@ -1,0 +1,105 @@
+/**
+ * Drives the built `ak` through the official MCP TypeScript clients: the 1.x line
+ * (`@modelcontextprotocol/sdk`, 2025 era, `initialize` handshake) and the 2.x line
+ * (`@modelcontextprotocol/client`, pinned to the 2026-07-28 revision).
+ */
+import {Client as ClientV2} from '@modelcontextprotocol/client'
+import {StdioClientTransport as StdioV2} from '@modelcontextprotocol/client/stdio'
+import {Client as ClientV1} from '@modelcontextprotocol/sdk/client/index.js'
+import {StdioClientTransport as StdioV1} from '@modelcontextprotocol/sdk/client/stdio.js'
+import path from 'node:path'
+import {PassThrough} from 'node:stream'
+import {fileURLToPath} from 'node:url'
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const RUN_JS = path.join(REPO_ROOT, 'bin', 'run.js')
+
+/** The two official client lines every interop test runs against. */
+export const CLIENT_LINES = ['v1 (2025 era)', 'v2 (2026-07-28)'] as const
+export type ClientLine = (typeof CLIENT_LINES)[number]
+export const MODERN_PROTOCOL_VERSION = '2026-07-28'
+
+/** A tool call's answer as a test sees it. */
+export interface ToolCallAnswer {
+  text: string
+  isError: boolean
+  structured: Record<string, unknown> | undefined
+}
+
+/** A connected client, whichever line it is. */
+export interface TestClient {
+  line: ClientLine
+  /** The server process's pid. */
+  pid: number
+  protocolVersion: string | undefined
+  listTools(): Promise<Array<{name: string; description?: string; inputSchema: unknown; outputSchema?: unknown; annotations?: Record<string, unknown>}>>
+  call(name: string, args: Record<string, unknown>): Promise<ToolCallAnswer>
+  /** Everything the server wrote on stderr so far. */
+  stderr(): string
+  close(): Promise<void>
+}
+
+function answerOf(raw: unknown): ToolCallAnswer {
+  const result = raw as {content?: unknown; isError?: unknown; structuredContent?: unknown}
+  const content = (result.content ?? []) as Array<{type: string; text?: string}>
+  return {
+    text: content.filter((block) => block.type === 'text').map((block) => block.text ?? '').join(''),
+    isError: result.isError === true,
+    structured: result.structuredContent as Record<string, unknown> | undefined,
+  }
+}
+
+/**
+ * Spawns `node bin/run.js <args>` and connects the given client line over stdio.
+ * @param args ak's arguments, e.g. `['exec', 'serve', '--workspace', dir]`
+ */
+export async function connectStdio(
+  line: ClientLine,
+  args: string[],
+  options: {cwd?: string; env?: Record<string, string>} = {},
+): Promise<TestClient> {
+  const params = {
+    command: process.execPath,
+    args: [RUN_JS, ...args],
+    cwd: options.cwd ?? REPO_ROOT,
+    env: {...(process.env as Record<string, string>), ...options.env},
+    stderr: 'pipe' as const,
+  }
+  let stderr = ''
+  const info = {name: 'ak-tests', version: '1.0.0'}
+  if (line === 'v1 (2025 era)') {
+    const transport = new StdioV1(params)
+    let protocolVersion: string | undefined
+    // The 1.x client reports the negotiated revision only to the transport.
+    ;(transport as unknown as {setProtocolVersion(version: string): void}).setProtocolVersion = (version: string) => {
+      protocolVersion = version
+    }
+    ;(transport.stderr as PassThrough | null)?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const client = new ClientV1(info)
+    await client.connect(transport)
+    return {
+      line,
+      pid: transport.pid ?? -1,
+      get protocolVersion() {
+        return protocolVersion
+      },
+      listTools: async () => (await client.listTools()).tools as never,
+      call: async (name, args) => answerOf(await client.callTool({name, arguments: args})),
+      stderr: () => stderr,
+      close: () => client.close(),
+    }
+  }
+  const transport = new StdioV2(params)
+  ;(transport.stderr as PassThrough | null)?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const client = new ClientV2(info, {versionNegotiation: {mode: {pin: MODERN_PROTOCOL_VERSION}}})
+  await client.connect(transport)
+  return {
+    line,
+    pid: transport.pid ?? -1,
+    protocolVersion: client.getNegotiatedProtocolVersion(),
+    listTools: async () => (await client.listTools()).tools as never,
+    call: async (name, args) => answerOf(await client.callTool({name, arguments: args})),
+    stderr: () => stderr,
+    close: () => client.close(),
+  }
+}
