@@ -1,0 +1,12 @@
+// Mocha's settings. Spec files named on the command line (`npx mocha test/interop/x.test.ts`)
+// replace the default list instead of being added to it, so one file can be run alone.
+const named = process.argv.slice(2).some((arg) => /\.test\.ts$/.test(arg))
+
+module.exports = {
+  'node-option': ['import=tsx'],
+  extension: ['ts'],
+  spec: named ? [] : ['test/unit/**/*.test.ts', 'test/interop/**/*.test.ts'],
+  timeout: 60000,
+  'forbid-only': true,
+  reporter: 'spec',
+}

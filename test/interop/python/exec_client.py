@@ -1,0 +1,431 @@
+"""Drives AgentExec through the official Python MCP client (PyPI `mcp`, 1.x or 2.x line).
+
+Run by test/interop/python-client.test.ts, or alone:
+
+    python exec_client.py --workspace DIR --stdio -- node bin/run.js exec serve --workspace DIR --level terminal
+    AGENTEXEC_TOKEN=... python exec_client.py --workspace DIR --http http://127.0.0.1:PORT/mcp
+
+The workspace DIR must exist and be empty; this program writes its fixture files there, then
+exercises every tool the server lists. It prints one JSON object per check on stdout
+(`{"check", "ok", "detail"}`), then one summary object (`{"summary": {...}}`), and exits 1 when
+a check failed. The server's stderr passes through to this program's stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import sys
+import traceback
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from importlib.metadata import version as package_version
+from pathlib import Path
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+MCP_VERSION = package_version("mcp")
+MCP_LINE = "v" + MCP_VERSION.split(".", 1)[0]
+
+# The four fields of an exec_command / write_stdin answer, in order (DESIGN §4.4).
+EXEC_FIELDS = ["exit_code", "seconds", "session_id", "text"]
+EXEC_TEXT_SHAPE = re.compile(r"\Aexit_code: (-?\d+|running)\nseconds: \d+\.\d{3}\nsession_id: (\S+)\ntext:\n", re.S)
+# A command killed by SIGINT reports 128 + 2 (DESIGN §4.4).
+SIGINT_EXIT_CODE = 130
+# Bounds the polling loops: a command that never ends fails the check instead of hanging the run.
+MAX_POLLS = 12
+
+
+@dataclass
+class Answer:
+    """A tool call's answer, the same for both client lines (wire field names)."""
+
+    text: str
+    is_error: bool
+    structured: dict[str, Any] | None
+    raw: dict[str, Any]
+
+
+@dataclass
+class Session:
+    """A connected client, whichever line: the negotiated revision and two calls."""
+
+    protocol_version: str
+    list_tools: Callable[[], Awaitable[list[dict[str, Any]]]]
+    call_tool: Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> Answer:
+        result = await self.call_tool(name, arguments)
+        raw = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        text = "".join(block.get("text", "") for block in raw.get("content", []) if block.get("type") == "text")
+        return Answer(text=text, is_error=raw.get("isError") is True, structured=raw.get("structuredContent"), raw=raw)
+
+
+def dump_tools(result: Any) -> list[dict[str, Any]]:
+    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in result.tools]
+
+
+@asynccontextmanager
+async def connect_v1(args: argparse.Namespace) -> AsyncIterator[Session]:
+    """mcp 1.x: `ClientSession` over `stdio_client` or `streamable_http_client` (2025 revisions)."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    if args.url:
+        import httpx
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = httpx.AsyncClient(headers=auth_headers(), timeout=httpx.Timeout(30.0, read=120.0))
+        transport = streamable_http_client(args.url, http_client=http)
+    else:
+        command, *rest = args.server
+        transport = stdio_client(StdioServerParameters(command=command, args=rest, env=dict(os.environ)), errlog=sys.stderr)
+    async with transport as streams:
+        async with ClientSession(streams[0], streams[1]) as session:
+            init = await session.initialize()
+
+            async def list_tools() -> list[dict[str, Any]]:
+                return dump_tools(await session.list_tools())
+
+            yield Session(str(init.protocolVersion), list_tools, session.call_tool)
+
+
+@asynccontextmanager
+async def connect_v2(args: argparse.Namespace) -> AsyncIterator[Session]:
+    """mcp 2.x: the high-level `Client`, which negotiates 2026-07-28 with a server that offers it."""
+    from mcp import Client, StdioServerParameters
+
+    if args.url:
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = httpx2.AsyncClient(headers=auth_headers(), timeout=httpx2.Timeout(30.0, read=120.0))
+        target: Any = streamable_http_client(args.url, http_client=http)
+    else:
+        command, *rest = args.server
+        target = StdioServerParameters(command=command, args=rest, env=dict(os.environ))
+    async with Client(target) as client:
+
+        async def list_tools() -> list[dict[str, Any]]:
+            return dump_tools(await client.list_tools())
+
+        yield Session(str(client.protocol_version), list_tools, client.call_tool)
+
+
+def auth_headers() -> dict[str, str]:
+    token = os.environ.get("AGENTEXEC_TOKEN", "")
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+@dataclass
+class Checks:
+    """Collects check results and prints each as one JSON line."""
+
+    failed: int = 0
+    names: list[str] = field(default_factory=list)
+
+    def record(self, name: str, ok: bool, detail: str = "") -> None:
+        self.names.append(name)
+        if not ok:
+            self.failed += 1
+        print(json.dumps({"check": name, "ok": ok, "detail": detail}), flush=True)
+
+    async def run(self, name: str, body: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await body()
+        except AssertionError as error:
+            self.record(name, False, str(error) or traceback.format_exc(limit=2))
+        except Exception:  # noqa: BLE001 - any failure of one check is reported, the others still run
+            self.record(name, False, traceback.format_exc(limit=4))
+        else:
+            self.record(name, True)
+
+
+def expect(condition: bool, message: str, answer: Answer | None = None) -> None:
+    if not condition:
+        raise AssertionError(message + (f"\nanswer: {json.dumps(answer.raw)[:1500]}" if answer else ""))
+
+
+def write_fixture(root: Path) -> None:
+    (root / "src").mkdir()
+    (root / "notes").mkdir()
+    (root / "README.md").write_text("hello\n")
+    (root / "poem.txt").write_text("alpha\nbeta\ngamma\n")
+    (root / "notes" / "todo.txt").write_text("first item\nfind the needle here\n")
+    (root / "src" / "app.py").write_text('GREETING = "hi"\nprint(GREETING)\n')
+    (root / "twice.txt").write_text("same\nsame\n")
+    (root / ".gitignore").write_text("ignored/\n")
+    (root / "ignored").mkdir()
+    (root / "ignored" / "hidden.txt").write_text("needle in an ignored file\n")
+
+
+async def check_list(s: Session, checks: Checks, root: Path) -> None:
+    async def root_listing() -> None:
+        answer = await s.call("list", {})
+        expect(not answer.is_error, "list of the root failed", answer)
+        lines = answer.text.split("\n")[1:]
+        expect("README.md  6 bytes" in lines, "README.md with its size in bytes is missing", answer)
+        expect("src/" in lines and "notes/" in lines, "folders are not marked with /", answer)
+
+    async def outside() -> None:
+        answer = await s.call("list", {"path": ".."})
+        expect(answer.is_error, "listing .. was not refused", answer)
+        expect("outside the workspace" in answer.text, "the refusal does not say the path is outside", answer)
+
+    await checks.run("list: the root, with sizes and folders marked", root_listing)
+    await checks.run("list: a path outside the workspace is a tool error", outside)
+
+
+async def check_read(s: Session, checks: Checks, root: Path) -> None:
+    async def numbered() -> None:
+        answer = await s.call("read", {"path": "poem.txt"})
+        expect(not answer.is_error, "read failed", answer)
+        for number, word in [(1, "alpha"), (2, "beta"), (3, "gamma")]:
+            expect(re.search(rf"^\s*{number}\D.*{word}$", answer.text, re.M) is not None, f"line {number} ({word}) is not numbered", answer)
+
+    async def window() -> None:
+        answer = await s.call("read", {"path": "poem.txt", "offset": 2, "limit": 1})
+        expect(not answer.is_error, "read with offset/limit failed", answer)
+        expect("beta" in answer.text and "alpha" not in answer.text and "gamma" not in answer.text.split("beta", 1)[0], "offset 2, limit 1 did not give line 2 alone", answer)
+        expect(re.search(r"\b3\b", answer.text.split("beta", 1)[1]) is not None, "the answer does not say which offset continues", answer)
+
+    async def missing() -> None:
+        answer = await s.call("read", {"path": "no-such-file.txt"})
+        expect(answer.is_error, "reading a missing file was not a tool error", answer)
+        expect("no-such-file.txt" in answer.text, "the error does not name the path", answer)
+
+    async def outside() -> None:
+        answer = await s.call("read", {"path": "/etc/passwd"})
+        expect(answer.is_error and "outside the workspace" in answer.text, "/etc/passwd was not refused as outside", answer)
+        expect("root:" not in answer.text, "the refusal reveals the outside file", answer)
+
+    await checks.run("read: numbered lines", numbered)
+    await checks.run("read: offset and limit, and where to continue", window)
+    await checks.run("read: a missing file is a tool error naming it", missing)
+    await checks.run("read: a path outside the workspace is refused", outside)
+
+
+async def check_search(s: Session, checks: Checks, root: Path) -> None:
+    async def literal() -> None:
+        answer = await s.call("search", {"query": "needle"})
+        expect(not answer.is_error, "search failed", answer)
+        expect(re.search(r"^notes/todo\.txt:2:.*find the needle here", answer.text, re.M) is not None, "the match is not given as path:line:text", answer)
+        expect("ignored/hidden.txt" not in answer.text, "a file that .gitignore ignores was searched", answer)
+
+    async def not_regex() -> None:
+        answer = await s.call("search", {"query": "GREETING = \"h.\""})
+        expect(not answer.is_error, "search failed", answer)
+        expect("src/app.py" not in answer.text, "an exact-text search treated . as a pattern", answer)
+        regex = await s.call("search", {"query": "GREETING = \"h.\"", "regex": True})
+        expect(not regex.is_error and "src/app.py:1:" in regex.text, "a regex search did not match", regex)
+
+    await checks.run("search: literal match as path:line:text, ignored files skipped", literal)
+    await checks.run("search: exact text unless regex", not_regex)
+
+
+async def check_edit(s: Session, checks: Checks, root: Path) -> None:
+    async def replace() -> None:
+        answer = await s.call("edit", {"path": "src/app.py", "old_text": '"hi"', "new_text": '"hello from python"'})
+        expect(not answer.is_error, "edit failed", answer)
+        expect((root / "src" / "app.py").read_text() == 'GREETING = "hello from python"\nprint(GREETING)\n', "the file on disk did not change as asked")
+        expect(re.search(r'^-GREETING = "hi"$', answer.text, re.M) is not None, "the diff lacks the removed line", answer)
+        expect(re.search(r'^\+GREETING = "hello from python"$', answer.text, re.M) is not None, "the diff lacks the added line", answer)
+
+    async def ambiguous() -> None:
+        answer = await s.call("edit", {"path": "twice.txt", "old_text": "same", "new_text": "other"})
+        expect(answer.is_error, "an ambiguous edit was not refused", answer)
+        expect("2" in answer.text, "the refusal does not say how many occurrences", answer)
+        expect((root / "twice.txt").read_text() == "same\nsame\n", "the refused edit changed the file")
+
+    async def create() -> None:
+        answer = await s.call("edit", {"path": "src/new.txt", "old_text": "", "new_text": "created\n"})
+        expect(not answer.is_error, "creating a file failed", answer)
+        expect((root / "src" / "new.txt").read_text() == "created\n", "the new file is not on disk")
+        again = await s.call("edit", {"path": "src/new.txt", "old_text": "", "new_text": "again\n"})
+        expect(again.is_error, "creating an existing file was not refused", again)
+
+    await checks.run("edit: replaces text on disk and answers with a diff", replace)
+    await checks.run("edit: an ambiguous old_text is a tool error", ambiguous)
+    await checks.run("edit: empty old_text creates a file, once", create)
+
+
+def exec_answer(answer: Answer) -> dict[str, Any]:
+    """Checks the four-field shape of an exec_command / write_stdin answer; returns the fields."""
+    expect(not answer.is_error, "the call failed", answer)
+    structured = answer.structured
+    expect(isinstance(structured, dict), "no structuredContent", answer)
+    assert structured is not None
+    expect(list(structured.keys()) == EXEC_FIELDS, f"structuredContent fields are {list(structured.keys())}", answer)
+    code = structured["exit_code"]
+    expect(code == "running" or (isinstance(code, int) and not isinstance(code, bool)), "exit_code is neither an integer nor running", answer)
+    expect(isinstance(structured["seconds"], (int, float)), "seconds is not a number", answer)
+    expect(isinstance(structured["session_id"], str) and isinstance(structured["text"], str), "session_id or text is not a string", answer)
+    expect((code == "running") == (structured["session_id"] != "none"), "session_id and exit_code disagree", answer)
+    match = EXEC_TEXT_SHAPE.match(answer.text)
+    expect(match is not None, "the text content is not the four fields in order", answer)
+    assert match is not None
+    expect(match.group(1) == str(code) and match.group(2) == structured["session_id"], "text and structuredContent disagree", answer)
+    expect(answer.text[match.end():] == structured["text"], "the text field differs between text and structuredContent", answer)
+    return structured
+
+
+async def poll_until_end(s: Session, session_id: str, seen: list[str]) -> dict[str, Any]:
+    """Polls with write_stdin (no chars) until the command ends; collects its output in `seen`."""
+    for _ in range(MAX_POLLS):
+        fields = exec_answer(await s.call("write_stdin", {"session_id": session_id}))
+        seen.append(fields["text"])
+        if fields["exit_code"] != "running":
+            return fields
+    raise AssertionError(f"the command of session {session_id} did not end after {MAX_POLLS} polls")
+
+
+async def check_terminal(s: Session, checks: Checks, root: Path) -> None:
+    async def quick() -> None:
+        fields = exec_answer(await s.call("exec_command", {"cmd": "echo out; echo err >&2; echo \"$NO_COLOR $TERM\""}))
+        expect(fields["exit_code"] == 0 and fields["session_id"] == "none", f"a quick command did not end with 0: {fields}")
+        expect(fields["text"] == "out\nerr\n1 dumb\n", f"output not merged in order or environment not plain: {fields['text']!r}")
+
+    async def failing() -> None:
+        fields = exec_answer(await s.call("exec_command", {"cmd": "exit 3"}))
+        expect(fields["exit_code"] == 3, f"exit 3 reported {fields['exit_code']}")
+
+    async def workdir() -> None:
+        fields = exec_answer(await s.call("exec_command", {"cmd": "pwd", "workdir": "src"}))
+        expect(os.path.realpath(fields["text"].strip()) == os.path.realpath(root / "src"), f"pwd printed {fields['text']!r}")
+        outside = await s.call("exec_command", {"cmd": "pwd", "workdir": "/"})
+        expect(outside.is_error and "outside the workspace" in outside.text, "a workdir outside the workspace was not refused", outside)
+
+    async def long_running() -> None:
+        started = exec_answer(await s.call("exec_command", {"cmd": "read line; echo \"got:$line\"", "yield_time_ms": 250}))
+        expect(started["exit_code"] == "running", f"a command waiting for input was not reported running: {started}")
+        session_id = started["session_id"]
+        seen: list[str] = []
+        fields = exec_answer(await s.call("write_stdin", {"session_id": session_id, "chars": "hello\n", "yield_time_ms": 2000}))
+        seen.append(fields["text"])
+        if fields["exit_code"] == "running":
+            fields = await poll_until_end(s, session_id, seen)
+        expect(fields["exit_code"] == 0 and fields["session_id"] == "none", f"the command did not end with 0: {fields}")
+        expect("".join(seen) == "got:hello\n", f"output was {''.join(seen)!r}")
+        retired = await s.call("write_stdin", {"session_id": session_id, "chars": "x"})
+        expect(retired.is_error, "the retired session id still answered", retired)
+
+    async def interrupt() -> None:
+        started = exec_answer(await s.call("exec_command", {"cmd": "sleep 30", "yield_time_ms": 250}))
+        expect(started["exit_code"] == "running", f"sleep 30 was not reported running: {started}")
+        seen: list[str] = []
+        fields = exec_answer(await s.call("write_stdin", {"session_id": started["session_id"], "chars": "\u0003", "yield_time_ms": 2000}))
+        if fields["exit_code"] == "running":
+            fields = await poll_until_end(s, started["session_id"], seen)
+        expect(fields["exit_code"] == SIGINT_EXIT_CODE, f"an interrupted sleep reported {fields['exit_code']}, not {SIGINT_EXIT_CODE}")
+
+    async def end_of_input() -> None:
+        started = exec_answer(await s.call("exec_command", {"cmd": "cat", "yield_time_ms": 250}))
+        expect(started["exit_code"] == "running", f"cat was not reported running: {started}")
+        echoed = exec_answer(await s.call("write_stdin", {"session_id": started["session_id"], "chars": "abc\n", "yield_time_ms": 1000}))
+        seen = [echoed["text"]]
+        fields = exec_answer(await s.call("write_stdin", {"session_id": started["session_id"], "chars": "\u0004", "yield_time_ms": 2000}))
+        seen.append(fields["text"])
+        if fields["exit_code"] == "running":
+            fields = await poll_until_end(s, started["session_id"], seen)
+        expect(fields["exit_code"] == 0, f"cat did not end with 0 after end of input: {fields}")
+        expect("".join(seen) == "abc\n", f"cat echoed {''.join(seen)!r}")
+
+    async def bounded() -> None:
+        fields = exec_answer(await s.call("exec_command", {"cmd": "seq 1 20000", "max_output_tokens": 50}))
+        text = fields["text"]
+        expect(fields["exit_code"] == 0, f"seq reported {fields['exit_code']}")
+        expect(len(text) < 2000, f"the output was not cut: {len(text)} characters")
+        expect(text.startswith("1\n2\n") and text.rstrip().endswith("19999\n20000"), f"head or tail missing: {text!r}")
+
+    async def unknown_session() -> None:
+        answer = await s.call("write_stdin", {"session_id": "no-such-session", "chars": "x"})
+        expect(answer.is_error, "an unknown session id was not a tool error", answer)
+
+    await checks.run("exec_command: a quick command, merged output, plain environment", quick)
+    await checks.run("exec_command: a non-zero exit is a normal answer", failing)
+    await checks.run("exec_command: workdir inside the workspace only", workdir)
+    await checks.run("write_stdin: a long-running command reads input and ends", long_running)
+    await checks.run("write_stdin: \\u0003 interrupts the command", interrupt)
+    await checks.run("write_stdin: \\u0004 ends the command's input", end_of_input)
+    await checks.run("exec_command: output cut to max_output_tokens, head and tail kept", bounded)
+    await checks.run("write_stdin: an unknown session id is a tool error", unknown_session)
+
+
+# Which checks exercise which tool; the test that runs this program requires one group per tool.
+GROUPS: dict[str, Callable[[Session, Checks, Path], Awaitable[None]]] = {
+    "list": check_list,
+    "read": check_read,
+    "search": check_search,
+    "edit": check_edit,
+    "exec_command": check_terminal,
+    "write_stdin": check_terminal,
+}
+
+
+async def main(args: argparse.Namespace) -> int:
+    root = Path(args.workspace)
+    write_fixture(root)
+    checks = Checks()
+    exercised: list[str] = []
+    async with (connect_v1 if MCP_LINE == "v1" else connect_v2)(args) as session:
+        tools = await session.list_tools()
+        names = [tool["name"] for tool in tools]
+
+        async def listing() -> None:
+            for tool in tools:
+                expect(re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", tool["name"]) is not None, f"bad tool name {tool['name']!r}")
+                expect(bool(tool.get("description")), f"{tool['name']} has no description")
+                expect(tool.get("inputSchema", {}).get("type") == "object", f"{tool['name']} has no object inputSchema")
+                expect(isinstance(tool.get("annotations"), dict), f"{tool['name']} has no annotations")
+                if tool["name"] in ("exec_command", "write_stdin"):
+                    schema = tool.get("outputSchema", {})
+                    expect(list(schema.get("properties", {}).keys()) == EXEC_FIELDS, f"{tool['name']} outputSchema properties: {schema}")
+
+        await checks.run("tools/list: names, descriptions, schemas and annotations", listing)
+        done: set[Any] = set()
+        for name in names:
+            group = GROUPS.get(name)
+            if group is None or group in done:
+                if group is not None:
+                    exercised.append(name)
+                continue
+            done.add(group)
+            await group(session, checks, root)
+            exercised.append(name)
+        protocol_version = session.protocol_version
+    print(
+        json.dumps(
+            {
+                "summary": {
+                    "mcp": MCP_VERSION,
+                    "line": MCP_LINE,
+                    "python": sys.version.split()[0],
+                    "protocolVersion": protocol_version,
+                    "tools": names,
+                    "exercised": exercised,
+                    "checks": len(checks.names),
+                    "failed": checks.failed,
+                }
+            }
+        ),
+        flush=True,
+    )
+    return 1 if checks.failed else 0
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Exercise AgentExec through the official Python MCP client.")
+    parser.add_argument("--workspace", required=True, help="the server's workspace folder (empty; the fixture is written there)")
+    parser.add_argument("--http", dest="url", help="Streamable HTTP URL; the bearer token comes from AGENTEXEC_TOKEN")
+    parser.add_argument("--stdio", action="store_true", help="spawn the server given after -- and talk over its stdio")
+    parser.add_argument("server", nargs="*", help="the server command line (with --stdio)")
+    args = parser.parse_args(argv)
+    if bool(args.url) == bool(args.stdio) or (args.stdio and not args.server):
+        parser.error("give either --http URL or --stdio -- COMMAND ...")
+    return args
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse_args(sys.argv[1:]))))
