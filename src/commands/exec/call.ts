@@ -1,0 +1,75 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../base-command.js'
+import {EXIT_FAILURE} from '../../errors.js'
+import {DEFAULT_LEVEL, LEVELS, parseLevel} from '../../exec/level.js'
+import {parseToolArgs} from '../../exec/tool-args.js'
+import {callExecTool, resultText} from '../../exec/tool-call.js'
+import {Workspace} from '../../exec/workspace.js'
+import {stderrLogger} from '../../log.js'
+
+export default class ExecCall extends BaseCommand {
+  static override summary = 'Call one AgentExec tool from the terminal and print its answer.'
+
+  static override description = `Runs one tool call through an MCP client connected to an AgentExec server in this process
+(the same server code as "exec serve"), prints the answer, and stops everything the call started.
+
+Arguments are given as --arg key=value, once per argument. A value that parses as JSON is passed
+as JSON (numbers, true/false, null, arrays, objects, "quoted strings"); anything else is passed
+as a plain string. So --arg path=src passes "src", and --arg 'path="42"' passes the string "42".
+
+The answer's text goes to stdout. When the tool answers with an error (isError), its text goes to
+stderr and the exit code is 1. With --json, the whole MCP result is printed on stdout either way.`
+
+  static override examples = [
+    {description: 'List the workspace root', command: '<%= config.bin %> <%= command.id %> list'},
+    {description: 'List a folder of another workspace', command: '<%= config.bin %> <%= command.id %> list --workspace ~/src/app --arg path=src'},
+    {description: 'The whole MCP result as JSON', command: '<%= config.bin %> <%= command.id %> list --arg path=. --json'},
+  ]
+
+  static override args = {
+    tool: Args.string({
+      description: 'Name of the tool to call (see "exec tools").',
+      required: true,
+      ignoreStdin: true,
+    }),
+  }
+
+  static override flags = {
+    workspace: Flags.string({
+      char: 'w',
+      description: 'Folder the tools are confined to. Default: the current directory.',
+    }),
+    level: Flags.string({
+      char: 'l',
+      description: `Access level of the server: ${LEVELS.join(' | ')}.`,
+      options: [...LEVELS],
+      default: DEFAULT_LEVEL,
+    }),
+    arg: Flags.string({
+      char: 'a',
+      description: 'A tool argument as key=value (JSON value, else string). Repeat for more.',
+      multiple: true,
+      multipleNonGreedy: true,
+      default: [],
+    }),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(ExecCall)
+    const level = parseLevel(flags.level)
+    const toolArgs = parseToolArgs(flags.arg)
+    const workspace = await Workspace.open(flags.workspace ?? process.cwd())
+    const result = await callExecTool({
+      workspace,
+      level,
+      tool: args.tool,
+      args: toolArgs,
+      log: stderrLogger({quiet: flags.quiet, prefix: 'ak exec'}),
+    })
+    if (flags.json) this.log(JSON.stringify(result, null, 2))
+    else if (result.isError) process.stderr.write(`${resultText(result)}\n`)
+    else this.log(resultText(result))
+    if (result.isError) this.exit(EXIT_FAILURE)
+  }
+}

@@ -1,0 +1,68 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../base-command.js'
+import {CONFIG_CLIENTS, type ConfigClient, DEFAULT_CONFIG_SERVER_NAME, renderClientConfig} from '../../exec/client-config.js'
+import {DEFAULT_LEVEL, LEVELS, parseLevel} from '../../exec/level.js'
+import {Workspace} from '../../exec/workspace.js'
+
+export default class ExecConfig extends BaseCommand {
+  static override summary = 'Print a ready-to-paste MCP config block that starts AgentExec for a client.'
+
+  static override description = `Prints the config block that makes an MCP client start "ak exec serve" on a workspace:
+a [mcp_servers.<name>] table for Codex's config.toml, the "mcpServers" JSON for Claude, or the
+"servers" JSON (type "stdio") for VS Code.
+
+The block names absolute paths only: the Node.js binary running this command and ak's entry file,
+and the workspace. Clients start MCP servers with a reduced environment (Codex keeps little more
+than HOME, PATH, SHELL and USER), so nothing in it depends on PATH or the current directory.
+Generate it again after moving or upgrading Node.js or ak.
+
+The block goes to stdout; a line saying where to paste it goes to stderr (silenced by --quiet).`
+
+  static override examples = [
+    {description: 'Codex, for the current folder', command: '<%= config.bin %> <%= command.id %> --client codex'},
+    {description: 'Append it to Codex\'s config', command: '<%= config.bin %> <%= command.id %> --client codex --workspace ~/src/app --level files >> ~/.codex/config.toml'},
+    {description: 'Claude Code, read-only', command: '<%= config.bin %> <%= command.id %> --client claude --workspace ~/src/app'},
+    {description: 'VS Code, as JSON with its metadata', command: '<%= config.bin %> <%= command.id %> --client vscode --json'},
+  ]
+
+  static override flags = {
+    client: Flags.string({
+      char: 'c',
+      description: `MCP client the block is for: ${CONFIG_CLIENTS.join(' | ')}.`,
+      options: [...CONFIG_CLIENTS],
+      required: true,
+    }),
+    workspace: Flags.string({
+      char: 'w',
+      description: 'Folder the tools are confined to. Default: the current directory.',
+    }),
+    level: Flags.string({
+      char: 'l',
+      description: `Access level to serve: ${LEVELS.join(' | ')}.`,
+      options: [...LEVELS],
+      default: DEFAULT_LEVEL,
+    }),
+    name: Flags.string({
+      description: 'Server name in the block (letters, digits, "_" and "-").',
+      default: DEFAULT_CONFIG_SERVER_NAME,
+    }),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(ExecConfig)
+    const workspace = await Workspace.open(flags.workspace ?? process.cwd())
+    const config = renderClientConfig({
+      client: flags.client as ConfigClient,
+      workspace: workspace.root,
+      level: parseLevel(flags.level),
+      name: flags.name,
+    })
+    if (flags.json) {
+      this.log(JSON.stringify(config, null, 2))
+      return
+    }
+    if (!flags.quiet) this.note(`Paste into ${config.destination}:`)
+    process.stdout.write(config.text)
+  }
+}

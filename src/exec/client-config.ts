@@ -1,0 +1,83 @@
+import {stringify as stringifyToml} from 'smol-toml'
+
+import {type AkLaunch, akLaunch} from '../ak-entry.js'
+import {BadInputError} from '../errors.js'
+import type {Level} from './level.js'
+
+/** The MCP clients `ak exec config` writes a block for. */
+export const CONFIG_CLIENTS = ['codex', 'claude', 'vscode'] as const
+export type ConfigClient = (typeof CONFIG_CLIENTS)[number]
+
+/** The server name used in the config block when none is given. */
+export const DEFAULT_CONFIG_SERVER_NAME = 'ak-exec'
+
+/**
+ * Server names every supported client accepts as a key: Codex requires `^[a-zA-Z0-9_-]+$` for
+ * `mcp_servers` names, and the same set is safe as a JSON key and in qualified tool names.
+ */
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/
+
+/** A rendered client config block. */
+export interface ClientConfig {
+  client: ConfigClient
+  /** Server name (the table or object key). */
+  name: string
+  /** Where the block goes, for people. */
+  destination: string
+  /** `toml` for Codex, `json` for the others. */
+  format: 'toml' | 'json'
+  /** The launch line inside the block. */
+  server: AkLaunch
+  /** The ready-to-paste text, ending in a newline. */
+  text: string
+}
+
+/**
+ * Renders the MCP config block that makes `client` start `ak exec serve` on `workspace` (an
+ * absolute real path) at `level`, with absolute paths only (see `akLaunch`), so it works under
+ * the reduced environment clients give MCP servers.
+ *
+ * Shapes: Codex `config.toml` `[mcp_servers.<name>]` with `command`/`args` (Codex
+ * `RawMcpServerConfig`); Claude (Claude Code `.mcp.json` and Claude Desktop) `{"mcpServers":
+ * {<name>: {command, args}}}`; VS Code `.vscode/mcp.json` `{"servers": {<name>: {type: "stdio",
+ * command, args}}}`.
+ * @throws BadInputError for a server name clients would refuse.
+ */
+export function renderClientConfig(options: {client: ConfigClient; workspace: string; level: Level; name?: string}): ClientConfig {
+  const name = options.name ?? DEFAULT_CONFIG_SERVER_NAME
+  if (!SERVER_NAME.test(name)) {
+    throw new BadInputError(
+      `Server name "${name}" is not usable in MCP client configs. Use 1 to 64 letters, digits, "_" or "-".`,
+    )
+  }
+  const server = akLaunch(['exec', 'serve', '--workspace', options.workspace, '--level', options.level])
+  switch (options.client) {
+    case 'codex':
+      return {
+        client: 'codex',
+        name,
+        destination: '~/.codex/config.toml (or $CODEX_HOME/config.toml)',
+        format: 'toml',
+        server,
+        text: stringifyToml({mcp_servers: {[name]: {command: server.command, args: server.args}}}).trimEnd() + '\n',
+      }
+    case 'claude':
+      return {
+        client: 'claude',
+        name,
+        destination: '.mcp.json in the project (Claude Code) or claude_desktop_config.json (Claude Desktop)',
+        format: 'json',
+        server,
+        text: JSON.stringify({mcpServers: {[name]: {command: server.command, args: server.args}}}, null, 2) + '\n',
+      }
+    case 'vscode':
+      return {
+        client: 'vscode',
+        name,
+        destination: '.vscode/mcp.json in the workspace (or the user-level mcp.json)',
+        format: 'json',
+        server,
+        text: JSON.stringify({servers: {[name]: {type: 'stdio', command: server.command, args: server.args}}}, null, 2) + '\n',
+      }
+  }
+}

@@ -1,0 +1,64 @@
+import {Client} from '@modelcontextprotocol/client'
+import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
+import {expect} from 'chai'
+import {execFileSync} from 'node:child_process'
+import {mkdtemp, realpath, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {parse as parseToml} from 'smol-toml'
+
+import {CLIENT_LINES, RUN_JS, connectStdio} from '../helpers/clients.js'
+
+/** The environment Codex gives a stdio MCP server: a short allow-list, no npm, no node on PATH. */
+function reducedEnvironment(home: string): Record<string, string> {
+  return {HOME: home, PATH: '/usr/bin:/bin', SHELL: '/bin/sh', USER: 'nobody', LANG: 'C.UTF-8'}
+}
+
+describe('ak exec config and ak exec tools against a served AgentExec', () => {
+  let workspace: string
+
+  before(async () => {
+    workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-config-interop-')))
+    await writeFile(path.join(workspace, 'hello.txt'), 'hi')
+  })
+
+  after(async () => {
+    await rm(workspace, {recursive: true, force: true})
+  })
+
+  it('starts a working server from the Codex block under a reduced environment and another directory', async () => {
+    const block = execFileSync(process.execPath, [RUN_JS, 'exec', 'config', '--client', 'codex', '--workspace', workspace, '-q'], {
+      encoding: 'utf8',
+    })
+    const server = (parseToml(block) as {mcp_servers: Record<string, {command: string; args: string[]}>}).mcp_servers['ak-exec']!
+    const transport = new StdioClientTransport({
+      command: server.command,
+      args: server.args,
+      cwd: '/',
+      env: reducedEnvironment(workspace),
+      stderr: 'pipe',
+    })
+    const client = new Client({name: 'ak-tests', version: '1.0.0'})
+    await client.connect(transport)
+    try {
+      const result = (await client.callTool({name: 'list', arguments: {}})) as {content: Array<{text: string}>}
+      expect(result.content[0]!.text).to.contain('hello.txt  2 bytes')
+    } finally {
+      await client.close()
+    }
+  })
+
+  for (const line of CLIENT_LINES) {
+    it(`prints with --json the same tool definitions a ${line} client lists from exec serve`, async () => {
+      const printed = JSON.parse(
+        execFileSync(process.execPath, [RUN_JS, 'exec', 'tools', '--level', 'files', '--json'], {encoding: 'utf8'}),
+      ) as {tools: unknown[]}
+      const client = await connectStdio(line, ['exec', 'serve', '--workspace', workspace, '--level', 'files'])
+      try {
+        expect(printed.tools).to.deep.equal(await client.listTools())
+      } finally {
+        await client.close()
+      }
+    })
+  }
+})

@@ -1,0 +1,40 @@
+import {expect} from 'chai'
+import {parse as parseToml} from 'smol-toml'
+
+import {BadInputError} from '../../../src/errors.js'
+import {renderClientConfig} from '../../../src/exec/client-config.js'
+import {RUN_JS} from '../../helpers/clients.js'
+
+const workspace = '/home/dev/my "app"'
+const expectedArgs = [RUN_JS, 'exec', 'serve', '--workspace', workspace, '--level', 'files']
+
+describe('renderClientConfig', () => {
+  it('writes a Codex [mcp_servers.<name>] table with absolute command and args', () => {
+    const config = renderClientConfig({client: 'codex', workspace, level: 'files'})
+    expect(config.text.startsWith('[mcp_servers.ak-exec]\n')).to.equal(true)
+    expect(parseToml(config.text)).to.deep.equal({
+      mcp_servers: {'ak-exec': {command: process.execPath, args: expectedArgs}},
+    })
+  })
+
+  it('writes Claude mcpServers JSON', () => {
+    const config = renderClientConfig({client: 'claude', workspace, level: 'files', name: 'work_files'})
+    expect(JSON.parse(config.text)).to.deep.equal({
+      mcpServers: {work_files: {command: process.execPath, args: expectedArgs}},
+    })
+  })
+
+  it('writes VS Code servers JSON with type stdio', () => {
+    const config = renderClientConfig({client: 'vscode', workspace, level: 'files'})
+    expect(JSON.parse(config.text)).to.deep.equal({
+      servers: {'ak-exec': {type: 'stdio', command: process.execPath, args: expectedArgs}},
+    })
+  })
+
+  it('refuses a server name a client would not accept', () => {
+    expect(() => renderClientConfig({client: 'codex', workspace, level: 'read', name: 'my server'})).to.throw(
+      BadInputError,
+      /letters, digits/,
+    )
+  })
+})
