@@ -36,6 +36,17 @@ export abstract class BaseCommand extends Command {
     process.stderr.write(`${line}\n`)
   }
 
+  /**
+   * For commands whose output the shared flags do not change (`serve`, the `--list-only` report,
+   * DESIGN §5.1): when any of --json, --yes, --no-interactive was given, one line on stderr saying
+   * it has no effect on `subject` and why. Shown even with --quiet, like a warning.
+   */
+  protected noteIgnoredSharedFlags(flags: {json?: boolean; yes?: boolean; 'no-interactive'?: boolean}, subject: string, why: string): void {
+    const given = (['json', 'yes', 'no-interactive'] as const).filter((name) => flags[name]).map((name) => `--${name}`)
+    if (given.length === 0) return
+    this.note(`ak: note: ${given.join(', ')} ${given.length === 1 ? 'does' : 'do'} not change ${subject} (${why}).`)
+  }
+
   protected override async catch(error: Error & {exitCode?: number}): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error
     let exit: number

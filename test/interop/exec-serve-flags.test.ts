@@ -1,0 +1,35 @@
+import {expect} from 'chai'
+import {spawnSync} from 'node:child_process'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {RUN_JS} from '../helpers/clients.js'
+
+describe('ak exec serve and the shared flags', () => {
+  let workspace: string
+
+  before(async () => {
+    workspace = await mkdtemp(path.join(tmpdir(), 'ak-serve-flags-'))
+  })
+
+  after(async () => {
+    await rm(workspace, {recursive: true, force: true})
+  })
+
+  it('says on stderr that --json, --yes and --no-interactive do not change serve, and keeps stdout for MCP', () => {
+    const run = spawnSync(process.execPath, [RUN_JS, 'exec', 'serve', '-w', workspace, '--json', '--yes', '--no-interactive'], {
+      input: '',
+      encoding: 'utf8',
+    })
+    expect(run.status).to.equal(0)
+    expect(run.stdout).to.equal('')
+    expect(run.stderr).to.contain('ak: note: --json, --yes, --no-interactive do not change ak exec serve')
+  })
+
+  it('adds no note when none of them is given', () => {
+    const run = spawnSync(process.execPath, [RUN_JS, 'exec', 'serve', '-w', workspace, '--quiet'], {input: '', encoding: 'utf8'})
+    expect(run.status).to.equal(0)
+    expect(run.stderr).to.equal('')
+  })
+})
