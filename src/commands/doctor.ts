@@ -1,0 +1,35 @@
+import {homedir} from 'node:os'
+
+import {BaseCommand} from '../base-command.js'
+import {EXIT_FAILURE} from '../errors.js'
+import {runDoctor} from '../doctor/doctor.js'
+import {formatDoctorReport} from '../doctor/report.js'
+
+export default class Doctor extends BaseCommand {
+  static override summary = 'Check that ak, Node.js and Codex are set up, and say how to fix what is not.'
+
+  static override description = `Prints one line per check, "ok", "warn" or "fail", with what was found, and under each
+problem the command or step that fixes it. Checks: the Node.js version (22.15 or later), codex on
+PATH and its version, and that "ak exec serve" starts on the current folder the way an MCP
+client would start it (absolute paths, reduced environment).
+
+Exits 1 when any check fails (warnings do not). The report names paths of this machine; check it
+before sharing it.`
+
+  static override examples = [
+    {description: 'Check this machine and the current project', command: '<%= config.bin %> <%= command.id %>'},
+    {description: 'Only the problems', command: '<%= config.bin %> <%= command.id %> --quiet'},
+    {description: 'The report as one JSON document', command: '<%= config.bin %> <%= command.id %> --json'},
+  ]
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Doctor)
+    const report = await runDoctor({cwd: process.cwd(), env: process.env, homeDir: homedir()})
+    if (flags.json) this.log(JSON.stringify(report, null, 2))
+    else {
+      const text = formatDoctorReport(report, {onlyProblems: flags.quiet})
+      if (text) this.log(text)
+    }
+    if (!report.ok) this.exit(EXIT_FAILURE)
+  }
+}
