@@ -21,6 +21,16 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR'
 }
 
+/** Turns the kernel's "too many levels of symbolic links" into bad input; rethrows anything else. */
+function rethrowUnlessLoop(error: unknown, requested: string): never {
+  if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw symlinkLoopError(requested)
+  throw error
+}
+
+function symlinkLoopError(requested: string): BadInputError {
+  return new BadInputError(`Too many symbolic links while resolving "${requested}". Check for a link loop.`)
+}
+
 /**
  * The folder an AgentExec server is confined to (DESIGN §4.2).
  *
@@ -92,9 +102,7 @@ export class Workspace {
  * appended. A dangling symlink on the way is read and its target resolved in turn.
  */
 async function realPathOf(absolute: string, requested: string, hops = 0): Promise<{real: string; exists: boolean}> {
-  if (hops > MAX_SYMLINK_HOPS) {
-    throw new BadInputError(`Too many symbolic links while resolving "${requested}". Check for a link loop.`)
-  }
+  if (hops > MAX_SYMLINK_HOPS) throw symlinkLoopError(requested)
   const missingTail: string[] = []
   let current = absolute
   for (;;) {
@@ -102,7 +110,7 @@ async function realPathOf(absolute: string, requested: string, hops = 0): Promis
       await lstat(current)
       break
     } catch (error) {
-      if (!isMissing(error)) throw error
+      if (!isMissing(error)) rethrowUnlessLoop(error, requested)
       const parent = path.dirname(current)
       if (parent === current) break
       missingTail.unshift(path.basename(current))
@@ -113,10 +121,13 @@ async function realPathOf(absolute: string, requested: string, hops = 0): Promis
   try {
     real = await realpath(current)
   } catch (error) {
-    if (!isMissing(error)) throw error
+    if (!isMissing(error)) rethrowUnlessLoop(error, requested)
     // `current` exists but does not resolve: a dangling symlink (possibly through a chain).
-    // Follow it by hand so its target, not its parent, decides where the path lies.
-    const target = path.resolve(path.dirname(current), await readlink(current))
+    // Follow it by hand so its target, not its parent, decides where the path lies. A relative
+    // target is relative to the folder the link really lives in (as the kernel reads it), not
+    // to the path as written, which may pass through other symlinks.
+    const folder = await realpath(path.dirname(current)).catch((cause: unknown) => rethrowUnlessLoop(cause, requested))
+    const target = path.resolve(folder, await readlink(current))
     const followed = await realPathOf(target, requested, hops + 1)
     return {real: path.join(followed.real, ...missingTail), exists: false}
   }

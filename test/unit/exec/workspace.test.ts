@@ -1,0 +1,169 @@
+import {expect} from 'chai'
+import {mkdir, mkdtemp, realpath, rm, symlink, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {BadInputError, NotFoundError, OutsideWorkspaceError} from '../../../src/errors.js'
+import {Workspace} from '../../../src/exec/workspace.js'
+
+/** Runs `action` and returns what it threw (fails the test when it did not throw). */
+async function thrown(action: () => Promise<unknown>): Promise<Error> {
+  try {
+    await action()
+  } catch (error) {
+    return error as Error
+  }
+  throw new Error('expected the call to throw')
+}
+
+describe('Workspace confinement', () => {
+  let base: string // holds the workspace and an "outside" next to it
+  let root: string
+  let outside: string
+  let workspace: Workspace
+
+  before(async () => {
+    base = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-ws-')))
+    root = path.join(base, 'ws')
+    outside = path.join(base, 'outside')
+    await mkdir(path.join(root, 'src', 'deep'), {recursive: true})
+    await mkdir(outside)
+    await mkdir(path.join(base, 'ws_evil'))
+    await writeFile(path.join(root, 'src', 'a.txt'), 'inside\n')
+    await writeFile(path.join(outside, 'secret.txt'), 'secret\n')
+    await writeFile(path.join(base, 'ws_evil', 'x.txt'), 'evil\n')
+    await symlink(path.join(outside, 'secret.txt'), path.join(root, 'to-secret'))
+    await symlink(outside, path.join(root, 'to-outside'))
+    await symlink(path.join(outside, 'not-yet.txt'), path.join(root, 'dangling-out'))
+    await symlink('src/not-yet.txt', path.join(root, 'dangling-in'))
+    await symlink('src/a.txt', path.join(root, 'to-a'))
+    await symlink('src', path.join(root, 'src-link'))
+    await symlink('loop-b', path.join(root, 'loop-a'))
+    await symlink('loop-a', path.join(root, 'loop-b'))
+    workspace = await Workspace.open(root)
+  })
+
+  after(async () => {
+    await rm(base, {recursive: true, force: true})
+  })
+
+  it('opens a workspace at its real path and refuses a missing folder or a file', async () => {
+    expect(workspace.root).to.equal(root)
+    expect(await thrown(() => Workspace.open(path.join(base, 'nope')))).to.be.instanceOf(BadInputError)
+    expect(await thrown(() => Workspace.open(path.join(root, 'src', 'a.txt')))).to.be.instanceOf(BadInputError)
+  })
+
+  it('resolves a relative path against the workspace', async () => {
+    const resolved = await workspace.resolve('src/a.txt')
+    expect(resolved).to.deep.equal({real: path.join(root, 'src', 'a.txt'), relative: 'src/a.txt', exists: true})
+    expect((await workspace.resolve('.')).relative).to.equal('.')
+  })
+
+  it('accepts an absolute path that lies inside', async () => {
+    expect((await workspace.resolve(path.join(root, 'src'))).relative).to.equal('src')
+  })
+
+  it('refuses ../ traversal, even when it comes back in further on', async () => {
+    for (const requested of ['..', '../outside/secret.txt', 'src/../../outside', 'src/deep/../../../ws_evil']) {
+      const error = await thrown(() => workspace.resolve(requested))
+      expect(error, requested).to.be.instanceOf(OutsideWorkspaceError)
+    }
+    expect((await workspace.resolve('src/../src/a.txt')).relative).to.equal('src/a.txt')
+  })
+
+  it('refuses an absolute path outside', async () => {
+    for (const requested of ['/etc/passwd', '/', path.join(outside, 'secret.txt')]) {
+      expect(await thrown(() => workspace.resolve(requested)), requested).to.be.instanceOf(OutsideWorkspaceError)
+    }
+  })
+
+  it('refuses a sibling whose name has the workspace name as prefix (<ws>_evil)', async () => {
+    expect(await thrown(() => workspace.resolve(path.join(base, 'ws_evil', 'x.txt')))).to.be.instanceOf(
+      OutsideWorkspaceError,
+    )
+    expect(await thrown(() => workspace.resolve(`${root}_evil`))).to.be.instanceOf(OutsideWorkspaceError)
+  })
+
+  it('refuses a symlink inside that points to a file outside', async () => {
+    expect(await thrown(() => workspace.resolve('to-secret'))).to.be.instanceOf(OutsideWorkspaceError)
+  })
+
+  it('refuses a symlink inside that points to a folder outside, and paths through it', async () => {
+    for (const requested of ['to-outside', 'to-outside/secret.txt', 'to-outside/new-file.txt', 'to-outside/a/b']) {
+      expect(await thrown(() => workspace.resolve(requested)), requested).to.be.instanceOf(OutsideWorkspaceError)
+    }
+  })
+
+  it('refuses a dangling symlink whose target would be outside instead of treating it as missing', async () => {
+    expect(await thrown(() => workspace.resolve('dangling-out'))).to.be.instanceOf(OutsideWorkspaceError)
+    expect(await thrown(() => workspace.resolve('dangling-out/child'))).to.be.instanceOf(OutsideWorkspaceError)
+  })
+
+  it('resolves a dangling symlink pointing inside to its missing target', async () => {
+    const resolved = await workspace.resolve('dangling-in')
+    expect(resolved).to.deep.equal({real: path.join(root, 'src', 'not-yet.txt'), relative: 'src/not-yet.txt', exists: false})
+  })
+
+  it('resolves a relative dangling link against the real folder it lives in, as the kernel does', async () => {
+    // deep/back -> the workspace root, so deep/back/d -> ../x points (for the kernel) at <base>/x, outside.
+    await mkdir(path.join(root, 'deep2', 'er'), {recursive: true})
+    await symlink(root, path.join(root, 'deep2', 'er', 'back'))
+    await symlink('../x', path.join(root, 'dangling-rel'))
+    try {
+      expect(await thrown(() => workspace.resolve('deep2/er/back/dangling-rel'))).to.be.instanceOf(
+        OutsideWorkspaceError,
+      )
+    } finally {
+      await rm(path.join(root, 'deep2'), {recursive: true, force: true})
+      await rm(path.join(root, 'dangling-rel'))
+    }
+  })
+
+  it('resolves a path through a symlinked folder inside to its real path', async () => {
+    const resolved = await workspace.resolve('src-link/a.txt')
+    expect(resolved.real).to.equal(path.join(root, 'src', 'a.txt'))
+    expect(resolved.relative).to.equal('src/a.txt')
+    expect((await workspace.resolve('src-link/new/file.txt')).relative).to.equal('src/new/file.txt')
+  })
+
+  it('follows a symlink inside that points inside', async () => {
+    expect(await workspace.resolve('to-a', {mustExist: true})).to.deep.equal({
+      real: path.join(root, 'src', 'a.txt'),
+      relative: 'src/a.txt',
+      exists: true,
+    })
+  })
+
+  it('keeps a missing tail as written and reports it as missing', async () => {
+    const resolved = await workspace.resolve('src/new/deeper/file.txt')
+    expect(resolved).to.deep.equal({
+      real: path.join(root, 'src', 'new', 'deeper', 'file.txt'),
+      relative: 'src/new/deeper/file.txt',
+      exists: false,
+    })
+  })
+
+  it('says when a path that must exist does not', async () => {
+    const error = await thrown(() => workspace.resolve('src/missing.txt', {mustExist: true}))
+    expect(error).to.be.instanceOf(NotFoundError)
+    expect(error.message).to.contain('src/missing.txt')
+  })
+
+  it('refuses an empty path and a path with a NUL byte', async () => {
+    expect(await thrown(() => workspace.resolve(''))).to.be.instanceOf(BadInputError)
+    expect(await thrown(() => workspace.resolve('src/a\0.txt'))).to.be.instanceOf(BadInputError)
+  })
+
+  it('reports a symlink loop as bad input, not an internal error', async () => {
+    expect(await thrown(() => workspace.resolve('loop-a'))).to.be.instanceOf(BadInputError)
+    expect(await thrown(() => workspace.resolve('loop-a/child'))).to.be.instanceOf(BadInputError)
+  })
+
+  it('names the path as given and reveals nothing of the outside target', async () => {
+    for (const requested of ['to-secret', 'dangling-out', 'to-outside/secret.txt']) {
+      const error = await thrown(() => workspace.resolve(requested))
+      expect(error.message).to.contain(`"${requested}"`)
+      expect(error.message).not.to.contain(outside)
+    }
+  })
+})
