@@ -5,3 +5,26 @@
 
 /** Entries `list` shows for one folder before it stops and says how many it left out. */
 export const LIST_MAX_ENTRIES = 1000
+
+/** Lines `read` shows when the caller gives no `limit`. */
+export const READ_DEFAULT_LIMIT_LINES = 2000
+/** The largest `limit` `read` accepts, in lines. */
+export const READ_MAX_LIMIT_LINES = 10_000
+/** Characters (Unicode code points) of one line `read` shows before clipping the rest. */
+export const READ_MAX_LINE_CHARS = 2000
+/** Characters one `read` answer holds at most; it stops at a whole line and says where to go on. */
+export const READ_MAX_ANSWER_CHARS = 100_000
+/**
+ * Bytes `read` scans past the shown part of a clipped last line to count what it cut; beyond
+ * that the marker says "at least" rather than reading on through a giant line.
+ */
+export const READ_MAX_CLIPPED_SCAN_BYTES = 1024 * 1024
+/** Bytes `read` asks the kernel for at a time while streaming a file. */
+export const READ_CHUNK_BYTES = 64 * 1024
+/** Leading bytes checked for a NUL byte to tell a binary file from text (git checks 8000). */
+export const BINARY_SNIFF_BYTES = 8192
+
+/** The largest file `edit` changes, in bytes (the file is read whole, changed and rewritten). */
+export const EDIT_MAX_FILE_BYTES = 10 * 1024 * 1024
+/** Characters of unified diff an `edit` answer shows before it cuts the diff with a note. */
+export const EDIT_MAX_DIFF_CHARS = 20_000

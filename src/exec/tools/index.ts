@@ -1,7 +1,9 @@
 import {listTool} from './list.js'
+import {readTool} from './read.js'
 import type {ExecTool} from './tool.js'
 
 /** Every AgentExec tool, in the order servers list them. Each level offers a prefix-closed subset. */
 export const EXEC_TOOLS: ExecTool[] = [
+  readTool,
   listTool,
 ] as unknown as ExecTool[]

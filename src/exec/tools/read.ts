@@ -1,0 +1,134 @@
+import {open, stat} from 'node:fs/promises'
+import {z} from 'zod'
+
+import {BadInputError} from '../../errors.js'
+import {LineWindow, type WindowResult, formatLine} from '../files/line-window.js'
+import {
+  BINARY_SNIFF_BYTES,
+  READ_CHUNK_BYTES,
+  READ_DEFAULT_LIMIT_LINES,
+  READ_MAX_ANSWER_CHARS,
+  READ_MAX_CLIPPED_SCAN_BYTES,
+  READ_MAX_LIMIT_LINES,
+  READ_MAX_LINE_CHARS,
+} from '../limits.js'
+import {defineTool} from './tool.js'
+
+const wholeLines = (name: string, what: string) =>
+  z
+    .number({error: `${name} must be a number: ${what}.`})
+    .int({error: `${name} must be a whole number: ${what}.`})
+    .min(1, {error: `${name} must be 1 or more: ${what}.`})
+
+const inputSchema = z.object({
+  path: z
+    .string({error: 'path must be a string: the file to read, relative to the workspace.'})
+    .describe('File to read, relative to the workspace (or absolute inside it).'),
+  offset: wholeLines('offset', 'the first line to show, counting from 1')
+    .default(1)
+    .describe('First line to show, 1-based. Default 1.'),
+  limit: wholeLines('limit', `how many lines to show, at most ${READ_MAX_LIMIT_LINES}`)
+    .max(READ_MAX_LIMIT_LINES, {
+      error: `limit must be at most ${READ_MAX_LIMIT_LINES} lines. Read a long file in several calls using offset.`,
+    })
+    .default(READ_DEFAULT_LIMIT_LINES)
+    .describe(`How many lines to show, 1 to ${READ_MAX_LIMIT_LINES}. Default ${READ_DEFAULT_LIMIT_LINES}.`),
+})
+
+/** Whether the first `BINARY_SNIFF_BYTES` of `head` contain a NUL byte (git's test for binary). */
+export function looksBinary(head: Uint8Array): boolean {
+  return head.subarray(0, BINARY_SNIFF_BYTES).includes(0)
+}
+
+/**
+ * Streams the file at `real` from its start through a line window and stops reading as soon as
+ * the window is complete, so only the bytes up to the last wanted line (plus one chunk) are read.
+ * @throws BadInputError when the first chunk looks binary.
+ */
+async function readWindow(real: string, requested: string, window: LineWindow, signal: AbortSignal): Promise<WindowResult> {
+  const handle = await open(real, 'r')
+  try {
+    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES)
+    let isFirstChunk = true
+    for (;;) {
+      signal.throwIfAborted()
+      const {bytesRead} = await handle.read(buffer, 0, buffer.length, null)
+      if (bytesRead === 0) break
+      const chunk = buffer.subarray(0, bytesRead)
+      if (isFirstChunk && looksBinary(chunk)) {
+        throw new BadInputError(
+          `"${requested}" looks like a binary file (it has a NUL byte in its first ${BINARY_SNIFF_BYTES} bytes); ` +
+            'read shows text files only. Use list to see its size.',
+        )
+      }
+      isFirstChunk = false
+      if (!window.push(chunk)) break
+    }
+  } finally {
+    await handle.close()
+  }
+  return window.finish()
+}
+
+/** The answer text for a window: numbered lines, then a note when more is to be had. */
+export function formatReadAnswer(relative: string, offset: number, result: WindowResult): string {
+  const {lines} = result
+  if (result.end === 'eof' && result.totalLines === 0) return `(empty file: "${relative}" has 0 lines)`
+  const first = lines[0]?.number ?? offset
+  const last = lines.at(-1)?.number ?? offset
+  const body = lines.map(formatLine)
+  if (result.end === 'limit') {
+    body.push(`[More lines follow. Shown: lines ${first}-${last}. Continue with offset=${last + 1}.]`)
+  } else if (result.end === 'chars') {
+    body.push(
+      `[Answer capped at ${READ_MAX_ANSWER_CHARS} characters. Shown: lines ${first}-${last}. ` +
+        `Continue with offset=${last + 1}.]`,
+    )
+  }
+  return body.join('\n')
+}
+
+/** The `read` tool: a text file as numbered lines, a window at a time (DESIGN §4.3). */
+export const readTool = defineTool({
+  name: 'read',
+  title: 'Read a text file',
+  description:
+    'Reads a text file of the workspace as numbered lines ("cat -n" style: line number, tab, text). ' +
+    `offset is the first line (1-based, default 1); limit the number of lines (default ${READ_DEFAULT_LIMIT_LINES}, ` +
+    `at most ${READ_MAX_LIMIT_LINES}). When more lines follow, a last line says so and gives the offset to continue with. ` +
+    `Lines longer than ${READ_MAX_LINE_CHARS} characters are clipped with a marker saying how many characters were cut; ` +
+    `an answer holds at most ${READ_MAX_ANSWER_CHARS} characters and then says where to continue. ` +
+    'Line breaks (LF or CRLF) are not shown. ' +
+    'Errors: the path is outside the workspace or does not exist, is a folder (use list), is not a regular file, ' +
+    'looks binary (a NUL byte near the start), or offset is past the end of the file.',
+  level: 'read',
+  inputSchema,
+  annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
+  describeTarget: (input) => input.path,
+  async run(input, {workspace, signal}) {
+    const file = await workspace.resolve(input.path, {mustExist: true})
+    const info = await stat(file.real)
+    if (info.isDirectory()) {
+      throw new BadInputError(`"${input.path}" is a folder, not a file. Use the list tool to see what it contains.`)
+    }
+    if (!info.isFile()) {
+      throw new BadInputError(`"${input.path}" is not a regular file (a device, pipe or socket); read shows text files only.`)
+    }
+    const window = new LineWindow({
+      offset: input.offset,
+      limit: input.limit,
+      maxLineChars: READ_MAX_LINE_CHARS,
+      maxAnswerChars: READ_MAX_ANSWER_CHARS,
+      maxClippedScanBytes: READ_MAX_CLIPPED_SCAN_BYTES,
+    })
+    const result = await readWindow(file.real, input.path, window, signal)
+    if (result.end === 'eof' && result.lines.length === 0 && result.totalLines !== 0) {
+      const total = result.totalLines ?? 0
+      throw new BadInputError(
+        `offset ${input.offset} is past the end of "${input.path}", which has ${total} ${total === 1 ? 'line' : 'lines'}. ` +
+          `Use an offset from 1 to ${total}.`,
+      )
+    }
+    return {text: formatReadAnswer(file.relative, input.offset, result)}
+  },
+})
