@@ -1,3 +1,4 @@
+import {editTool} from './edit.js'
 import {listTool} from './list.js'
 import {readTool} from './read.js'
 import type {ExecTool} from './tool.js'
@@ -6,4 +7,5 @@ import type {ExecTool} from './tool.js'
 export const EXEC_TOOLS: ExecTool[] = [
   readTool,
   listTool,
+  editTool,
 ] as unknown as ExecTool[]

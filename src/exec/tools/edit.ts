@@ -1,0 +1,119 @@
+import {readFile, stat} from 'node:fs/promises'
+import {z} from 'zod'
+
+import {BadInputError, LimitReachedError} from '../../errors.js'
+import {createFileExclusively, replaceFileAtomically} from '../files/atomic-write.js'
+import {applyTextEdit, capText, listLines, unifiedDiff} from '../files/text-edit.js'
+import {EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
+import {defineTool} from './tool.js'
+
+const inputSchema = z.object({
+  path: z
+    .string({error: 'path must be a string: the file to edit, relative to the workspace.'})
+    .describe('File to edit or create, relative to the workspace (or absolute inside it).'),
+  old_text: z
+    .string({error: 'old_text must be a string: the exact text to replace ("" to create a new file).'})
+    .describe('Exact text to replace, as it appears in the file. Empty to create a new file.'),
+  new_text: z
+    .string({error: 'new_text must be a string: the text to put in place of old_text.'})
+    .describe('Text to put in place of old_text, literally (no $ patterns).'),
+  replace_all: z
+    .boolean({error: 'replace_all must be true or false.'})
+    .default(false)
+    .describe('Replace every occurrence of old_text instead of requiring exactly one. Default false.'),
+})
+
+const utf8 = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`
+}
+
+/**
+ * The text of the file at `real` for editing.
+ * @throws BadInputError when it is not a regular file or not UTF-8 text
+ * @throws LimitReachedError when it is larger than EDIT_MAX_FILE_BYTES
+ */
+async function readEditableText(real: string, requested: string) {
+  const info = await stat(real)
+  if (info.isDirectory()) throw new BadInputError(`"${requested}" is a folder, not a file. edit changes text files.`)
+  if (!info.isFile()) throw new BadInputError(`"${requested}" is not a regular file (a device, pipe or socket).`)
+  if (info.size > EDIT_MAX_FILE_BYTES) {
+    throw new LimitReachedError(
+      `"${requested}" has ${info.size} bytes; edit changes files of at most ${EDIT_MAX_FILE_BYTES} bytes. ` +
+        'Edit it with other means, or split it.',
+    )
+  }
+  const bytes = await readFile(real)
+  if (bytes.includes(0)) throw new BadInputError(`"${requested}" looks like a binary file (it has a NUL byte); edit changes text files only.`)
+  let text: string
+  try {
+    text = utf8.decode(bytes)
+  } catch {
+    throw new BadInputError(`"${requested}" is not valid UTF-8 text; edit changes UTF-8 text files only.`)
+  }
+  return {info, text}
+}
+
+function encodeWithinLimit(text: string, requested: string): Buffer {
+  const data = Buffer.from(text, 'utf8')
+  if (data.length > EDIT_MAX_FILE_BYTES) {
+    throw new LimitReachedError(
+      `The edited "${requested}" would have ${data.length} bytes; edit writes files of at most ${EDIT_MAX_FILE_BYTES} bytes.`,
+    )
+  }
+  return data
+}
+
+function diffSection(relative: string, before: string | undefined, after: string): string {
+  const diff = unifiedDiff(relative, before, after)
+  if (diff === undefined) return '(The change is too large to show as a diff; read the file to see it.)'
+  return capText(diff, EDIT_MAX_DIFF_CHARS, 'Diff')
+}
+
+/** The `edit` tool: literal text replacement, or creation of a new file (DESIGN §4.3). */
+export const editTool = defineTool({
+  name: 'edit',
+  title: 'Edit or create a text file',
+  description:
+    'Replaces old_text with new_text in a UTF-8 text file of the workspace, literally ($& or $1 in new_text stay as typed). ' +
+    'old_text must occur exactly once unless replace_all is true; otherwise the error says how many times and on which lines. ' +
+    'Line breaks in old_text match LF and CRLF alike, and those of new_text take the line ending of the file ' +
+    '(a CRLF file stays CRLF); a BOM, the file mode and the owner are kept; a symlink inside the workspace edits its target. ' +
+    'An empty old_text creates a new file (and missing parent folders) and fails if the path already exists. ' +
+    'The file is replaced in one step, never left half-written. Answers with a unified diff ' +
+    `(cut after ${EDIT_MAX_DIFF_CHARS} characters). ` +
+    `Errors: outside the workspace, not found, a folder, binary or not UTF-8, larger than ${EDIT_MAX_FILE_BYTES} bytes, ` +
+    'old_text missing or ambiguous.',
+  level: 'files',
+  inputSchema,
+  annotations: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false},
+  describeTarget: (input) => input.path,
+  async run(input, {workspace}) {
+    if (input.old_text === '') {
+      const target = await workspace.resolve(input.path)
+      if (target.exists) {
+        throw new BadInputError(
+          `"${input.path}" already exists. To change it, pass the text to replace as old_text; an empty old_text only creates new files.`,
+        )
+      }
+      const data = encodeWithinLimit(input.new_text, input.path)
+      await createFileExclusively(target.real, data, input.path)
+      return {text: `Created ${target.relative} (${plural(data.length, 'byte')}).\n${diffSection(target.relative, undefined, input.new_text)}`}
+    }
+    const file = await workspace.resolve(input.path, {mustExist: true})
+    const {info, text} = await readEditableText(file.real, input.path)
+    const result = applyTextEdit(text, {oldText: input.old_text, newText: input.new_text, replaceAll: input.replace_all})
+    await replaceFileAtomically(file.real, encodeWithinLimit(result.text, input.path), info)
+    const summary = [
+      `Edited ${file.relative}: replaced ${plural(result.count, 'occurrence')} ` +
+        `(${result.lines.length === 1 ? 'line' : 'lines'} ${listLines(result.lines)}).`,
+    ]
+    if (info.nlink > 1) {
+      summary.push(
+        `Note: the file had ${info.nlink} hard links; this path now has its own copy and the other links keep the old content.`,
+      )
+    }
+    return {text: `${summary.join('\n')}\n${diffSection(file.relative, text, result.text)}`}
+  },
+})

@@ -1,0 +1,377 @@
+import {expect} from 'chai'
+import {
+  chmod,
+  chown,
+  copyFile,
+  link,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  readlink,
+  realpath,
+  rm,
+  stat,
+  symlink,
+  truncate,
+  writeFile,
+} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {EDIT_MAX_FILE_BYTES, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../src/exec/limits.js'
+import {CLIENT_LINES, REPO_ROOT, type TestClient, connectStdio} from '../helpers/clients.js'
+
+const isRoot = process.getuid?.() === 0
+
+/** Bytes the process has read through read(2) and friends so far (Linux `/proc/<pid>/io`). */
+async function bytesReadBy(pid: number): Promise<number> {
+  const io = await readFile(`/proc/${pid}/io`, 'utf8')
+  const match = /^rchar: (\d+)$/m.exec(io)
+  if (!match) throw new Error(`no rchar in /proc/${pid}/io`)
+  return Number(match[1])
+}
+
+for (const line of CLIENT_LINES) {
+  describe(`read, edit and confinement through ak exec serve, client ${line}`, function () {
+    let base: string
+    let ws: string
+    let outside: string
+    let client: TestClient
+
+    const ok = async (name: string, args: Record<string, unknown>) => {
+      const answer = await client.call(name, args)
+      expect(answer.isError, `${name} ${JSON.stringify(args)}: ${answer.text}`).to.equal(false)
+      return answer.text
+    }
+    const fails = async (name: string, args: Record<string, unknown>) => {
+      const answer = await client.call(name, args)
+      expect(answer.isError, `${name} ${JSON.stringify(args)} should fail: ${answer.text}`).to.equal(true)
+      return answer.text
+    }
+    const inWs = (...parts: string[]) => path.join(ws, ...parts)
+
+    before(async () => {
+      base = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-files-')))
+      ws = path.join(base, 'ws')
+      outside = path.join(base, 'outside')
+      await mkdir(path.join(ws, 'src'), {recursive: true})
+      await mkdir(path.join(ws, 'empty-folder'))
+      await mkdir(outside)
+      await mkdir(`${ws}_evil`)
+      await writeFile(path.join(outside, 'secret.txt'), 'top secret\n')
+      await writeFile(`${ws}_evil/x.txt`, 'evil\n')
+      await symlink(path.join(outside, 'secret.txt'), inWs('to-secret'))
+      await symlink(outside, inWs('to-outside'))
+      await symlink(path.join(outside, 'planted.txt'), inWs('dangling-out'))
+      client = await connectStdio(line, ['exec', 'serve', '--workspace', ws, '--level', 'files', '--quiet'])
+    })
+
+    after(async () => {
+      await client?.close()
+      await rm(base, {recursive: true, force: true})
+    })
+
+    it('offers read, list and edit at the files level', async () => {
+      const names = (await client.listTools()).map((tool) => tool.name)
+      expect(names).to.include.members(['read', 'list', 'edit'])
+      const edit = (await client.listTools()).find((tool) => tool.name === 'edit')
+      expect(edit?.annotations).to.include({readOnlyHint: false, destructiveHint: true})
+    })
+
+    describe('read', () => {
+      before(async () => {
+        await writeFile(inWs('src', 'lines.txt'), Array.from({length: 30}, (_, i) => `line ${i + 1}`).join('\n') + '\n')
+        await writeFile(inWs('src', 'crlf.txt'), 'one\r\ntwo\r\n')
+        await writeFile(inWs('src', 'long.txt'), `${'ж'.repeat(READ_MAX_LINE_CHARS - 1)}😀😀😀 tail\nshort\n`)
+        await writeFile(inWs('src', 'empty.txt'), '')
+        await writeFile(inWs('src', 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]))
+        await writeFile(inWs('src', 'wide.txt'), `${'w'.repeat(1500)}\n`.repeat(200))
+      })
+
+      it('answers numbered lines', async () => {
+        const text = await ok('read', {path: 'src/lines.txt', limit: 3})
+        expect(text.split('\n').slice(0, 3)).to.deep.equal(['     1\tline 1', '     2\tline 2', '     3\tline 3'])
+      })
+
+      it('reads a window with offset and limit and says which offset continues', async () => {
+        const text = await ok('read', {path: 'src/lines.txt', offset: 10, limit: 5})
+        expect(text).to.equal(
+          ['    10\tline 10', '    11\tline 11', '    12\tline 12', '    13\tline 13', '    14\tline 14'].join('\n') +
+            '\n[More lines follow. Shown: lines 10-14. Continue with offset=15.]',
+        )
+        expect(await ok('read', {path: 'src/lines.txt', offset: 29})).to.equal('    29\tline 29\n    30\tline 30')
+      })
+
+      it('shows CRLF lines without their \\r', async () => {
+        expect(await ok('read', {path: 'src/crlf.txt'})).to.equal('     1\tone\n     2\ttwo')
+      })
+
+      it('clips a long line with a marker and never splits a multibyte character', async () => {
+        const text = await ok('read', {path: 'src/long.txt'})
+        const [first, second] = text.split('\n')
+        expect(first).to.equal(`     1\t${'ж'.repeat(READ_MAX_LINE_CHARS - 1)}😀 … [line clipped: 7 more characters]`)
+        expect(second).to.equal('     2\tshort')
+      })
+
+      it('caps the answer in characters and says where to continue', async () => {
+        const text = await ok('read', {path: 'src/wide.txt'})
+        expect(text).to.match(/\[Answer capped at \d+ characters\. Shown: lines 1-\d+\. Continue with offset=\d+\.\]$/)
+      })
+
+      it('answers an empty file, a folder and a binary file clearly', async () => {
+        expect(await ok('read', {path: 'src/empty.txt'})).to.contain('empty file')
+        expect(await fails('read', {path: 'src'})).to.contain('is a folder').and.contain('list')
+        expect(await fails('read', {path: 'src/image.png'})).to.contain('binary')
+      })
+
+      it('says when the file does not exist or the offset is past its end', async () => {
+        expect(await fails('read', {path: 'src/nope.txt'})).to.contain('Nothing exists at "src/nope.txt"')
+        expect(await fails('read', {path: 'src/lines.txt', offset: 31})).to.contain('has 30 lines')
+      })
+
+      it('reads the first lines of a sparse file of several GB without reading the whole file', async () => {
+        const big = inWs('big.log')
+        const head = Array.from({length: 5000}, (_, i) => `log entry ${i + 1}`).join('\n') + '\n'
+        await writeFile(big, head)
+        await truncate(big, 4 * 1024 ** 3)
+        try {
+          const before = await bytesReadBy(client.pid)
+          const text = await ok('read', {path: 'big.log', limit: 10})
+          const readBytes = (await bytesReadBy(client.pid)) - before
+          expect(text.split('\n')[9]).to.equal('    10\tlog entry 10')
+          expect(text).to.contain('Continue with offset=11')
+          expect(readBytes).to.be.below(1024 * 1024)
+        } finally {
+          await rm(big)
+        }
+      })
+    })
+
+    describe('edit', () => {
+      it('replaces one occurrence literally and answers with a unified diff', async () => {
+        await writeFile(inWs('src', 'lit.js'), 'const price = cost\nexport {price}\n')
+        const text = await ok('edit', {path: 'src/lit.js', old_text: 'cost', new_text: "'$& $$ $1 $`'"})
+        expect(await readFile(inWs('src', 'lit.js'), 'utf8')).to.equal("const price = '$& $$ $1 $`'\nexport {price}\n")
+        expect(text).to.contain('--- a/src/lit.js\n+++ b/src/lit.js\n@@ -1,2 +1,2 @@\n-const price = cost\n+const price = \'$& $$ $1 $`\'')
+      })
+
+      it('refuses several occurrences, saying how many and on which lines, and leaves the file alone', async () => {
+        const content = 'a = 1\nb = 1\nc = 1\n'
+        await writeFile(inWs('src', 'many.txt'), content)
+        expect(await fails('edit', {path: 'src/many.txt', old_text: '= 1', new_text: '= 2'})).to.contain(
+          'occurs 3 times (lines 1, 2, 3)',
+        )
+        expect(await readFile(inWs('src', 'many.txt'), 'utf8')).to.equal(content)
+        expect(await fails('edit', {path: 'src/many.txt', old_text: '= 9', new_text: '= 2'})).to.contain('not found')
+      })
+
+      it('replaces every occurrence with replace_all', async () => {
+        await writeFile(inWs('src', 'all.txt'), 'x\ny\nx\n')
+        expect(await ok('edit', {path: 'src/all.txt', old_text: 'x', new_text: 'z', replace_all: true})).to.contain(
+          'replaced 2 occurrences (lines 1, 3)',
+        )
+        expect(await readFile(inWs('src', 'all.txt'), 'utf8')).to.equal('z\ny\nz\n')
+      })
+
+      it('creates a new file and its missing parent folders when old_text is empty', async () => {
+        const text = await ok('edit', {path: 'new/deep/file.txt', old_text: '', new_text: 'hello\n'})
+        expect(await readFile(inWs('new', 'deep', 'file.txt'), 'utf8')).to.equal('hello\n')
+        expect(text).to.contain('Created new/deep/file.txt').and.contain('--- /dev/null').and.contain('+hello')
+      })
+
+      it('refuses to create a file that already exists', async () => {
+        await writeFile(inWs('src', 'exists.txt'), 'keep\n')
+        expect(await fails('edit', {path: 'src/exists.txt', old_text: '', new_text: 'x'})).to.contain('already exists')
+        expect(await fails('edit', {path: 'src', old_text: '', new_text: 'x'})).to.contain('already exists')
+        expect(await readFile(inWs('src', 'exists.txt'), 'utf8')).to.equal('keep\n')
+      })
+
+      it('keeps CRLF line endings when old_text and new_text use \\n', async () => {
+        await writeFile(inWs('src', 'win.txt'), 'first\r\nsecond\r\nthird\r\n')
+        await ok('edit', {path: 'src/win.txt', old_text: 'first\nsecond', new_text: 'one\ntwo\nthree-ish'})
+        expect(await readFile(inWs('src', 'win.txt'), 'utf8')).to.equal('one\r\ntwo\r\nthree-ish\r\nthird\r\n')
+      })
+
+      it('keeps a UTF-8 BOM', async () => {
+        await writeFile(inWs('src', 'bom.txt'), '\uFEFFname=old\n')
+        await ok('edit', {path: 'src/bom.txt', old_text: 'old', new_text: 'new'})
+        expect(await readFile(inWs('src', 'bom.txt'))).to.deep.equal(Buffer.from('\uFEFFname=new\n'))
+      })
+
+      it('keeps the file mode', async () => {
+        await writeFile(inWs('src', 'run.sh'), '#!/bin/sh\necho old\n')
+        await chmod(inWs('src', 'run.sh'), 0o767)
+        await ok('edit', {path: 'src/run.sh', old_text: 'old', new_text: 'new'})
+        expect((await stat(inWs('src', 'run.sh'))).mode & 0o7777).to.equal(0o767)
+      })
+
+      it('keeps the file owner', async function () {
+        if (!isRoot) this.skip() // giving a file to another user needs root
+        await writeFile(inWs('src', 'owned.txt'), 'old\n')
+        await chown(inWs('src', 'owned.txt'), 4321, 4322)
+        await ok('edit', {path: 'src/owned.txt', old_text: 'old', new_text: 'new'})
+        const info = await stat(inWs('src', 'owned.txt'))
+        expect([info.uid, info.gid]).to.deep.equal([4321, 4322])
+      })
+
+      it('edits the target of a symlink inside the workspace, which stays a symlink', async () => {
+        await writeFile(inWs('src', 'target.txt'), 'via link: old\n')
+        await symlink('src/target.txt', inWs('link.txt'))
+        await ok('edit', {path: 'link.txt', old_text: 'old', new_text: 'new'})
+        expect((await lstat(inWs('link.txt'))).isSymbolicLink()).to.equal(true)
+        expect(await readlink(inWs('link.txt'))).to.equal('src/target.txt')
+        expect(await readFile(inWs('src', 'target.txt'), 'utf8')).to.equal('via link: new\n')
+      })
+
+      it('gives a hard-linked file its own copy, says so, and leaves the other link as it was', async () => {
+        await writeFile(inWs('src', 'hard-a.txt'), 'shared old\n')
+        await link(inWs('src', 'hard-a.txt'), inWs('src', 'hard-b.txt'))
+        const text = await ok('edit', {path: 'src/hard-a.txt', old_text: 'old', new_text: 'new'})
+        expect(text).to.contain('2 hard links')
+        expect(await readFile(inWs('src', 'hard-a.txt'), 'utf8')).to.equal('shared new\n')
+        expect(await readFile(inWs('src', 'hard-b.txt'), 'utf8')).to.equal('shared old\n')
+      })
+
+      it('leaves no temporary file behind, after a success or a refusal', async () => {
+        await writeFile(inWs('empty-folder', 'f.txt'), 'a\n')
+        await ok('edit', {path: 'empty-folder/f.txt', old_text: 'a', new_text: 'b'})
+        await fails('edit', {path: 'empty-folder/f.txt', old_text: 'zzz', new_text: 'b'})
+        expect(await readdir(inWs('empty-folder'))).to.deep.equal(['f.txt'])
+      })
+
+      it('refuses a file over the size limit, a binary file and a folder', async () => {
+        await writeFile(inWs('huge.txt'), 'x\n')
+        await truncate(inWs('huge.txt'), EDIT_MAX_FILE_BYTES + 1)
+        expect(await fails('edit', {path: 'huge.txt', old_text: 'x', new_text: 'y'})).to.contain(
+          `at most ${EDIT_MAX_FILE_BYTES} bytes`,
+        )
+        await writeFile(inWs('blob.bin'), Buffer.from([1, 2, 0, 3]))
+        expect(await fails('edit', {path: 'blob.bin', old_text: '\u0001', new_text: 'y'})).to.contain('binary')
+        expect(await fails('edit', {path: 'src', old_text: 'a', new_text: 'b'})).to.contain('folder')
+      })
+
+      it('refuses to create a file through a dangling symlink that points outside', async () => {
+        const text = await fails('edit', {path: 'dangling-out', old_text: '', new_text: 'planted'})
+        expect(text).to.contain('outside the workspace')
+        await stat(path.join(outside, 'planted.txt')).then(
+          () => expect.fail('the file outside was created'),
+          () => undefined,
+        )
+      })
+    })
+
+    describe('confinement', () => {
+      const refusedPaths = () => [
+        '../outside/secret.txt',
+        path.join(outside, 'secret.txt'),
+        `${ws}_evil/x.txt`,
+        'to-secret',
+        'to-outside',
+        'to-outside/secret.txt',
+        'dangling-out',
+      ]
+
+      for (const tool of ['read', 'list', 'edit'] as const) {
+        it(`${tool} refuses every path that leads outside and reveals nothing of it`, async () => {
+          for (const requested of refusedPaths()) {
+            const args: Record<string, unknown> =
+              tool === 'edit' ? {path: requested, old_text: 'top', new_text: 'changed'} : {path: requested}
+            const text = await fails(tool, args)
+            expect(text, requested).to.contain(`"${requested}" is outside the workspace`)
+            expect(text).not.to.contain('top secret')
+            if (!requested.includes(outside)) expect(text).not.to.contain(outside)
+          }
+          expect(await readFile(path.join(outside, 'secret.txt'), 'utf8')).to.equal('top secret\n')
+        })
+      }
+
+      it('follows a symlink inside that points inside', async () => {
+        await writeFile(inWs('src', 'real.txt'), 'real content\n')
+        await symlink('src/real.txt', inWs('inside-link.txt'))
+        await symlink('src', inWs('src-link'))
+        expect(await ok('read', {path: 'inside-link.txt'})).to.equal('     1\treal content')
+        expect(await ok('read', {path: 'src-link/real.txt'})).to.equal('     1\treal content')
+      })
+
+      it('list shows a link to the outside as a link without revealing its target', async () => {
+        const text = await ok('list', {})
+        expect(text).to.contain('to-outside -> (symlink to a path outside the workspace)')
+        expect(text).to.contain('to-secret -> (symlink to a path outside the workspace)')
+        expect(text).not.to.contain(outside)
+        expect(text).not.to.contain('secret.txt')
+      })
+    })
+
+    describe('bad arguments', () => {
+      const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+        ['read', {path: 5}, /path/],
+        ['read', {}, /path/],
+        ['read', {path: 'src/lines.txt', offset: -1}, /offset must be 1 or more/],
+        ['read', {path: 'src/lines.txt', offset: 0}, /offset must be 1 or more/],
+        ['read', {path: 'src/lines.txt', offset: 2.5}, /offset must be a whole number/],
+        ['read', {path: 'src/lines.txt', limit: 1e12}, new RegExp(`at most ${READ_MAX_LIMIT_LINES}`)],
+        ['read', {path: 'src/lines.txt', limit: '10'}, /limit must be a number/],
+        ['edit', {path: 'src/lines.txt', new_text: 'x'}, /old_text/],
+        ['edit', {path: 'src/lines.txt', old_text: 'line 1', new_text: 7}, /new_text/],
+        ['edit', {path: 'src/lines.txt', old_text: 'a', new_text: 'b', replace_all: 'yes'}, /replace_all/],
+        ['list', {path: ['a']}, /path/],
+      ]
+      for (const [tool, args, message] of cases) {
+        it(`answers ${tool} ${JSON.stringify(args)} with a tool error and keeps serving`, async () => {
+          expect(await fails(tool, args)).to.match(message)
+          expect(await ok('list', {path: 'src'})).to.contain('lines.txt')
+        })
+      }
+    })
+  })
+}
+
+for (const line of CLIENT_LINES) {
+  describe(`serving this repository at --level files, client ${line}`, () => {
+    let client: TestClient
+    let scratch: string
+
+    before(async () => {
+      scratch = await mkdtemp(path.join(REPO_ROOT, '.ak-test-edit-'))
+      client = await connectStdio(line, ['exec', 'serve', '--workspace', REPO_ROOT, '--level', 'files', '--quiet'])
+    })
+
+    after(async () => {
+      await client?.close()
+      await rm(scratch, {recursive: true, force: true})
+    })
+
+    it('lists the repository root', async () => {
+      const answer = await client.call('list', {})
+      expect(answer.isError).to.equal(false)
+      expect(answer.text).to.match(/^package\.json {2}\d+ bytes$/m)
+      expect(answer.text).to.match(/^src\/$/m)
+    })
+
+    it('reads a source file', async () => {
+      const answer = await client.call('read', {path: 'src/exec/tools/index.ts'})
+      expect(answer.isError).to.equal(false)
+      expect(answer.text).to.match(/^ {5}1\timport /)
+      expect(answer.text).to.contain('editTool')
+    })
+
+    it('edits a copy of a source file and the result is on disk', async () => {
+      const copy = path.join(scratch, 'level.ts')
+      await copyFile(path.join(REPO_ROOT, 'src', 'exec', 'level.ts'), copy)
+      const relative = path.relative(REPO_ROOT, copy)
+      const answer = await client.call('edit', {
+        path: relative,
+        old_text: "export const DEFAULT_LEVEL: Level = 'read'",
+        new_text: "export const DEFAULT_LEVEL: Level = 'files'",
+      })
+      expect(answer.isError, answer.text).to.equal(false)
+      expect(answer.text).to.contain(`+++ b/${relative}`)
+      const edited = await readFile(copy, 'utf8')
+      expect(edited).to.contain("export const DEFAULT_LEVEL: Level = 'files'")
+      const original = await readFile(path.join(REPO_ROOT, 'src', 'exec', 'level.ts'), 'utf8')
+      expect(edited).to.equal(original.replace("Level = 'read'", "Level = 'files'"))
+    })
+  })
+}

@@ -1,0 +1,24 @@
+import {expect} from 'chai'
+import {readFile} from 'node:fs/promises'
+import path from 'node:path'
+
+import * as limits from '../../../src/exec/limits.js'
+import {REPO_ROOT} from '../../helpers/clients.js'
+
+describe('documented limits of read and edit', () => {
+  it('the README quotes the same values as src/exec/limits.ts', async () => {
+    const readme = (await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8')).replace(/\s+/g, ' ')
+    const quoted: Array<[string, string]> = [
+      ['READ_DEFAULT_LIMIT_LINES', `default ${limits.READ_DEFAULT_LIMIT_LINES}`],
+      ['READ_MAX_LIMIT_LINES', `at most ${limits.READ_MAX_LIMIT_LINES})`],
+      ['READ_MAX_LINE_CHARS', `longer than ${limits.READ_MAX_LINE_CHARS} characters`],
+      ['READ_MAX_ANSWER_CHARS', `at most ${limits.READ_MAX_ANSWER_CHARS} characters`],
+      ['READ_CHUNK_BYTES', `${limits.READ_CHUNK_BYTES / 1024} KiB chunk`],
+      ['READ_MAX_CLIPPED_SCAN_BYTES', `at most ${limits.READ_MAX_CLIPPED_SCAN_BYTES / 1024 ** 2} MiB of it`],
+      ['BINARY_SNIFF_BYTES', `first ${limits.BINARY_SNIFF_BYTES} bytes`],
+      ['EDIT_MAX_FILE_BYTES', `at most ${limits.EDIT_MAX_FILE_BYTES} bytes`],
+      ['EDIT_MAX_DIFF_CHARS', `after ${limits.EDIT_MAX_DIFF_CHARS} characters`],
+    ]
+    for (const [name, text] of quoted) expect(readme, name).to.contain(text)
+  })
+})

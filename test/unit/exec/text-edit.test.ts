@@ -1,0 +1,247 @@
+import {expect} from 'chai'
+
+import {BadInputError} from '../../../src/errors.js'
+import {applyTextEdit, capText, unifiedDiff} from '../../../src/exec/files/text-edit.js'
+
+const edit = (content: string, oldText: string, newText: string, replaceAll = false) =>
+  applyTextEdit(content, {oldText, newText, replaceAll})
+
+function editError(content: string, oldText: string, newText: string, replaceAll = false): string {
+  try {
+    edit(content, oldText, newText, replaceAll)
+  } catch (error) {
+    expect(error).to.be.instanceOf(BadInputError)
+    return (error as Error).message
+  }
+  throw new Error('expected the edit to be refused')
+}
+
+describe('applyTextEdit (what an edit does to a text)', () => {
+  describe('literal replacement', () => {
+    const patterns = ['$&', '$$', '$1', "$'", '$`', '$<name>', '\\1', '\\n', '$0$&$$']
+    for (const pattern of patterns) {
+      it(`keeps ${pattern} in new_text as typed`, () => {
+        expect(edit('let a = 1\n', 'a = 1', `a = "${pattern}"`).text).to.equal(`let a = "${pattern}"\n`)
+      })
+    }
+
+    it('treats regex characters in old_text as plain text', () => {
+      for (const special of ['a.b', '(x)', '[0-9]+', 'a|b', '^start', 'end$', 'x*?', '\\d', '{1,2}']) {
+        expect(edit(`before ${special} after\n`, special, 'Z').text, special).to.equal('before Z after\n')
+        expect(() => edit('before aXb after\n', special, 'Z'), special).to.throw(BadInputError)
+      }
+    })
+
+    it('treats regex characters literally in a multi-line old_text too', () => {
+      const content = 'f(a.b)\r\n[x]\r\nend\r\n'
+      expect(edit(content, 'f(a.b)\n[x]', 'g()\ny').text).to.equal('g()\r\ny\r\nend\r\n')
+    })
+
+    it('can delete text with an empty new_text', () => {
+      expect(edit('keep drop keep\n', ' drop', '').text).to.equal('keep keep\n')
+    })
+  })
+
+  describe('counting occurrences', () => {
+    it('replaces the one occurrence and reports its line', () => {
+      expect(edit('a\nb\nc\n', 'b', 'B')).to.deep.equal({text: 'a\nB\nc\n', count: 1, lines: [2]})
+    })
+
+    it('refuses old_text that is not there', () => {
+      expect(editError('a\nb\n', 'z', 'y')).to.contain('not found')
+    })
+
+    it('refuses several occurrences, saying how many and on which lines', () => {
+      const message = editError('x\nfoo\nbar\nfoo\nfoo foo\n', 'foo', 'baz')
+      expect(message).to.contain('occurs 4 times')
+      expect(message).to.contain('lines 2, 4, 5, 5')
+      expect(message).to.contain('replace_all')
+    })
+
+    it('lists at most 20 lines of a long list of occurrences', () => {
+      const message = editError('x\n'.repeat(30), 'x', 'y')
+      expect(message).to.contain('occurs 30 times')
+      expect(message).to.contain('and 10 more')
+    })
+
+    it('replaces every occurrence with replace_all and reports their lines', () => {
+      expect(edit('foo\nbar foo\nfoo\n', 'foo', 'baz', true)).to.deep.equal({
+        text: 'baz\nbar baz\nbaz\n',
+        count: 3,
+        lines: [1, 2, 3],
+      })
+    })
+
+    it('still refuses a missing old_text with replace_all', () => {
+      expect(editError('abc', 'x', 'y', true)).to.contain('not found')
+    })
+
+    it('counts non-overlapping occurrences from the left', () => {
+      expect(edit('aaa', 'aa', 'b')).to.deep.equal({text: 'ba', count: 1, lines: [1]})
+      expect(edit('aaaa', 'aa', 'b', true).text).to.equal('bb')
+    })
+
+    it('does not re-match inside the inserted text', () => {
+      expect(edit('a a', 'a', 'aa', true).text).to.equal('aa aa')
+    })
+
+    it('refuses an empty old_text and a no-op edit', () => {
+      expect(editError('abc', '', 'x')).to.contain('creates a new file')
+      expect(editError('abc', 'b', 'b')).to.contain('the same')
+    })
+
+    it('matches whitespace and indentation exactly', () => {
+      expect(editError('  indented\n', 'indented\n  ', 'x')).to.contain('not found')
+      expect(editError('\tx\n', '    x', 'y')).to.contain('not found')
+    })
+  })
+
+  describe('line endings', () => {
+    it('keeps CRLF line endings when old_text uses \\n', () => {
+      const content = 'one\r\ntwo\r\nthree\r\n'
+      expect(edit(content, 'one\ntwo\n', 'uno\ndos\n').text).to.equal('uno\r\ndos\r\nthree\r\n')
+    })
+
+    it('writes new lines with CRLF in a CRLF file even when old_text has no line break', () => {
+      expect(edit('a\r\nb\r\n', 'b', 'b\nc').text).to.equal('a\r\nb\r\nc\r\n')
+      expect(edit('a\r\nlast', 'last', 'x\ny').text).to.equal('a\r\nx\r\ny')
+    })
+
+    it('accepts old_text given with CRLF on a CRLF file', () => {
+      expect(edit('a\r\nb\r\n', 'a\r\nb', 'c\r\nd').text).to.equal('c\r\nd\r\n')
+    })
+
+    it('keeps LF line endings when old_text or new_text come with CRLF', () => {
+      expect(edit('a\nb\nc\n', 'a\r\nb', 'x\r\ny').text).to.equal('x\ny\nc\n')
+    })
+
+    it('keeps each part of a mixed file in its own line ending', () => {
+      const content = 'lf1\nlf2\ncr1\r\ncr2\r\n'
+      expect(edit(content, 'lf2', 'lf2\nnew').text).to.equal('lf1\nlf2\nnew\ncr1\r\ncr2\r\n')
+      expect(edit(content, 'cr1', 'cr1\nnew').text).to.equal('lf1\nlf2\ncr1\r\nnew\r\ncr2\r\n')
+      // A match spanning both kinds takes the kind of its first line break.
+      expect(edit(content, 'lf2\ncr1\ncr2', 'A\nB').text).to.equal('lf1\nA\nB\r\n')
+    })
+
+    it('counts a text that appears with both line endings in a mixed file as several occurrences', () => {
+      const message = editError('a\nb\r\na\r\nb\n', 'a\nb', 'x')
+      expect(message).to.contain('occurs 2 times (lines 1, 3)')
+    })
+
+    it('matches a leading line break together with its \\r', () => {
+      expect(edit('a\r\nb\r\n', '\nb', '\nc').text).to.equal('a\r\nc\r\n')
+    })
+
+    it('leaves a lone \\r in new_text alone', () => {
+      expect(edit('a\nb\n', 'a', 'x\ry').text).to.equal('x\ry\nb\n')
+    })
+
+    it('uses \\n for new lines in a text without any line break', () => {
+      expect(edit('single', 'single', 'two\r\nlines').text).to.equal('two\nlines')
+    })
+  })
+
+  describe('BOM', () => {
+    it('keeps a UTF-8 BOM and never counts it in a match', () => {
+      expect(edit('\uFEFFfirst\nsecond\n', 'first', '1st').text).to.equal('\uFEFF1st\nsecond\n')
+      expect(edit('\uFEFFa\r\nb\r\n', 'a\nb', 'c\nd').text).to.equal('\uFEFFc\r\nd\r\n')
+    })
+
+    it('leaves a file without a BOM without one', () => {
+      expect(edit('x', 'x', 'y').text).to.equal('y')
+    })
+  })
+
+  describe('unicode', () => {
+    const cases: Array<[string, string, string, string]> = [
+      ['naïve café\n', 'café', 'bar', 'naïve bar\n'],
+      ['emoji 😀 here\n', '😀', '🎉🎉', 'emoji 🎉🎉 here\n'],
+      ['日本語のテキスト\n', '語の', 'GO', '日本GOテキスト\n'],
+      ['e\u0301 and é\n', 'é', 'E', 'e\u0301 and E\n'], // no normalisation: only the precomposed é matches
+      ['שלום עולם\n', 'עולם', 'world', 'שלום world\n'],
+      ['zero\u200Bwidth\n', '\u200B', '-', 'zero-width\n'],
+    ]
+    for (const [content, oldText, newText, expected] of cases) {
+      it(`replaces ${JSON.stringify(oldText)} in ${JSON.stringify(content)} exactly`, () => {
+        expect(edit(content, oldText, newText).text).to.equal(expected)
+      })
+    }
+
+    it('reports lines correctly after multibyte characters', () => {
+      expect(edit('😀😀\n日本\nmark\n', 'mark', 'x').lines).to.deep.equal([3])
+    })
+  })
+
+  describe('against a straightforward reference on many generated inputs', () => {
+    // Deterministic pseudo-random texts over a small alphabet, so occurrences are frequent.
+    let seed = 42
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+      return seed / 2 ** 31
+    }
+    const alphabet = ['a', 'b', '$', '&', 'é', '😀', ' ']
+    const word = (length: number) => Array.from({length}, () => alphabet[Math.floor(random() * alphabet.length)]).join('')
+
+    it('matches split/join for single-line texts, with and without replace_all', () => {
+      for (let round = 0; round < 400; round++) {
+        const content = Array.from({length: 1 + Math.floor(random() * 4)}, () => word(Math.floor(random() * 12))).join('\n')
+        const oldText = word(1 + Math.floor(random() * 3))
+        const newText = word(Math.floor(random() * 4))
+        if (oldText === newText) continue
+        const count = content.split(oldText).length - 1
+        const label = JSON.stringify({content, oldText, newText})
+        if (count === 0) {
+          expect(() => edit(content, oldText, newText), label).to.throw(BadInputError, 'not found')
+          continue
+        }
+        const all = edit(content, oldText, newText, true)
+        expect(all.text, label).to.equal(content.split(oldText).join(newText))
+        expect(all.count, label).to.equal(count)
+        if (count === 1) expect(edit(content, oldText, newText).text, label).to.equal(all.text)
+        else expect(() => edit(content, oldText, newText), label).to.throw(BadInputError, `occurs ${count} times`)
+      }
+    })
+
+    it('gives the same result on the CRLF form of a text as on its LF form, converted', () => {
+      for (let round = 0; round < 300; round++) {
+        const lines = Array.from({length: 2 + Math.floor(random() * 5)}, () => word(1 + Math.floor(random() * 5)))
+        const content = lines.join('\n') + '\n'
+        const start = Math.floor(random() * (lines.length - 1))
+        const oldText = lines.slice(start, start + 2).join('\n')
+        const newText = `${word(2)}\n${word(2)}`
+        if (oldText === newText) continue
+        let lfResult
+        try {
+          lfResult = edit(content, oldText, newText, true)
+        } catch {
+          continue
+        }
+        const crlf = edit(content.replaceAll('\n', '\r\n'), oldText, newText, true)
+        expect(crlf.text).to.equal(lfResult.text.replaceAll('\n', '\r\n'))
+        expect(crlf.lines).to.deep.equal(lfResult.lines)
+      }
+    })
+  })
+})
+
+describe('unifiedDiff', () => {
+  it('shows the change with three lines of context, like git diff', () => {
+    const before = 'l1\nl2\nl3\nl4\nl5\nl6\nl7\n'
+    const diff = unifiedDiff('src/x.txt', before, before.replace('l4', 'L4'))
+    expect(diff).to.equal(
+      ['--- a/src/x.txt', '+++ b/src/x.txt', '@@ -1,7 +1,7 @@', ' l1', ' l2', ' l3', '-l4', '+L4', ' l5', ' l6', ' l7'].join('\n'),
+    )
+  })
+
+  it('shows a new file against /dev/null, and leaves out a BOM', () => {
+    expect(unifiedDiff('n.txt', undefined, '\uFEFFhi\n')).to.equal(['--- /dev/null', '+++ b/n.txt', '@@ -0,0 +1,1 @@', '+hi'].join('\n'))
+  })
+})
+
+describe('capText', () => {
+  it('leaves a short text alone and cuts a long one at a line with a note', () => {
+    expect(capText('abc', 10, 'Diff')).to.equal('abc')
+    const capped = capText('line1\nline2\nline3\n', 8, 'Diff')
+    expect(capped).to.match(/^line1\n\[Diff cut: \d+ more characters not shown/)
+  })
+})
