@@ -11,15 +11,11 @@ import {stderrLogger} from '../../log.js'
 export default class ExecCall extends BaseCommand {
   static override summary = 'Call one AgentExec tool from the terminal and print its answer.'
 
-  static override description = `Runs one tool call through an MCP client connected to an AgentExec server in this process
-(the same server code as "exec serve"), prints the answer, and stops everything the call started.
+  static override description = `Runs one tool call through an MCP client connected to an AgentExec server in this process (the same server code as "exec serve"), prints the answer, and stops everything the call started.
 
-Arguments are given as --arg key=value, once per argument. A value that parses as JSON is passed
-as JSON (numbers, true/false, null, arrays, objects, "quoted strings"); anything else is passed
-as a plain string. So --arg path=src passes "src", and --arg 'path="42"' passes the string "42".
+Arguments are given as --arg key=value, once per argument. A value that parses as JSON is passed as JSON (numbers, true/false, null, arrays, objects, "quoted strings"); anything else is passed as a plain string. So --arg path=src passes "src", and --arg 'path="42"' passes the string "42".
 
-The answer's text goes to stdout. When the tool answers with an error (isError), its text goes to
-stderr and the exit code is 1. With --json, the whole MCP result is printed on stdout either way.`
+The answer's text goes to stdout. When the tool answers with an error (isError), its text goes to stderr and the exit code is 1. With --json, the whole MCP result is printed on stdout either way.`
 
   static override examples = [
     {description: 'List the workspace root', command: '<%= config.bin %> <%= command.id %> list'},
@@ -51,14 +47,13 @@ stderr and the exit code is 1. With --json, the whole MCP result is printed on s
       description: 'A tool argument as key=value (JSON value, else string). Repeat for more.',
       multiple: true,
       multipleNonGreedy: true,
-      default: [],
     }),
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ExecCall)
     const level = parseLevel(flags.level)
-    const toolArgs = parseToolArgs(flags.arg)
+    const toolArgs = parseToolArgs(flags.arg ?? [])
     const workspace = await Workspace.open(flags.workspace ?? process.cwd())
     const result = await callExecTool({
       workspace,

@@ -8,14 +8,9 @@ import {Workspace} from '../../exec/workspace.js'
 export default class ExecConfig extends BaseCommand {
   static override summary = 'Print a ready-to-paste MCP config block that starts AgentExec for a client.'
 
-  static override description = `Prints the config block that makes an MCP client start "ak exec serve" on a workspace:
-a [mcp_servers.<name>] table for Codex's config.toml, the "mcpServers" JSON for Claude, or the
-"servers" JSON (type "stdio") for VS Code.
+  static override description = `Prints the config block that makes an MCP client start "ak exec serve" on a workspace: a [mcp_servers.<name>] table for Codex's config.toml, the "mcpServers" JSON for Claude, or the "servers" JSON (type "stdio") for VS Code.
 
-The block names absolute paths only: the Node.js binary running this command and ak's entry file,
-and the workspace. Clients start MCP servers with a reduced environment (Codex keeps little more
-than HOME, PATH, SHELL and USER), so nothing in it depends on PATH or the current directory.
-Generate it again after moving or upgrading Node.js or ak.
+The block names absolute paths only: the Node.js binary running this command and ak's entry file, and the workspace. Clients start MCP servers with a reduced environment (Codex keeps little more than HOME, PATH, SHELL and USER), so nothing in it depends on PATH or the current directory. Generate it again after moving or upgrading Node.js or ak.
 
 The block goes to stdout; a line saying where to paste it goes to stderr (silenced by --quiet).`
 

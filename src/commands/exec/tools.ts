@@ -8,11 +8,9 @@ import {Workspace} from '../../exec/workspace.js'
 export default class ExecTools extends BaseCommand {
   static override summary = 'List the tools an AgentExec level offers, with their descriptions and arguments.'
 
-  static override description = `Starts an AgentExec server in this process (nothing is served or run) and prints what its
-tools/list answers: each tool's name, title, description and arguments.
+  static override description = `Starts an AgentExec server in this process (nothing is served or run) and prints what its tools/list answers: each tool's name, title, description and arguments.
 
-With --json, prints the MCP tool definitions exactly as a client receives them: names, titles,
-descriptions, input and output JSON Schemas, and annotations.`
+With --json, prints the MCP tool definitions exactly as a client receives them: names, titles, descriptions, input and output JSON Schemas, and annotations.`
 
   static override examples = [
     {description: 'The tools of the default level (read)', command: '<%= config.bin %> <%= command.id %>'},

@@ -1,0 +1,67 @@
+import {expect} from 'chai'
+import {execFileSync} from 'node:child_process'
+import {chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {RUN_JS} from '../helpers/clients.js'
+
+/**
+ * Shell completion as a user sets it up: `ak` on PATH (a wrapper around bin/run.js), a writable
+ * cache folder, the line `ak autocomplete script bash` prints sourced in a real bash, then TAB
+ * simulated by calling the registered completion function.
+ */
+describe('ak autocomplete', () => {
+  let root: string
+  let env: Record<string, string>
+
+  before(function () {
+    this.timeout(120_000)
+    root = mkdtempSync(path.join(tmpdir(), 'ak-completion-'))
+    const bin = path.join(root, 'bin')
+    mkdirSync(bin)
+    writeFileSync(path.join(bin, 'ak'), `#!/bin/sh\nexec '${process.execPath}' '${RUN_JS}' "$@"\n`)
+    chmodSync(path.join(bin, 'ak'), 0o755)
+    env = {PATH: `${bin}:/usr/bin:/bin`, HOME: root, XDG_CACHE_HOME: path.join(root, 'cache')}
+    execFileSync('ak', ['autocomplete', '--refresh-cache'], {env, stdio: 'pipe'})
+  })
+
+  after(() => {
+    rmSync(root, {recursive: true, force: true})
+  })
+
+  /** Sources the setup line in `bash --norc` and returns what TAB offers after each typed line. */
+  function complete(lines: string[]): string[] {
+    const script = [
+      'eval "$(ak autocomplete script bash)"',
+      'complete -p ak',
+      'fn=$(complete -p ak | sed -E "s/.*-F ([^ ]+) .*/\\1/")',
+      'tab() { read -ra COMP_WORDS <<< "$1"; [[ "$1" == *" " ]] && COMP_WORDS+=(""); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); COMPREPLY=(); $fn; printf "%s\\n" "$(printf "%s\\n" "${COMPREPLY[@]}" | sort -u | tr "\\n" " ")"; }',
+      ...lines.map((line) => `tab ${JSON.stringify(line)}`),
+    ].join('\n')
+    return execFileSync('bash', ['--norc', '--noprofile', '-c', script], {env, encoding: 'utf8'}).trimEnd().split('\n')
+  }
+
+  it('registers a completion function for ak in bash', () => {
+    expect(complete([])[0]).to.match(/^complete -F \S+ ak$/)
+  })
+
+  it('completes topics, commands and flags in bash', () => {
+    const [, top, exec, serveFlags, callFlag] = complete(['ak ', 'ak exec ', 'ak exec serve --', 'ak exec call --a'])
+    expect(top!.split(' ')).to.include.members(['doctor', 'exec', 'autocomplete', 'help'])
+    expect(exec!.split(' ')).to.include.members(['call', 'config', 'serve', 'tools'])
+    expect(serveFlags!.split(' ')).to.include.members(['--workspace', '--level', '--json', '--quiet'])
+    expect(callFlag!.trim()).to.equal('--arg')
+  })
+
+  it('writes zsh and PowerShell completions with the same commands', () => {
+    const cache = path.join(root, 'cache', 'ak', 'autocomplete', 'functions')
+    const zsh = readFileSync(path.join(cache, 'zsh', '_ak'), 'utf8')
+    const powershell = readFileSync(path.join(cache, 'powershell', 'ak.ps1'), 'utf8')
+    for (const word of ['doctor', 'serve', 'tools', 'config']) {
+      expect(zsh).to.contain(word)
+      expect(powershell).to.contain(word)
+    }
+    expect(execFileSync('ak', ['autocomplete', 'script', 'zsh'], {env, encoding: 'utf8'})).to.contain('zsh_setup')
+  })
+})
