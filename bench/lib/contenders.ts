@@ -1,0 +1,100 @@
+/**
+ * How each contender is started: ak (the bundle when built, else bin/run.js), the official
+ * filesystem server, Desktop Commander, and command-line tools spawned directly.
+ */
+import {spawn} from 'node:child_process'
+import {existsSync, mkdirSync, symlinkSync} from 'node:fs'
+import {homedir} from 'node:os'
+import path from 'node:path'
+import {performance} from 'node:perf_hooks'
+import type {LocatedPeer, Peers} from './peers.js'
+import type {ServerLine} from './mcp.js'
+
+/** Everything a case needs to know about the run. */
+export interface BenchContext {
+  quick: boolean
+  repoRoot: string
+  /** A temporary folder for this run, removed at the end. */
+  tmp: string
+  peers: Peers
+  ak: AkLauncher
+  /** When set, ak servers run with `--cpu-prof` and write their profiles here. */
+  profileDir?: string
+  /** Lines for the report's setup section (corpus size, file sizes, shells). */
+  setup: string[]
+  /** Timed runs per contender: `full` for the full run, `quick` for --quick. */
+  runs(counts: {full: number; quick: number}): number
+}
+
+/** How ak is started, and which form (bundle or bin/run.js) the run used. */
+export interface AkLauncher {
+  form: string
+  line(workspace: string, level: string, profileDir?: string): ServerLine
+}
+
+/** Picks ak's bundle `dist/ak.js` when it exists, else `bin/run.js`. */
+export function akLauncher(repoRoot: string): AkLauncher {
+  const bundle = path.join(repoRoot, 'dist', 'ak.js')
+  const entry = existsSync(bundle) ? bundle : path.join(repoRoot, 'bin', 'run.js')
+  return {
+    form: existsSync(bundle) ? 'bundle dist/ak.js' : 'bin/run.js (no bundle built)',
+    line: (workspace, level, profileDir) => ({
+      command: process.execPath,
+      args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), entry, 'exec', 'serve', '--workspace', workspace, '--level', level],
+      cwd: workspace,
+    }),
+  }
+}
+
+/** The official filesystem server allowed into `dir`. */
+export function filesystemLine(peer: LocatedPeer, dir: string): ServerLine {
+  return {command: process.execPath, args: [peer.entry, dir], cwd: dir}
+}
+
+/**
+ * Desktop Commander, with its telemetry off and its configuration in a home folder of its own
+ * (its shell profile files link to the user's, so its login shells behave like everyone else's).
+ */
+export function desktopCommanderLine(peer: LocatedPeer, tmp: string, cwd: string): ServerLine {
+  const home = path.join(tmp, 'dc-home')
+  if (!existsSync(home)) {
+    mkdirSync(home, {recursive: true})
+    for (const profile of ['.profile', '.bash_profile', '.bash_login', '.bashrc']) {
+      const real = path.join(homedir(), profile)
+      if (existsSync(real)) symlinkSync(real, path.join(home, profile))
+    }
+  }
+  return {command: process.execPath, args: [peer.entry], cwd, env: {HOME: home, DESKTOP_COMMANDER_DISABLE_TELEMETRY: '1'}}
+}
+
+/** What a spawned command printed, and how long it took from spawn to exit, in ms. */
+export interface CommandRun {
+  ms: number
+  status: number | null
+  stdout: string
+  lines: number
+}
+
+/**
+ * Spawns `command args` and waits for it to exit, timing spawn to exit. stdout is read (counted,
+ * and kept up to `keepBytes`) so a chatty command pays for its output as a server would.
+ */
+export function runCommand(command: string, args: string[], options: {cwd?: string; keepBytes?: number; env?: NodeJS.ProcessEnv} = {}): Promise<CommandRun> {
+  const keep = options.keepBytes ?? 0
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    const child = spawn(command, args, {cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'ignore']})
+    const kept: Buffer[] = []
+    let keptBytes = 0
+    let lines = 0
+    child.stdout.on('data', (chunk: Buffer) => {
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++
+      if (keptBytes < keep) {
+        kept.push(chunk)
+        keptBytes += chunk.length
+      }
+    })
+    child.on('error', reject)
+    child.on('close', (status) => resolve({ms: performance.now() - started, status, stdout: Buffer.concat(kept).toString('utf8'), lines}))
+  })
+}

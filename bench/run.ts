@@ -1,0 +1,132 @@
+/**
+ * `npm run bench [-- --quick] [-- --only initialize,exec,read,edit,search] [-- --profile] [-- --keep]`
+ *
+ * Compares AgentExec with named peers in one run and writes the results (bench/RESULTS.md for a
+ * full run, bench/.work/RESULTS-quick.md for --quick). Never part of `npm test`.
+ */
+import {execFileSync} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {loadavg, tmpdir} from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {parseArgs} from 'node:util'
+import {editCase} from './cases/edit.js'
+import {execCase} from './cases/exec.js'
+import {initializeCase} from './cases/initialize.js'
+import {readCases} from './cases/read.js'
+import {searchCases} from './cases/search.js'
+import {akLauncher, type BenchContext} from './lib/contenders.js'
+import {locatePeers} from './lib/peers.js'
+import {machineDescription, ratioChartSvg, resultsMarkdown, type CaseReport} from './lib/report.js'
+
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url))
+const REPO_ROOT = path.resolve(BENCH_DIR, '..')
+const WORK_DIR = path.join(BENCH_DIR, '.work')
+
+const CASES: Record<string, (context: BenchContext) => Promise<CaseReport[]>> = {
+  initialize: async (context) => [await initializeCase(context)],
+  exec: async (context) => [await execCase(context)],
+  read: readCases,
+  edit: async (context) => [await editCase(context)],
+  search: searchCases,
+}
+
+const {values: flags} = parseArgs({
+  options: {
+    quick: {type: 'boolean', default: false},
+    only: {type: 'string'},
+    profile: {type: 'boolean', default: false},
+    keep: {type: 'boolean', default: false},
+    out: {type: 'string'},
+  },
+})
+
+const started = new Date()
+const loadAtStart = loadavg()
+const quick = flags.quick === true
+const selected = flags.only ? flags.only.split(',').map((s) => s.trim()) : Object.keys(CASES)
+for (const name of selected) if (!CASES[name]) throw new Error(`unknown case "${name}"; the cases are ${Object.keys(CASES).join(', ')}`)
+
+if (!existsSync(path.join(REPO_ROOT, 'dist', 'index.js'))) {
+  console.error('bench: building ak (dist/ is missing)')
+  execFileSync('npm', ['run', 'build'], {cwd: REPO_ROOT, stdio: 'inherit'})
+}
+mkdirSync(WORK_DIR, {recursive: true})
+const peers = locatePeers(path.join(WORK_DIR, 'peers'), !quick)
+const tmp = mkdtempSync(path.join(tmpdir(), 'ak-bench-'))
+const cleanup = (): void => {
+  if (!flags.keep) rmSync(tmp, {recursive: true, force: true})
+}
+process.on('SIGINT', () => {
+  cleanup()
+  process.exit(130)
+})
+const profileDir = flags.profile ? path.join(WORK_DIR, 'profiles') : undefined
+if (profileDir) mkdirSync(profileDir, {recursive: true})
+
+const context: BenchContext = {
+  quick,
+  repoRoot: REPO_ROOT,
+  tmp,
+  peers,
+  ak: akLauncher(REPO_ROOT),
+  profileDir,
+  setup: [],
+  runs: (counts) => (quick ? counts.quick : counts.full),
+}
+
+const reports: CaseReport[] = []
+const setup: string[] = []
+try {
+  for (const name of selected) {
+    console.error(`bench: case ${name}`)
+    const caseStarted = Date.now()
+    try {
+      const made = await CASES[name]!(context)
+      console.error(`bench: case ${name} took ${((Date.now() - caseStarted) / 1000).toFixed(0)} s`)
+      for (const report of made) {
+        reports.push(report)
+        for (const s of report.summaries) {
+          console.error(`  ${report.id} ${s.name}: ${s.error ? `failed: ${s.error}` : `median ${s.median.toFixed(1)} ms (${s.min.toFixed(1)}–${s.max.toFixed(1)})`}`)
+        }
+        for (const v of report.verdicts) console.error(`  ${report.id} ${v.label}: ${v.met === undefined ? 'not measured' : v.met ? 'met' : 'MISSED'}${v.ratio === undefined ? '' : ` ${v.ratio.toFixed(2)}`}`)
+      }
+    } catch (error) {
+      console.error(`bench: case ${name} failed: ${(error as Error).stack}`)
+      setup.push(`- Case \`${name}\` failed: ${(error as Error).message.split('\n')[0]}`)
+    }
+  }
+} finally {
+  cleanup()
+}
+
+const versions = [
+  `- ak: ${context.ak.form} (${REPO_ROOT === process.cwd() ? 'this checkout' : REPO_ROOT}, commit ${gitHead()})`,
+  ...(['filesystem', 'desktopCommander', 'rg', 'grep', 'sed', 'head'] as const).map((k) => `- ${k}: ${peers[k]?.version ?? 'missing'}`),
+  ...peers.notes.map((n) => `- ${n}`),
+]
+const outFile = flags.out ? path.resolve(flags.out) : quick ? path.join(WORK_DIR, 'RESULTS-quick.md') : path.join(BENCH_DIR, 'RESULTS.md')
+const chartFile = outFile.replace(/\.md$/, '.svg')
+writeFileSync(chartFile, ratioChartSvg(reports))
+writeFileSync(
+  outFile,
+  resultsMarkdown({
+    mode: quick ? 'quick' : 'full',
+    started,
+    seconds: (Date.now() - started.getTime()) / 1000,
+    machine: machineDescription(loadAtStart),
+    versions,
+    setup: [...setup, ...context.setup],
+    cases: reports,
+    chartFile: path.basename(chartFile),
+  }),
+)
+console.error(`bench: wrote ${path.relative(process.cwd(), outFile)} and ${path.basename(chartFile)}${profileDir ? `; ak CPU profiles in ${profileDir}` : ''}`)
+
+function gitHead(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {cwd: REPO_ROOT, encoding: 'utf8'}).trim()
+  } catch {
+    return 'unknown'
+  }
+}
