@@ -4,8 +4,9 @@ import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {EXEC_TOOLS} from '../../src/exec/tools/index.js'
+import {toolsForLevel} from '../../src/exec/server.js'
 import {REPO_ROOT, RUN_JS} from '../helpers/clients.js'
+import {HIGHEST_LEVEL} from '../helpers/levels.js'
 import {PYTHON_CLIENT_LINES, type PythonClientLine, pythonForLine} from '../helpers/python.js'
 
 const PROGRAM = path.join(REPO_ROOT, 'test', 'interop', 'python', 'exec_client.py')
@@ -13,8 +14,7 @@ const PROGRAM = path.join(REPO_ROOT, 'test', 'interop', 'python', 'exec_client.p
 const SETUP_TIMEOUT_MS = 300_000
 /** One run of the test program; it bounds its own polling, this only stops a hang. */
 const RUN_TIMEOUT_MS = 180_000
-/** The highest level this build offers: every tool is exercised there. */
-const LEVEL = EXEC_TOOLS.some((tool) => tool.level === 'terminal') ? 'terminal' : 'files'
+const LEVEL = HIGHEST_LEVEL
 
 interface CheckLine {
   check: string
@@ -65,7 +65,7 @@ function expectAllPassed(line: PythonClientLine, result: Awaited<ReturnType<type
   const summary = result.summary!
   expect(summary.mcp).to.equal(line.mcpVersion)
   expect(summary.protocolVersion).to.equal(line.protocolVersion)
-  const offered = EXEC_TOOLS.filter((tool) => LEVEL === 'terminal' || tool.level !== 'terminal').map((tool) => tool.name)
+  const offered = toolsForLevel(LEVEL).map((tool) => tool.name)
   expect(summary.tools).to.have.members(offered)
   expect(summary.exercised, 'tools the Python program has no checks for').to.have.members(offered)
 }
