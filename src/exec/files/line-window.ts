@@ -7,6 +7,8 @@
 
 const NEWLINE = 0x0a
 const CARRIAGE_RETURN = 0x0d
+/** Columns the line number is right-aligned in, as `cat -n` does. */
+const LINE_NUMBER_COLUMNS = 6
 /** The most bytes a UTF-8 character takes. */
 const MAX_UTF8_BYTES = 4
 
@@ -55,13 +57,15 @@ export interface LineWindowOptions {
 
 /** Length in characters of one formatted line of the answer, newline included. */
 export function formatLineLength(line: WindowLine): number {
-  return formatLine(line).length + 1
+  // Counted rather than formatted: this runs for every line of the window.
+  const marker = line.cutChars > 0 || line.cutIsLowerBound ? clipMarker(line).length : 0
+  return Math.max(LINE_NUMBER_COLUMNS, String(line.number).length) + 1 + line.text.length + marker + 1
 }
 
 /** One line as `cat -n` shows it: the number right-aligned in six columns, a tab, the text. */
 export function formatLine(line: WindowLine): string {
   const marker = line.cutChars > 0 || line.cutIsLowerBound ? clipMarker(line) : ''
-  return `${String(line.number).padStart(6)}\t${line.text}${marker}`
+  return `${String(line.number).padStart(LINE_NUMBER_COLUMNS)}\t${line.text}${marker}`
 }
 
 function clipMarker(line: WindowLine): string {
@@ -169,7 +173,7 @@ export class LineWindow {
 
   /** Turns the kept bytes of the current line into a window line. */
   private emitLine(isCutShort: boolean): void {
-    let bytes = Buffer.concat(this.kept, this.keptBytes)
+    let bytes = this.kept.length === 1 ? (this.kept[0] as Buffer) : Buffer.concat(this.kept, this.keptBytes)
     let cutChars = this.droppedChars
     if (this.droppedBytes === 0 && bytes.at(-1) === CARRIAGE_RETURN) bytes = bytes.subarray(0, -1)
     else if (this.droppedBytes > 0 && this.lastByte === CARRIAGE_RETURN && !isCutShort) cutChars--
@@ -186,12 +190,20 @@ export class LineWindow {
         cutChars++
       }
     }
-    const characters = [...this.decoder.decode(bytes)]
+    let text = this.decoder.decode(bytes)
     const {maxLineChars} = this.options
-    if (characters.length > maxLineChars) cutChars += characters.length - maxLineChars
+    // A string of at most maxLineChars UTF-16 units has at most that many characters, so the
+    // common short line skips splitting into code points.
+    if (text.length > maxLineChars) {
+      const characters = [...text]
+      if (characters.length > maxLineChars) {
+        cutChars += characters.length - maxLineChars
+        text = characters.slice(0, maxLineChars).join('')
+      }
+    }
     const line: WindowLine = {
       number: this.lineNumber,
-      text: characters.slice(0, maxLineChars).join(''),
+      text,
       cutChars,
       cutIsLowerBound: isCutShort,
     }

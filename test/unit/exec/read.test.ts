@@ -4,7 +4,13 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {BadInputError} from '../../../src/errors.js'
-import {LineWindow, type LineWindowOptions, type WindowResult} from '../../../src/exec/files/line-window.js'
+import {
+  LineWindow,
+  type LineWindowOptions,
+  type WindowResult,
+  formatLine,
+  formatLineLength,
+} from '../../../src/exec/files/line-window.js'
 import {READ_MAX_ANSWER_CHARS, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../../src/exec/limits.js'
 import {readTool} from '../../../src/exec/tools/read.js'
 import type {ToolContext} from '../../../src/exec/tools/tool.js'
@@ -115,6 +121,25 @@ describe('LineWindow (the line reader behind read)', () => {
     const result = windowOf(text, {maxAnswerChars: 600})
     expect(result.end).to.equal('chars')
     expect(result.lines).to.have.length(10) // each formatted line: 6 + 1 + 50 + 1 = 58 characters
+  })
+
+  it('counts the answer length of a line exactly as the line is formatted', () => {
+    const lines = [
+      {number: 1, text: 'short', cutChars: 0, cutIsLowerBound: false},
+      {number: 12_345_678, text: 'a line number wider than its column', cutChars: 0, cutIsLowerBound: false},
+      {number: 7, text: 'clipped', cutChars: 42, cutIsLowerBound: false},
+      {number: 8, text: 'giant', cutChars: 9, cutIsLowerBound: true},
+      {number: 9, text: 'émoji 😀 text', cutChars: 0, cutIsLowerBound: false},
+    ]
+    for (const line of lines) expect(formatLineLength(line), line.text).to.equal(formatLine(line).length + 1)
+  })
+
+  it('keeps a line of maxLineChars characters whole even when it has more UTF-16 units than that', () => {
+    const result = windowOf('😀😀😀\n😀😀😀😀\n', {maxLineChars: 3})
+    expect(result.lines.map((line) => [line.text, line.cutChars])).to.deep.equal([
+      ['😀😀😀', 0],
+      ['😀😀😀', 1],
+    ])
   })
 
   it('skips lines before offset without keeping them', () => {
