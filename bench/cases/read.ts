@@ -14,6 +14,11 @@ const FULL_FILE_BYTES = 2 * 2 ** 30
 const QUICK_FILE_BYTES = 512 * 2 ** 20
 const LINES = 2000
 const DEEP_OFFSET = 5_000_000
+/**
+ * Source lines up to this length, so that 2000 numbered lines fit in ak's answer limit
+ * (READ_MAX_ANSWER_CHARS) and every contender returns the same 2000 lines.
+ */
+const SAMPLE_LINE_MAX_CHARS = 36
 
 const mib = (bytes: number | undefined): string => (bytes === undefined ? '?' : `${(bytes / 2 ** 20).toFixed(0)} MiB`)
 
@@ -29,7 +34,7 @@ export async function readCases(context: BenchContext): Promise<CaseReport[]> {
   const file = path.join(workspace, 'big.txt')
   const bytes = context.quick ? QUICK_FILE_BYTES : FULL_FILE_BYTES
   console.error(`bench: writing a ${mib(bytes)} text file`)
-  const lineCount = await writeBigTextFile(file, sampleLines([path.join(context.repoRoot, 'node_modules')], 20_000), bytes)
+  const lineCount = await writeBigTextFile(file, sampleLines([path.join(context.repoRoot, 'node_modules')], 20_000, SAMPLE_LINE_MAX_CHARS), bytes)
   context.setup.push(`- read: a generated text file of ${mib(sizeOf(file))} and ${lineCount.toLocaleString('en')} lines (lines of package sources, each prefixed by its number), removed after the run.`)
   const servers: McpServer[] = []
   try {

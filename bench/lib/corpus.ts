@@ -94,15 +94,15 @@ export function buildSearchCorpus(
   return {root, files: count, bytes, copies}
 }
 
-/** Real-looking text lines taken from source files, to build big files from. */
-export function sampleLines(sources: string[], wanted: number): string[] {
+/** Real-looking text lines (printable ASCII, at most `maxChars` long) taken from source files, to build big files from. */
+export function sampleLines(sources: string[], wanted: number, maxChars = 200): string[] {
   const lines: string[] = []
   const files: SourceFile[] = []
   for (const source of sources) walk(source, files, 4000)
   for (const file of files) {
     if (!/\.(js|ts|md|json|txt)$/.test(file.rel)) continue
     for (const line of readFileSync(file.from, 'utf8').split('\n')) {
-      if (line.length > 0 && line.length < 200 && /^[\x20-\x7e\t]*$/.test(line)) lines.push(line)
+      if (line.trim().length > 0 && line.length <= maxChars && /^[\x20-\x7e\t]*$/.test(line)) lines.push(line)
     }
     if (lines.length >= wanted) break
   }

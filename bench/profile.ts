@@ -1,0 +1,68 @@
+/**
+ * Profiles ak while it answers one tool call many times:
+ *
+ *   npx tsx bench/profile.ts --workspace DIR --level read --tool read --args '{"path":"big.txt"}' [--repeat 200]
+ *
+ * Starts ak (the bundle when built, else bin/run.js) under `node --cpu-prof`, calls the tool
+ * `--repeat` times through the official client, stops the server, and prints the functions with
+ * the most self time (the profile file stays in bench/.work/profiles for Chrome DevTools).
+ */
+import {mkdirSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {parseArgs} from 'node:util'
+import {akLauncher} from './lib/contenders.js'
+import {median, timed} from './lib/measure.js'
+import {connectServer} from './lib/mcp.js'
+
+interface ProfileNode {
+  id: number
+  callFrame: {functionName: string; url: string; lineNumber: number}
+  hitCount?: number
+}
+
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url))
+const {values} = parseArgs({
+  options: {
+    workspace: {type: 'string'},
+    level: {type: 'string', default: 'read'},
+    tool: {type: 'string'},
+    args: {type: 'string', default: '{}'},
+    repeat: {type: 'string', default: '100'},
+    top: {type: 'string', default: '25'},
+  },
+})
+if (!values.workspace || !values.tool) throw new Error('--workspace and --tool are required')
+const profileDir = path.join(BENCH_DIR, '.work', 'profiles')
+mkdirSync(profileDir, {recursive: true})
+const before = new Set(readdirSync(profileDir))
+const server = await connectServer(akLauncher(path.resolve(BENCH_DIR, '..')).line(path.resolve(values.workspace), values.level!, profileDir))
+const times: number[] = []
+for (let i = 0; i < Number(values.repeat); i++) {
+  const {ms, value} = await timed(() => server.call(values.tool!, JSON.parse(values.args!) as Record<string, unknown>))
+  if (value.isError) throw new Error(value.text)
+  times.push(ms)
+}
+await server.close()
+await new Promise((resolve) => setTimeout(resolve, 500))
+const made = readdirSync(profileDir)
+  .filter((f) => !before.has(f) && f.endsWith('.cpuprofile'))
+  .sort((a, b) => statSync(path.join(profileDir, b)).mtimeMs - statSync(path.join(profileDir, a)).mtimeMs)[0]
+console.log(`${values.tool}: median ${median(times).toFixed(2)} ms over ${times.length} calls`)
+if (!made) throw new Error('no profile was written (did the server exit cleanly?)')
+const profile = JSON.parse(readFileSync(path.join(profileDir, made), 'utf8')) as {nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]}
+const selfMs = new Map<number, number>()
+profile.samples.forEach((id, i) => selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000))
+const byFunction = new Map<string, number>()
+let total = 0
+for (const node of profile.nodes) {
+  const ms = selfMs.get(node.id) ?? 0
+  total += ms
+  const where = node.callFrame.url ? `${node.callFrame.url.replace(/^.*\/(node_modules|src|dist)\//, '$1/')}:${node.callFrame.lineNumber + 1}` : ''
+  const key = `${node.callFrame.functionName || '(anonymous)'} ${where}`.trim()
+  byFunction.set(key, (byFunction.get(key) ?? 0) + ms)
+}
+console.log(`profile ${path.join(profileDir, made)}: ${total.toFixed(0)} ms sampled`)
+for (const [name, ms] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) {
+  console.log(`${ms.toFixed(1).padStart(9)} ms ${((ms / total) * 100).toFixed(1).padStart(5)}%  ${name}`)
+}
