@@ -28,3 +28,25 @@ export const BINARY_SNIFF_BYTES = 8192
 export const EDIT_MAX_FILE_BYTES = 10 * 1024 * 1024
 /** Characters of unified diff an `edit` answer shows before it cuts the diff with a note. */
 export const EDIT_MAX_DIFF_CHARS = 20_000
+
+/** Matching lines `search` returns when the call names no `max_results`. */
+export const SEARCH_DEFAULT_MAX_RESULTS = 200
+
+/** The largest `max_results` a `search` call may ask for. */
+export const SEARCH_MAX_RESULTS = 1000
+
+/** Characters of one matching line `search` shows; longer lines are clipped around the match. */
+export const SEARCH_MAX_LINE_CHARS = 300
+
+/**
+ * Wall time one `search` call may take, in ms, before its workers are terminated (and replaced)
+ * and the call fails. Operators can change it with the `AK_SEARCH_TIME_LIMIT_MS` environment
+ * variable.
+ */
+export const SEARCH_TIME_LIMIT_MS = 30_000
+
+/** Files larger than this (bytes) are not searched; the answer names them. */
+export const SEARCH_MAX_FILE_BYTES = 16 * 1024 * 1024
+
+/** Upper bound on search worker threads, whatever the machine's parallelism. */
+export const SEARCH_MAX_WORKERS = 8

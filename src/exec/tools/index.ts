@@ -1,11 +1,13 @@
 import {editTool} from './edit.js'
 import {listTool} from './list.js'
 import {readTool} from './read.js'
+import {searchTool} from './search.js'
 import type {ExecTool} from './tool.js'
 
 /** Every AgentExec tool, in the order servers list them. Each level offers a prefix-closed subset. */
 export const EXEC_TOOLS: ExecTool[] = [
   readTool,
   listTool,
+  searchTool,
   editTool,
 ] as unknown as ExecTool[]

@@ -1,0 +1,50 @@
+import {SEARCH_MAX_FILE_BYTES, SEARCH_MAX_RESULTS} from '../limits.js'
+import type {QueryInput} from './query.js'
+import type {SearchOutcome} from './run-search.js'
+
+/** Paths of skipped large files named in one answer; the rest are counted. */
+const TOO_LARGE_NAMED = 5
+
+/**
+ * The text of a `search` answer: one `path:line:text` line per match (workspace-relative path,
+ * 1-based line), then notes in brackets: that the result cap cut the answer and how to narrow
+ * it, which files were too large to search, and a one-line summary. When nothing matched, one
+ * line says so and how much was searched. Pure, for testing.
+ */
+export function formatSearchAnswer(outcome: SearchOutcome, query: QueryInput, options: {hasGlobs: boolean}): string {
+  const lines = outcome.matches.map((match) => `${match.path}:${match.line}:${match.text}`)
+  const where = outcome.isFile ? outcome.target : outcome.target === '.' ? 'the workspace' : `${outcome.target}/`
+  const searched = `${outcome.filesSearched} ${outcome.filesSearched === 1 ? 'file' : 'files'} searched`
+  if (lines.length === 0) {
+    let reason = ''
+    if (outcome.isFile && outcome.binaryFiles > 0) reason = '; it is a binary file, which search skips'
+    else if (outcome.filesSearched === 0 && options.hasGlobs) reason = '; no file matched the glob filter'
+    lines.push(`No matches for ${describeQuery(query)} in ${where} (${searched}${reason}).`)
+  } else if (outcome.isCut) {
+    lines.push(
+      `[Stopped after ${outcome.matches.length} matching lines; more exist. Narrow the search (a subfolder as path, ` +
+        `a glob such as "*.ts", a more specific query) or raise max_results (at most ${SEARCH_MAX_RESULTS}).]`,
+    )
+  } else {
+    const files = new Set(outcome.matches.map((match) => match.path)).size
+    lines.push(
+      `[${outcome.matches.length} matching ${outcome.matches.length === 1 ? 'line' : 'lines'} in ${files} ` +
+        `${files === 1 ? 'file' : 'files'}; ${searched}.]`,
+    )
+  }
+  if (outcome.tooLarge.length > 0) {
+    const named = outcome.tooLarge.slice(0, TOO_LARGE_NAMED).join(', ')
+    const more = outcome.tooLarge.length - TOO_LARGE_NAMED
+    lines.push(
+      `[Not searched, larger than ${SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB: ${named}${more > 0 ? ` and ${more} more` : ''}. ` +
+        `Use the read tool with offset/limit to look inside them.]`,
+    )
+  }
+  return lines.join('\n')
+}
+
+/** The query as the answer names it: quoted, with its mode. */
+function describeQuery(query: QueryInput): string {
+  const modes = [query.isRegex ? 'regex' : '', query.isCaseSensitive ? '' : 'ignoring case'].filter(Boolean)
+  return `${JSON.stringify(query.query)}${modes.length > 0 ? ` (${modes.join(', ')})` : ''}`
+}

@@ -1,0 +1,40 @@
+import {BadInputError} from '../../errors.js'
+import type {ScanQuery} from './scanner.js'
+
+/** What `search` looks for, as a call gives it. */
+export interface QueryInput {
+  query: string
+  /** JavaScript regex syntax when true; exact text when false. */
+  isRegex: boolean
+  isCaseSensitive: boolean
+}
+
+/**
+ * Turns a call's query into what the scanner runs. Exact, case-sensitive text stays a literal
+ * (searched as bytes); case-insensitive text becomes an escaped regex with the `i` flag. A
+ * regex is JavaScript syntax without flags of its own (no `u`, so `\-` and similar escapes
+ * work as in most tools); it is checked here so a bad one fails before any file is read.
+ * @throws BadInputError for an empty query or an invalid regex, with the parser's reason.
+ */
+export function compileQuery(input: QueryInput): ScanQuery {
+  if (input.query.length === 0) throw new BadInputError('The query is empty. Pass the text (or regex) to search for.')
+  const flags = input.isCaseSensitive ? '' : 'i'
+  if (!input.isRegex) {
+    return input.isCaseSensitive ? {kind: 'literal', text: input.query} : {kind: 'regex', source: escapeRegex(input.query), flags}
+  }
+  try {
+    new RegExp(input.query, flags)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new BadInputError(
+      `Invalid regex ${JSON.stringify(input.query)}: ${reason}. Fix the pattern (JavaScript syntax), ` +
+        `or pass regex: false to search for the text exactly.`,
+    )
+  }
+  return {kind: 'regex', source: input.query, flags}
+}
+
+/** Escapes every regex syntax character, so the text matches itself. */
+export function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
+}

@@ -1,0 +1,169 @@
+import {stat} from 'node:fs/promises'
+import path from 'node:path'
+
+import {BadInputError} from '../../errors.js'
+import {BINARY_SNIFF_BYTES, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
+import type {Workspace} from '../workspace.js'
+import {createGlobFilter} from './glob-filter.js'
+import {compileQuery, type QueryInput} from './query.js'
+import type {ScanRequest, ScanResult} from './scanner.js'
+import {walkFiles} from './walk.js'
+import {SearchJobFinishedError, type SearchWorkerPool} from './worker-pool.js'
+
+/** Files handed to a worker at once: small enough to spread work evenly, large enough to keep messages rare. */
+export const SEARCH_BATCH_FILES = 64
+
+/** Batches in flight per worker: one running and one waiting, so no worker idles between batches. */
+const BATCHES_IN_FLIGHT_PER_WORKER = 2
+
+/** One `search` call, with defaults already applied. */
+export interface SearchRequest {
+  query: QueryInput
+  /** Folder (or single file) to search, as the caller gave it. */
+  path: string
+  /** Glob filters on workspace-relative paths (see `createGlobFilter`). */
+  globs: readonly string[]
+  /** Matching lines to return at most. */
+  maxResults: number
+}
+
+/** One matching line. */
+export interface SearchMatch {
+  /** Workspace-relative path, `/` separators. */
+  path: string
+  /** 1-based line number. */
+  line: number
+  /** The line, clipped around the match when longer than `SEARCH_MAX_LINE_CHARS`. */
+  text: string
+}
+
+/** What a search found. */
+export interface SearchOutcome {
+  /** The searched folder or file, workspace-relative (`.` for the root). */
+  target: string
+  /** Whether `target` is a single file. */
+  isFile: boolean
+  /** Matching lines in walk order (see `walkFiles`), at most `maxResults`. */
+  matches: SearchMatch[]
+  /** Whether more matching lines exist than were returned. */
+  isCut: boolean
+  /** Files whose contents were searched (when cut: up to where the search stopped). */
+  filesSearched: number
+  /** Files skipped as binary. */
+  binaryFiles: number
+  /** Workspace-relative paths of files skipped for being larger than `SEARCH_MAX_FILE_BYTES`. */
+  tooLarge: string[]
+}
+
+/**
+ * Runs one search: resolves `path` inside the workspace, walks it on this thread (async, so the
+ * server keeps answering other calls) and scans batches of files on the pool's workers. Results
+ * come back in walk order whatever order the batches finish in; once more than `maxResults`
+ * lines have matched, the walk stops and queued batches are dropped.
+ * @throws BadInputError for an invalid query, regex or glob, or a target that is neither a folder nor a file.
+ * @throws OutsideWorkspaceError, NotFoundError for a bad `path` (from `Workspace.resolve`).
+ * @throws LimitReachedError when the search passes the pool's time limit.
+ */
+export async function runSearch(options: {
+  workspace: Workspace
+  pool: SearchWorkerPool
+  request: SearchRequest
+  signal?: AbortSignal
+}): Promise<SearchOutcome> {
+  const {workspace, pool, request} = options
+  const query = compileQuery(request.query)
+  const isIncluded = createGlobFilter(request.globs)
+  const target = await workspace.resolve(request.path, {mustExist: true})
+  const info = await stat(target.real)
+  if (!info.isFile() && !info.isDirectory()) {
+    throw new BadInputError(`"${request.path}" is neither a folder nor a file. Pass a folder to search.`)
+  }
+  const scanBase: Omit<ScanRequest, 'files'> = {
+    query,
+    maxMatches: request.maxResults + 1,
+    maxLineChars: SEARCH_MAX_LINE_CHARS,
+    maxFileBytes: SEARCH_MAX_FILE_BYTES,
+    binarySniffBytes: BINARY_SNIFF_BYTES,
+  }
+
+  const batches: string[][] = []
+  const results: ScanResult[] = []
+  const inFlight = new Set<Promise<void>>()
+  let settled = 0
+  let settledMatches = 0
+  let isCut = false
+  let failure: unknown
+
+  const advance = (): void => {
+    for (let result = results[settled]; result && !isCut; result = results[settled]) {
+      settledMatches += result.matches.length
+      settled++
+      if (settledMatches > request.maxResults) isCut = true
+    }
+  }
+  const job = pool.startJob(options.signal ? {signal: options.signal} : {})
+  const dispatch = (files: string[]): void => {
+    const index = batches.push(files) - 1
+    const done = job.scan({...scanBase, files: files.map((file) => path.join(workspace.root, file))}).then(
+      (result) => {
+        results[index] = result
+        advance()
+      },
+      (error: unknown) => {
+        if (!(error instanceof SearchJobFinishedError)) failure ??= error
+      },
+    )
+    inFlight.add(done)
+    void done.then(() => inFlight.delete(done))
+  }
+  const isStopped = (): boolean => isCut || failure !== undefined
+
+  try {
+    if (info.isFile()) {
+      dispatch([target.relative])
+    } else {
+      const maxInFlight = pool.size * BATCHES_IN_FLIGHT_PER_WORKER
+      let pending: string[] = []
+      for await (const files of walkFiles(workspace.root, target.relative)) {
+        for (const file of files) {
+          if (!isIncluded(file)) continue
+          pending.push(file)
+          if (pending.length >= SEARCH_BATCH_FILES) {
+            dispatch(pending)
+            pending = []
+          }
+        }
+        while (inFlight.size >= maxInFlight && !isStopped()) await Promise.race(inFlight)
+        if (isStopped()) break
+      }
+      if (pending.length > 0 && !isStopped()) dispatch(pending)
+    }
+    while (inFlight.size > 0 && !isStopped()) await Promise.race(inFlight)
+  } finally {
+    job.finish()
+  }
+  if (failure !== undefined) throw failure
+
+  const outcome: SearchOutcome = {
+    target: target.relative,
+    isFile: info.isFile(),
+    matches: [],
+    isCut,
+    filesSearched: 0,
+    binaryFiles: 0,
+    tooLarge: [],
+  }
+  for (let index = 0; index < settled; index++) {
+    const result = results[index] as ScanResult
+    const files = batches[index] as string[]
+    for (const [fileIndex, line, text] of result.matches) outcome.matches.push({path: files[fileIndex] as string, line, text})
+    outcome.filesSearched += result.filesSearched
+    outcome.binaryFiles += result.binaryFiles
+    for (const fileIndex of result.tooLarge) outcome.tooLarge.push(files[fileIndex] as string)
+  }
+  if (outcome.matches.length > request.maxResults) {
+    outcome.matches.length = request.maxResults
+    outcome.isCut = true
+  }
+  return outcome
+}

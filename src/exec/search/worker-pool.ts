@@ -1,0 +1,251 @@
+import os from 'node:os'
+import {Worker} from 'node:worker_threads'
+
+import {DispatchFailedError, LimitReachedError} from '../../errors.js'
+import {SEARCH_MAX_WORKERS, SEARCH_TIME_LIMIT_MS} from '../limits.js'
+import type {RuntimeService} from '../runtime.js'
+import type {ScanRequest, ScanResult} from './scanner.js'
+import {searchWorkerSource, type WorkerReply, type WorkerTask} from './worker-source.js'
+
+/** Options of a search worker pool; the defaults suit a server. */
+export interface SearchWorkerPoolOptions {
+  /** Worker threads at most (default: `defaultSearchPoolSize()`). */
+  size?: number
+  /** Wall time of one search job in ms before its workers are terminated (default `SEARCH_TIME_LIMIT_MS`). */
+  timeLimitMs?: number
+}
+
+/** Workers a pool starts at most on this machine: its parallelism, capped at `SEARCH_MAX_WORKERS`. */
+export function defaultSearchPoolSize(): number {
+  return Math.max(1, Math.min(os.availableParallelism(), SEARCH_MAX_WORKERS))
+}
+
+/**
+ * The search time limit for a server: `AK_SEARCH_TIME_LIMIT_MS` when it holds a positive
+ * integer, else `SEARCH_TIME_LIMIT_MS`.
+ */
+export function searchTimeLimitFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.AK_SEARCH_TIME_LIMIT_MS)
+  return Number.isSafeInteger(value) && value > 0 ? value : SEARCH_TIME_LIMIT_MS
+}
+
+/** The tasks of one search call, under one time limit. */
+export interface SearchJob {
+  /**
+   * Scans one batch on a worker.
+   * @throws LimitReachedError when the job passed its time limit (its workers were terminated).
+   * @throws DispatchFailedError when a worker died or the pool closed.
+   * @throws SearchJobFinishedError for a batch still queued when `finish` was called.
+   */
+  scan(request: ScanRequest): Promise<ScanResult>
+  /**
+   * Ends the job: batches still queued are dropped, batches already running finish (still under
+   * the time limit) and their results are discarded by the caller.
+   */
+  finish(): void
+}
+
+/** Rejects a batch that was still queued when its job finished; callers ignore it. */
+export class SearchJobFinishedError extends Error {}
+
+interface JobState {
+  running: Set<Task>
+  failure: Error | undefined
+  finished: boolean
+  timer: NodeJS.Timeout
+  stopListening(): void
+}
+
+interface Task {
+  id: number
+  job: JobState
+  request: ScanRequest
+  resolve(result: ScanResult): void
+  reject(error: Error): void
+}
+
+interface Slot {
+  worker: Worker
+  task: Task | undefined
+}
+
+/**
+ * A small pool of search worker threads, reused between calls (DESIGN §4.6).
+ *
+ * Workers start on demand, up to `size`, from self-contained source text (`searchWorkerSource`),
+ * so they never load a file of the host application. Each runs one batch at a time. A job that
+ * passes its time limit has its busy workers terminated (V8 stops even a regex stuck in
+ * catastrophic backtracking) and removed; new workers are started when work needs them. An idle
+ * worker is `unref`'d, so the pool never keeps a process alive on its own; a busy one is ref'd
+ * until it answers.
+ */
+export class SearchWorkerPool implements RuntimeService {
+  readonly size: number
+  readonly timeLimitMs: number
+  /** Workers terminated because their job passed its time limit (for tests and diagnostics). */
+  terminatedForTimeLimit = 0
+  /** Workers started so far, replacements included. */
+  workersStarted = 0
+
+  private readonly slots: Slot[] = []
+  private readonly queue: Task[] = []
+  private readonly jobs = new Set<JobState>()
+  private readonly source = searchWorkerSource()
+  private nextTaskId = 1
+  private closed = false
+
+  constructor(options: SearchWorkerPoolOptions = {}) {
+    this.size = Math.max(1, options.size ?? defaultSearchPoolSize())
+    this.timeLimitMs = options.timeLimitMs ?? SEARCH_TIME_LIMIT_MS
+  }
+
+  /** Workers alive now. */
+  get workerCount(): number {
+    return this.slots.length
+  }
+
+  /**
+   * Starts a job whose time limit counts from now. Aborting `signal` fails the job like the
+   * time limit does.
+   * @throws DispatchFailedError when the pool is closed.
+   */
+  startJob(options: {signal?: AbortSignal} = {}): SearchJob {
+    if (this.closed) throw new DispatchFailedError('Search is no longer available: the server is shutting down.')
+    const onAbort = (): void => this.fail(job, new Error('The search was cancelled.'))
+    const job: JobState = {
+      running: new Set(),
+      failure: undefined,
+      finished: false,
+      timer: setTimeout(() => {
+        this.fail(
+          job,
+          new LimitReachedError(
+            `The search passed its time limit of ${this.timeLimitMs} ms and was stopped. Narrow it ` +
+              `(a subfolder as path, a glob, a more specific query) or simplify the regex: nested ` +
+              `repetition such as (a+)+ can take exponential time.`,
+          ),
+        )
+      }, this.timeLimitMs).unref(),
+      stopListening: () => options.signal?.removeEventListener('abort', onAbort),
+    }
+    this.jobs.add(job)
+    options.signal?.addEventListener('abort', onAbort, {once: true})
+    if (options.signal?.aborted) onAbort()
+    return {
+      scan: (request) => this.enqueue(job, request),
+      finish: () => {
+        job.finished = true
+        this.dropQueued(job, new SearchJobFinishedError('search finished'))
+        this.settleIfDone(job)
+      },
+    }
+  }
+
+  /** Terminates every worker and fails whatever is queued or running. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    const closing = new DispatchFailedError('Search stopped: the server is shutting down.')
+    for (const job of this.jobs) this.fail(job, closing)
+    const slots = this.slots.splice(0)
+    await Promise.all(slots.map((slot) => slot.worker.terminate().catch(() => undefined)))
+  }
+
+  private enqueue(job: JobState, request: ScanRequest): Promise<ScanResult> {
+    return new Promise((resolve, reject) => {
+      if (job.failure) return reject(job.failure)
+      if (job.finished) return reject(new SearchJobFinishedError('search finished'))
+      this.queue.push({id: this.nextTaskId++, job, request, resolve, reject})
+      this.pump()
+    })
+  }
+
+  /** Hands queued tasks to idle workers, starting workers up to `size`. */
+  private pump(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      let slot = this.slots.find((candidate) => !candidate.task)
+      if (!slot) {
+        if (this.slots.length >= this.size) return
+        slot = this.startWorker()
+      }
+      const task = this.queue.shift() as Task
+      slot.task = task
+      task.job.running.add(task)
+      slot.worker.ref()
+      slot.worker.postMessage({id: task.id, request: task.request} satisfies WorkerTask)
+    }
+  }
+
+  private startWorker(): Slot {
+    // execArgv: [] keeps the parent's loaders and preloads (--import, --require) out of the worker.
+    const worker = new Worker(this.source, {eval: true, execArgv: []})
+    const slot: Slot = {worker, task: undefined}
+    worker.unref()
+    worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply))
+    worker.on('error', (error) => this.onWorkerLost(slot, error))
+    worker.on('exit', (code) => this.onWorkerLost(slot, new Error(`exit code ${code}`)))
+    this.slots.push(slot)
+    this.workersStarted++
+    return slot
+  }
+
+  private onReply(slot: Slot, reply: WorkerReply): void {
+    const task = slot.task
+    if (!task || task.id !== reply.id) return
+    slot.task = undefined
+    slot.worker.unref()
+    task.job.running.delete(task)
+    if (reply.ok) task.resolve(reply.result)
+    else task.reject(new DispatchFailedError(`A search worker failed: ${reply.error}. Retry the search.`))
+    this.settleIfDone(task.job)
+    this.pump()
+  }
+
+  private onWorkerLost(slot: Slot, error: Error): void {
+    const index = this.slots.indexOf(slot)
+    if (index === -1) return // terminated on purpose
+    this.slots.splice(index, 1)
+    const task = slot.task
+    if (task) {
+      task.job.running.delete(task)
+      task.reject(new DispatchFailedError(`A search worker stopped unexpectedly (${error.message}). Retry the search.`))
+      this.settleIfDone(task.job)
+    }
+    this.pump()
+  }
+
+  /** Fails a job: drops its queued tasks and terminates the workers running its tasks. */
+  private fail(job: JobState, error: Error): void {
+    if (job.failure) return
+    job.failure = error
+    this.dropQueued(job, error)
+    for (const slot of [...this.slots]) {
+      const task = slot.task
+      if (task?.job !== job) continue
+      this.slots.splice(this.slots.indexOf(slot), 1)
+      if (error instanceof LimitReachedError) this.terminatedForTimeLimit++
+      void slot.worker.terminate().catch(() => undefined)
+      job.running.delete(task)
+      task.reject(error)
+    }
+    this.settleIfDone(job)
+    this.pump()
+  }
+
+  private dropQueued(job: JobState, error: Error): void {
+    for (let index = this.queue.length - 1; index >= 0; index--) {
+      const task = this.queue[index] as Task
+      if (task.job !== job) continue
+      this.queue.splice(index, 1)
+      task.reject(error)
+    }
+  }
+
+  /** Forgets a job once it can create no more work: failed, or finished with nothing running. */
+  private settleIfDone(job: JobState): void {
+    if (!job.failure && !(job.finished && job.running.size === 0)) return
+    clearTimeout(job.timer)
+    job.stopListening()
+    this.jobs.delete(job)
+  }
+}

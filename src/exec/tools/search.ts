@@ -1,0 +1,80 @@
+import {z} from 'zod'
+
+import {
+  SEARCH_DEFAULT_MAX_RESULTS,
+  SEARCH_MAX_FILE_BYTES,
+  SEARCH_MAX_LINE_CHARS,
+  SEARCH_MAX_RESULTS,
+} from '../limits.js'
+import {runtimeService} from '../runtime.js'
+import {formatSearchAnswer} from '../search/format.js'
+import {SEARCH_MAX_GLOBS} from '../search/glob-filter.js'
+import {runSearch} from '../search/run-search.js'
+import {SearchWorkerPool, searchTimeLimitFromEnv} from '../search/worker-pool.js'
+import type {ExecRuntime} from './tool.js'
+import {defineTool} from './tool.js'
+
+/** The key of the search worker pool among a runtime's services. */
+export const SEARCH_POOL_SERVICE = 'search-pool'
+
+const inputSchema = z.object({
+  query: z.string().min(1).describe('Text to find (exact, unless regex is true). Matched within single lines.'),
+  path: z
+    .string()
+    .default('.')
+    .describe('Folder to search, relative to the workspace (or absolute inside it); a single file also works. Default: the workspace root.'),
+  regex: z
+    .boolean()
+    .default(false)
+    .describe('Treat query as a JavaScript regular expression (no flags; use case_sensitive for the i flag). Default: false, exact text.'),
+  case_sensitive: z.boolean().default(true).describe('Match letter case exactly. Default: true.'),
+  glob: z
+    .union([z.string(), z.array(z.string()).max(SEARCH_MAX_GLOBS)])
+    .optional()
+    .describe(
+      'Only search files matching these glob patterns, on workspace-relative paths: "*.ts" matches names at any depth, ' +
+        '"src/**" a folder\'s contents, "!*.min.js" excludes. One pattern or a list.',
+    ),
+  max_results: z
+    .number()
+    .int()
+    .min(1)
+    .max(SEARCH_MAX_RESULTS)
+    .default(SEARCH_DEFAULT_MAX_RESULTS)
+    .describe(`Matching lines to return at most (1-${SEARCH_MAX_RESULTS}). Default: ${SEARCH_DEFAULT_MAX_RESULTS}.`),
+})
+
+/** The runtime's search worker pool, started on first use and closed with the runtime. */
+export function searchPoolOf(runtime: ExecRuntime): SearchWorkerPool {
+  return runtimeService(runtime, SEARCH_POOL_SERVICE, () => new SearchWorkerPool({timeLimitMs: searchTimeLimitFromEnv()}))
+}
+
+/** The `search` tool: matching lines across the workspace's files (DESIGN §4.3, §4.6). */
+export const searchTool = defineTool({
+  name: 'search',
+  title: 'Search file contents',
+  description:
+    'Finds lines containing a text (exact by default, or a JavaScript regex with regex: true) in the files below a ' +
+    'folder of the workspace. Answers one "path:line:text" line per matching line, paths relative to the workspace, ' +
+    `then a summary line (or one line saying nothing matched). At most max_results lines (default ${SEARCH_DEFAULT_MAX_RESULTS}, ` +
+    `at most ${SEARCH_MAX_RESULTS}); when more match, the answer says it stopped. Lines longer than ` +
+    `${SEARCH_MAX_LINE_CHARS} characters are clipped around the match with a marker. Skips what .gitignore files ` +
+    'ignore (nested ones too, as git does) and .git/info/exclude, the .git and node_modules folders, symlinks, binary ' +
+    `files and files over ${SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB (named in the answer). A search that runs too long ` +
+    'is stopped with an error. Errors: invalid regex or glob, path outside the workspace or missing, search time limit passed.',
+  level: 'read',
+  inputSchema,
+  annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
+  describeTarget: (input) => `${input.path}: ${input.query}`,
+  async run(input, {runtime, workspace, signal}) {
+    const query = {query: input.query, isRegex: input.regex, isCaseSensitive: input.case_sensitive}
+    const globs = input.glob === undefined ? [] : typeof input.glob === 'string' ? [input.glob] : input.glob
+    const outcome = await runSearch({
+      workspace,
+      pool: searchPoolOf(runtime),
+      request: {query, path: input.path, globs, maxResults: input.max_results},
+      signal,
+    })
+    return {text: formatSearchAnswer(outcome, query, {hasGlobs: globs.length > 0})}
+  },
+})

@@ -1,0 +1,178 @@
+import {expect} from 'chai'
+import {execFileSync} from 'node:child_process'
+import {mkdir, mkdtemp, rm, symlink, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {walkFiles} from '../../../../src/exec/search/walk.js'
+
+/** Creates files (contents default to the path) under `root`; a name ending in `/` is a folder. */
+async function makeTree(root: string, files: Record<string, string>): Promise<void> {
+  for (const [name, contents] of Object.entries(files)) {
+    const full = path.join(root, name)
+    if (name.endsWith('/')) {
+      await mkdir(full, {recursive: true})
+      continue
+    }
+    await mkdir(path.dirname(full), {recursive: true})
+    await writeFile(full, contents)
+  }
+}
+
+async function walkAll(root: string, start = '.'): Promise<string[]> {
+  const files: string[] = []
+  for await (const batch of walkFiles(root, start)) files.push(...batch)
+  return files
+}
+
+function hasGit(): boolean {
+  try {
+    execFileSync('git', ['--version'], {stdio: 'ignore'})
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe('walkFiles', () => {
+  let scratch: string
+  let workspace: string
+
+  beforeEach(async () => {
+    scratch = await mkdtemp(path.join(tmpdir(), 'ak-walk-'))
+    workspace = path.join(scratch, 'ws')
+    await mkdir(workspace)
+  })
+
+  afterEach(async () => {
+    await rm(scratch, {recursive: true, force: true})
+  })
+
+  it('lists a folder\'s files by name, then its subfolders depth first', async () => {
+    await makeTree(workspace, {'b.txt': '', 'a.txt': '', 'z/1.txt': '', 'c/2.txt': '', 'c/d/3.txt': ''})
+    expect(await walkAll(workspace)).to.deep.equal(['a.txt', 'b.txt', 'c/2.txt', 'c/d/3.txt', 'z/1.txt'])
+  })
+
+  it('skips .git and node_modules folders at any depth', async () => {
+    await makeTree(workspace, {
+      '.git/config': '',
+      'node_modules/x/index.js': '',
+      'pkg/node_modules/y.js': '',
+      'pkg/.git/HEAD': '',
+      'pkg/main.js': '',
+    })
+    expect(await walkAll(workspace)).to.deep.equal(['pkg/main.js'])
+  })
+
+  it('applies nested .gitignore files, negation, anchored and folder-only patterns', async () => {
+    await makeTree(workspace, {
+      '.gitignore': '*.log\n/build\nout/\n',
+      'a.log': '',
+      'build/x.txt': '',
+      'src/build/kept.txt': '',
+      'src/out/gone.txt': '',
+      'src/out.txt': '',
+      'src/.gitignore': '!keep.log\n/local.txt\n',
+      'src/keep.log': '',
+      'src/drop.log': '',
+      'src/local.txt': '',
+      'src/deep/local.txt': '',
+    })
+    expect(await walkAll(workspace)).to.deep.equal([
+      '.gitignore',
+      'src/.gitignore',
+      'src/keep.log',
+      'src/out.txt',
+      'src/build/kept.txt',
+      'src/deep/local.txt',
+    ])
+  })
+
+  it('applies .git/info/exclude below .gitignore files', async () => {
+    await makeTree(workspace, {
+      '.git/info/exclude': 'secret*\n',
+      '.gitignore': '!secret-but-wanted.txt\n',
+      'secret.txt': '',
+      'secret-but-wanted.txt': '',
+      'plain.txt': '',
+    })
+    expect(await walkAll(workspace)).to.deep.equal(['.gitignore', 'plain.txt', 'secret-but-wanted.txt'])
+  })
+
+  it('never applies a .gitignore of a folder above the workspace', async () => {
+    await writeFile(path.join(scratch, '.gitignore'), '*.txt\nws/\n')
+    await makeTree(workspace, {'a.txt': ''})
+    expect(await walkAll(workspace)).to.deep.equal(['a.txt'])
+  })
+
+  it('applies the ignore files above a start folder inside the workspace', async () => {
+    await makeTree(workspace, {'.gitignore': '*.log\n', 'sub/a.log': '', 'sub/a.txt': ''})
+    expect(await walkAll(workspace, 'sub')).to.deep.equal(['sub/a.txt'])
+  })
+
+  it('walks a start folder that is ignored, since it was named, with the rules below it', async () => {
+    await makeTree(workspace, {'.gitignore': 'dist/\n', 'dist/a.js': '', 'dist/.gitignore': '*.map\n', 'dist/a.js.map': ''})
+    expect(await walkAll(workspace)).to.deep.equal(['.gitignore'])
+    expect(await walkAll(workspace, 'dist')).to.deep.equal(['dist/.gitignore', 'dist/a.js'])
+  })
+
+  it('skips symlinks to files and folders, inside or outside the workspace', async () => {
+    await makeTree(workspace, {'real/a.txt': ''})
+    await writeFile(path.join(scratch, 'outside.txt'), '')
+    await symlink(path.join(scratch, 'outside.txt'), path.join(workspace, 'out-link.txt'))
+    await symlink(scratch, path.join(workspace, 'out-dir'))
+    await symlink('real', path.join(workspace, 'in-dir'))
+    await symlink('real/a.txt', path.join(workspace, 'in-link.txt'))
+    expect(await walkAll(workspace)).to.deep.equal(['real/a.txt'])
+  })
+
+  it('does not read a symlinked .gitignore', async () => {
+    await writeFile(path.join(scratch, 'rules'), '*.txt\n')
+    await symlink(path.join(scratch, 'rules'), path.join(workspace, '.gitignore'))
+    await makeTree(workspace, {'a.txt': ''})
+    expect(await walkAll(workspace)).to.deep.equal(['a.txt'])
+  })
+
+  it('keeps the same files as git ls-files on a tree of tricky rules', async function () {
+    if (!hasGit()) this.skip()
+    await makeTree(workspace, {
+      '.gitignore': ['*.o', '!important.o', '/root-only.txt', 'cache/', 'docs/**/draft*', 'a/**/b', '\\#hash', 'trailing.txt   ', 'vendor/*', '!vendor/keep/'].join('\n'),
+      'x.o': '',
+      'important.o': '',
+      'root-only.txt': '',
+      'sub/root-only.txt': '',
+      'cache/c.txt': '',
+      'sub/cache/c.txt': '',
+      'docs/guide/draft-1.md': '',
+      'docs/guide/final.md': '',
+      'a/x/y/b': '',
+      'a/b': '',
+      '#hash': '',
+      'trailing.txt': '',
+      'vendor/drop/v.js': '',
+      'vendor/keep/v.js': '',
+      'vendor/top.js': '',
+      'logs/.gitignore': '*\n!.gitignore\n!wanted.log\n',
+      'logs/wanted.log': '',
+      'logs/other.log': '',
+      'logs/nested/wanted.log': '',
+      'app/.gitignore': '!cache/\n/local\n',
+      'app/cache/kept.txt': '',
+      'app/local/gone.txt': '',
+      'app/x/local/kept.txt': '',
+      'app/sub/.gitignore': '!*.o\n',
+      'app/sub/keep.o': '',
+      'app/sub/deeper/keep2.o': '',
+    })
+    const env = {...process.env, HOME: scratch, XDG_CONFIG_HOME: scratch, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null'}
+    execFileSync('git', ['init', '-q', '.'], {cwd: workspace, env})
+    await writeFile(path.join(workspace, '.git', 'info', 'exclude'), 'trailing*\n')
+    const gitFiles = execFileSync('git', ['ls-files', '--others', '--cached', '--exclude-standard', '-z'], {cwd: workspace, env})
+      .toString()
+      .split('\0')
+      .filter(Boolean)
+      .sort()
+    const ours = (await walkAll(workspace)).sort()
+    expect(ours).to.deep.equal(gitFiles)
+  })
+})

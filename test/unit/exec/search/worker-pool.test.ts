@@ -1,0 +1,135 @@
+import {expect} from 'chai'
+import {execFile} from 'node:child_process'
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {promisify} from 'node:util'
+
+import {DispatchFailedError, LimitReachedError} from '../../../../src/errors.js'
+import {SEARCH_TIME_LIMIT_MS} from '../../../../src/exec/limits.js'
+import type {ScanRequest} from '../../../../src/exec/search/scanner.js'
+import {SearchWorkerPool, defaultSearchPoolSize, searchTimeLimitFromEnv} from '../../../../src/exec/search/worker-pool.js'
+import {REPO_ROOT} from '../../../helpers/clients.js'
+
+/** A line on which `(a+)+$` backtracks for longer than any test runs. */
+const RUNAWAY_LINE = `${'a'.repeat(64)}!\n`
+
+describe('SearchWorkerPool', () => {
+  let dir: string
+  let textFile: string
+  let runawayFile: string
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ak-pool-'))
+    textFile = path.join(dir, 'text.txt')
+    runawayFile = path.join(dir, 'runaway.txt')
+    await writeFile(textFile, 'alpha\nbeta\n')
+    await writeFile(runawayFile, RUNAWAY_LINE)
+  })
+
+  after(async () => {
+    await rm(dir, {recursive: true, force: true})
+  })
+
+  const request = (files: string[], query: ScanRequest['query']): ScanRequest => ({
+    files,
+    query,
+    maxMatches: 10,
+    maxLineChars: 100,
+    maxFileBytes: 1024,
+    binarySniffBytes: 8000,
+  })
+
+  it('is sized to the machine within its cap, and reads its time limit from the environment', () => {
+    expect(defaultSearchPoolSize()).to.be.within(1, 8)
+    expect(searchTimeLimitFromEnv({AK_SEARCH_TIME_LIMIT_MS: '1500'})).to.equal(1500)
+    expect(searchTimeLimitFromEnv({AK_SEARCH_TIME_LIMIT_MS: 'soon'})).to.equal(SEARCH_TIME_LIMIT_MS)
+    expect(searchTimeLimitFromEnv({})).to.equal(SEARCH_TIME_LIMIT_MS)
+  })
+
+  it('scans batches on worker threads and reuses the workers between jobs', async () => {
+    const pool = new SearchWorkerPool({size: 2})
+    try {
+      for (let round = 0; round < 3; round++) {
+        const job = pool.startJob()
+        const results = await Promise.all([job.scan(request([textFile], {kind: 'literal', text: 'beta'})), job.scan(request([textFile], {kind: 'regex', source: '^a', flags: ''}))])
+        job.finish()
+        expect(results.map((result) => result.matches)).to.deep.equal([[[0, 2, 'beta']], [[0, 1, 'alpha']]])
+      }
+      expect(pool.workersStarted).to.be.at.most(2)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('terminates and replaces a worker whose job passes the time limit, while other jobs go on', async () => {
+    const pool = new SearchWorkerPool({size: 2, timeLimitMs: 1000})
+    try {
+      const runaway = pool.startJob()
+      const stuck = runaway.scan(request([runawayFile], {kind: 'regex', source: '(a+)+$', flags: ''}))
+      const other = pool.startJob()
+      expect((await other.scan(request([textFile], {kind: 'literal', text: 'alpha'}))).matches).to.have.length(1)
+      other.finish()
+      let failure: unknown
+      await stuck.catch((error: unknown) => (failure = error))
+      expect(failure).to.be.instanceOf(LimitReachedError)
+      expect((failure as Error).message).to.match(/time limit of 1000 ms.*simplify the regex/)
+      expect(pool.terminatedForTimeLimit).to.equal(1)
+      const after = pool.startJob()
+      expect((await after.scan(request([textFile], {kind: 'literal', text: 'beta'}))).matches).to.have.length(1)
+      after.finish()
+      expect(pool.workerCount).to.be.at.most(2)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('stops a job whose signal aborts', async () => {
+    const pool = new SearchWorkerPool({size: 1})
+    try {
+      const controller = new AbortController()
+      const stuck = pool.startJob({signal: controller.signal}).scan(request([runawayFile], {kind: 'regex', source: '(a+)+$', flags: ''}))
+      setTimeout(() => controller.abort(), 200)
+      let failure: unknown
+      await stuck.catch((error: unknown) => (failure = error))
+      expect((failure as Error).message).to.match(/cancelled/)
+      expect(pool.workerCount).to.equal(0)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('fails running and queued work when closed, and refuses new jobs', async () => {
+    const pool = new SearchWorkerPool({size: 1})
+    const job = pool.startJob()
+    const running = job.scan(request([runawayFile], {kind: 'regex', source: '(a+)+$', flags: ''}))
+    const queued = job.scan(request([textFile], {kind: 'literal', text: 'alpha'}))
+    const failures: unknown[] = []
+    const settled = Promise.all([running.catch((error) => failures.push(error)), queued.catch((error) => failures.push(error))])
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await pool.close()
+    await settled
+    expect(failures).to.have.length(2)
+    for (const failure of failures) expect(failure).to.be.instanceOf(DispatchFailedError)
+    expect(() => pool.startJob()).to.throw(DispatchFailedError, /shutting down/)
+  })
+
+  it('does not keep a process alive once its work is done', async function () {
+    this.timeout(30_000)
+    const script = path.join(dir, 'idle-pool.mts')
+    await writeFile(
+      script,
+      [
+        `import {SearchWorkerPool} from ${JSON.stringify(path.join(REPO_ROOT, 'src/exec/search/worker-pool.ts'))}`,
+        'const pool = new SearchWorkerPool({size: 2})',
+        'const job = pool.startJob()',
+        `const result = await job.scan({files: [${JSON.stringify(textFile)}], query: {kind: 'literal', text: 'beta'}, maxMatches: 5, maxLineChars: 80, maxFileBytes: 1024, binarySniffBytes: 8000})`,
+        'job.finish()',
+        'process.stdout.write(JSON.stringify(result.matches))',
+        '// No pool.close(): idle workers must not hold the process open.',
+      ].join('\n'),
+    )
+    const {stdout} = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], {cwd: REPO_ROOT, timeout: 20_000})
+    expect(JSON.parse(stdout)).to.deep.equal([[0, 2, 'beta']])
+  })
+})
