@@ -1,0 +1,118 @@
+import {BadInputError, DispatchFailedError} from '../errors.js'
+import {type AgentDefinition, readAgentFile} from './agent-file.js'
+import {codexExecArgs} from './codex-argv.js'
+import {codexConfigPath, readCodexConfig} from './codex-config.js'
+import {repositoryRootOf} from './discovery.js'
+import {type DispatchOutcome, runDispatch} from './dispatch.js'
+import {mcpServersOf} from './mcp-servers.js'
+import type {AgentPolicy} from './policy.js'
+import type {CodexAgentRuntime} from './runtime.js'
+import {toolNameOf} from './slug.js'
+
+/** The arguments of an `agent_<slug>` tool. */
+export interface AgentCallInput {
+  prompt: string
+  tools?: string[] | undefined
+}
+
+/** A planned dispatch: the exact `codex exec` command line and where it runs. */
+export interface DispatchPlan {
+  command: string
+  args: string[]
+  cwd: string
+  /** Environment entries set on top of the server's own. */
+  envOverrides: {CODEX_HOME: string}
+  policy: AgentPolicy
+}
+
+/**
+ * Plans a call: re-reads the agent file and the Codex home's config now (so edits apply on the
+ * next call), checks the request against the agent's policy, and maps it to `codex exec` arguments.
+ * @throws DispatchFailedError when the agent file does not parse or its policy cannot be enforced,
+ *   or the Codex config does not parse; BadInputError when `tools` asks for something the policy
+ *   does not allow.
+ */
+export async function planAgentCall(runtime: CodexAgentRuntime, agent: AgentDefinition, tools?: string[]): Promise<DispatchPlan> {
+  const state = await readAgentFile(agent.file)
+  if (state.status === 'invalid') {
+    throw new DispatchFailedError(
+      `${toolNameOf(agent.slug)} cannot run: its agent file ${agent.file} is invalid: ${state.reason}. ` +
+        `Fix the file; the next call reads it again.`,
+    )
+  }
+  if (state.status === 'unreadable') runtime.log.warn(`cannot read ${agent.file} (${state.reason}); running ${toolNameOf(agent.slug)} with an empty policy`)
+  const config = await readCodexConfig(runtime.codexHome)
+  if (config.status === 'invalid' || config.status === 'unreadable') {
+    throw new DispatchFailedError(
+      `Cannot run ${toolNameOf(agent.slug)}: ${codexConfigPath(runtime.codexHome)} ${config.status === 'invalid' ? 'does not parse' : 'cannot be read'} ` +
+        `(${config.reason}), so the MCP servers a dispatched Codex would start are unknown. Fix the file, then call again.`,
+    )
+  }
+  const args = codexExecArgs(
+    state.policy,
+    {
+      cwd: runtime.cwd,
+      isInsideGitRepo: (await repositoryRootOf(runtime.cwd)) !== undefined,
+      homeServers: config.status === 'ok' ? mcpServersOf(config.data) : {},
+    },
+    tools,
+  )
+  return {command: runtime.codexCommand, args, cwd: runtime.cwd, envOverrides: {CODEX_HOME: runtime.codexHome}, policy: state.policy}
+}
+
+/**
+ * Runs one `agent_<slug>` call (DESIGN §5.4): plans it, waits for a dispatch slot, runs
+ * `codex exec` with the prompt on stdin, and returns its stdout as the answer text.
+ * @param onProgress called with a short message when the run starts and for lines Codex logs on stderr
+ * @throws BadInputError for an empty prompt or a refused `tools` list; DispatchFailedError when
+ *   `codex` cannot start, exits non-zero (the message carries its captured stderr) or is cancelled.
+ */
+export async function runAgentCall(
+  runtime: CodexAgentRuntime,
+  agent: AgentDefinition,
+  input: AgentCallInput,
+  options: {signal: AbortSignal; onProgress?: (message: string) => void},
+): Promise<string> {
+  if (input.prompt.trim() === '') throw new BadInputError('prompt is empty. Say what the agent should do.')
+  const plan = await planAgentCall(runtime, agent, input.tools)
+  const controller = new AbortController()
+  const signal = AbortSignal.any([options.signal, controller.signal])
+  const untrack = runtime.track(controller)
+  const release = await runtime.limiter.acquire(signal).catch((error: unknown) => {
+    untrack()
+    throw error
+  })
+  try {
+    options.onProgress?.(`${toolNameOf(agent.slug)}: codex exec started`)
+    const outcome = await runDispatch({
+      command: plan.command,
+      args: plan.args,
+      cwd: plan.cwd,
+      env: {...runtime.env, ...plan.envOverrides},
+      prompt: input.prompt,
+      signal,
+      ...(options.onProgress ? {onStderrLine: options.onProgress} : {}),
+    })
+    return answerText(agent, outcome)
+  } finally {
+    release()
+    untrack()
+  }
+}
+
+/**
+ * The answer of a finished run: its stdout (the agent's final message) when it exited 0, with a
+ * note when output was cut.
+ * @throws DispatchFailedError with the exit code or signal and the captured stderr otherwise.
+ */
+export function answerText(agent: AgentDefinition, outcome: DispatchOutcome): string {
+  if (outcome.exitCode === 0) {
+    let text = outcome.stdout.replace(/\n$/, '')
+    if (outcome.stdoutDroppedBytes > 0) text += `\n[output cut: ${outcome.stdoutDroppedBytes} more bytes of the agent's output were dropped]`
+    return text === '' ? '(the agent finished without a final message)' : text
+  }
+  const how = outcome.exitCode !== null ? `exited with code ${outcome.exitCode}` : `was stopped by ${outcome.signal}`
+  const cut = outcome.stderrDroppedBytes > 0 ? `[the first ${outcome.stderrDroppedBytes} bytes of stderr were dropped]\n` : ''
+  const stderr = outcome.stderr.trim() === '' ? '(nothing on stderr)' : cut + outcome.stderr.replace(/\n$/, '')
+  throw new DispatchFailedError(`codex exec for ${toolNameOf(agent.slug)} ${how}. Its stderr:\n${stderr}`)
+}

@@ -1,0 +1,56 @@
+import {AGENT_FILE_MAX_BYTES} from './limits.js'
+import {type AgentPolicy, EMPTY_POLICY, PolicyError, agentPolicyOf} from './policy.js'
+import {readTomlFile} from './toml-file.js'
+
+/** Where an agent was found. */
+export type AgentOrigin = {kind: 'project'} | {kind: 'user'} | {kind: 'kit'; kit: string}
+
+/** One discovered agent: its slug (file name without `.toml`), file and origin. */
+export interface AgentDefinition {
+  slug: string
+  /** Absolute path of the agent file. */
+  file: string
+  origin: AgentOrigin
+}
+
+/**
+ * An agent file as read now:
+ * - `ok`: parsed; its policy applies.
+ * - `unreadable`: exists but cannot be read; listed with the empty (permissive) policy (DESIGN §5.2).
+ * - `invalid`: read but not parsed, or its policy cannot be enforced; every call fails with `reason`,
+ *   so a typo never widens what an agent may do.
+ */
+export type AgentFileState =
+  | {status: 'ok'; name?: string; description?: string; policy: AgentPolicy}
+  | {status: 'unreadable'; reason: string; policy: AgentPolicy}
+  | {status: 'invalid'; reason: string}
+
+/** Reads and parses an agent file (at most AGENT_FILE_MAX_BYTES bytes). Never throws for the file's own problems. */
+export async function readAgentFile(file: string): Promise<AgentFileState> {
+  const read = await readTomlFile(file, AGENT_FILE_MAX_BYTES)
+  switch (read.status) {
+    case 'missing':
+      return {status: 'unreadable', reason: 'the file no longer exists', policy: EMPTY_POLICY}
+    case 'unreadable':
+      return {status: 'unreadable', reason: read.reason, policy: EMPTY_POLICY}
+    case 'invalid':
+      return {status: 'invalid', reason: `it does not parse as TOML (${read.reason})`}
+    case 'ok':
+      break
+  }
+  try {
+    const policy = agentPolicyOf(read.data)
+    const state: AgentFileState = {status: 'ok', policy}
+    if (typeof read.data.name === 'string') state.name = read.data.name
+    if (typeof read.data.description === 'string') state.description = read.data.description
+    return state
+  } catch (error) {
+    if (error instanceof PolicyError) return {status: 'invalid', reason: `its policy cannot be enforced: ${error.message}`}
+    throw error
+  }
+}
+
+/** "project", "user" or "kit <name>", for lists and logs. */
+export function describeOrigin(origin: AgentOrigin): string {
+  return origin.kind === 'kit' ? `kit ${origin.kit}` : origin.kind
+}

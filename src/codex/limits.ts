@@ -1,0 +1,47 @@
+/**
+ * The Codex agent runtime's limits and defaults, defined once with their units in their names.
+ * Tool descriptions, help text and the README quote these constants.
+ */
+
+/** Longest agent slug, in characters: keeps `mcp__<server>__agent_<slug>` within 64 characters. */
+export const SLUG_MAX_CHARS = 40
+
+/**
+ * Longest server name `register --name` accepts, in characters. With the longest slug, a
+ * client's qualified tool name `mcp__<name>__agent_<slug>` is then at most 64 characters, the
+ * limit Codex applies to tool names.
+ */
+export const SERVER_NAME_MAX_CHARS = 64 - 'mcp__'.length - '__agent_'.length - SLUG_MAX_CHARS
+
+/** Largest agent file read, in bytes; a bigger file is listed as invalid. */
+export const AGENT_FILE_MAX_BYTES = 1024 * 1024
+
+/** Largest Codex `config.toml` read, in bytes. */
+export const CODEX_CONFIG_MAX_BYTES = 4 * 1024 * 1024
+
+/** Dispatched `codex exec` runs allowed at once by default; further calls wait for a free slot. */
+export const DEFAULT_MAX_DISPATCHES = 2
+
+/** Upper bound accepted for `--max-dispatches`. */
+export const MAX_DISPATCHES_LIMIT = 16
+
+/** stdout kept from one dispatch, in bytes (the beginning); the rest is dropped with a note. */
+export const DISPATCH_STDOUT_MAX_BYTES = 1024 * 1024
+
+/** stderr kept from one dispatch, in bytes (the end, where errors are); the rest is dropped with a note. */
+export const DISPATCH_STDERR_MAX_BYTES = 64 * 1024
+
+/** Longest progress message sent to the client, in characters. */
+export const PROGRESS_MESSAGE_MAX_CHARS = 200
+
+/** Least time between two progress notifications of one call, in milliseconds (the first is sent at once). */
+export const PROGRESS_MIN_INTERVAL_MS = 1000
+
+/** Time a stopped dispatch gets between SIGTERM and SIGKILL, in milliseconds. */
+export const DISPATCH_KILL_GRACE_MS = 2000
+
+/** `tool_timeout_sec` written by `register`: a Codex client waits this long (seconds) for one agent call. */
+export const REGISTERED_TOOL_TIMEOUT_SEC = 600
+
+/** Server name `register` and `unregister` use when `--name` is not given. */
+export const DEFAULT_SERVER_NAME = 'agents'

@@ -1,0 +1,225 @@
+import {randomBytes} from 'node:crypto'
+import {copyFile, constants, readFile, realpath, rename, stat, writeFile, unlink} from 'node:fs/promises'
+import path from 'node:path'
+import {isDeepStrictEqual} from 'node:util'
+
+import {BadInputError, DispatchFailedError, NotFoundError} from '../errors.js'
+import {akEntryFile} from './ak-entry.js'
+import {codexConfigPath} from './codex-config.js'
+import {CODEX_CONFIG_MAX_BYTES, REGISTERED_TOOL_TIMEOUT_SEC, SERVER_NAME_MAX_CHARS} from './limits.js'
+import {mcpServersOf, runsAgentRuntime} from './mcp-servers.js'
+import type {CodexRoots} from './roots.js'
+import {parseToml} from './toml-file.js'
+import {findTable, lineEnding, removeTable, spliceTable, splitLines} from './toml-table-edit.js'
+import {tomlKey, tomlValue} from './toml-value.js'
+
+/**
+ * Environment variables a dispatched `codex exec` may need and that Codex does not pass to MCP
+ * servers by itself (it starts them with HOME, PATH, SHELL, USER and a few more; notes/codex.md §3).
+ * The `env_key` of every `[model_providers.*]` in the config is added to these.
+ */
+export const FORWARDED_ENV_VARS = ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL', 'AGENTKIT_PLUGIN_DIR']
+
+/** The `[mcp_servers.<name>]` entry that starts this runtime. */
+export interface RegistrationEntry {
+  command: string
+  args: string[]
+  env_vars?: string[]
+  tool_timeout_sec: number
+}
+
+/** A planned edit of `<codexHome>/config.toml`, shown to the user before it is written. */
+export interface ConfigChange {
+  /** The file written (symlinks resolved). */
+  configPath: string
+  name: string
+  action: 'add' | 'replace' | 'remove' | 'none'
+  /** The file's text now (undefined when it does not exist) and after the edit. */
+  before: string | undefined
+  after: string
+  /** The entry's lines as written (add, replace) or as removed (remove). */
+  block: string
+}
+
+/**
+ * Checks a server name for `--name`: letters, digits, `_` and `-`, at most SERVER_NAME_MAX_CHARS
+ * (11) characters, so `mcp__<name>__agent_<slug>` stays within 64 characters.
+ * @throws BadInputError
+ */
+export function checkServerName(name: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(name) || name.length > SERVER_NAME_MAX_CHARS) {
+    throw new BadInputError(
+      `--name "${name}" is not usable: use letters, digits, "_" and "-", at most ${SERVER_NAME_MAX_CHARS} characters ` +
+        `(so a client's tool names mcp__<name>__agent_<slug> stay within 64 characters).`,
+    )
+  }
+  return name
+}
+
+/**
+ * The entry that starts `ak codex-agent-runtime serve` with absolute paths (the Node binary
+ * running ak and ak's entry file), the roots passed explicitly, `tool_timeout_sec =
+ * REGISTERED_TOOL_TIMEOUT_SEC`, and `env_vars` naming the variables of FORWARDED_ENV_VARS and the
+ * config's provider `env_key`s that are set in `env`.
+ */
+export function registrationEntry(roots: CodexRoots, config: Record<string, unknown>, env: NodeJS.ProcessEnv): RegistrationEntry {
+  const providerKeys = Object.values((config.model_providers as Record<string, {env_key?: unknown}> | undefined) ?? {})
+    .map((provider) => provider?.env_key)
+    .filter((key): key is string => typeof key === 'string')
+  const envVars = [...new Set([...FORWARDED_ENV_VARS, ...providerKeys])].filter((name) => env[name] !== undefined && env[name] !== '')
+  const entry: RegistrationEntry = {
+    command: process.execPath,
+    args: [akEntryFile(), 'codex-agent-runtime', 'serve', '--codex-home', roots.codexHome, '--plugin-root', roots.pluginRoot],
+    tool_timeout_sec: REGISTERED_TOOL_TIMEOUT_SEC,
+  }
+  if (envVars.length > 0) entry.env_vars = envVars
+  return entry
+}
+
+/** The entry as TOML lines (each ending with `eol`). */
+export function renderEntry(name: string, entry: RegistrationEntry, eol = '\n'): string[] {
+  return [`[mcp_servers.${tomlKey(name)}]`, ...Object.entries(entry).map(([key, value]) => `${key} = ${tomlValue(value)}`)].map((line) => line + eol)
+}
+
+/**
+ * Plans `register`: adds `[mcp_servers.<name>]` at the end of the config (or replaces an earlier
+ * registration of this runtime under that name), leaving every other byte as it was.
+ * @throws BadInputError when the config does not parse, when `<name>` is taken by another server,
+ *   or when the edit cannot be made as text without changing anything else; NotFoundError when
+ *   the Codex home does not exist.
+ */
+export async function planRegister(roots: CodexRoots, name: string, env: NodeJS.ProcessEnv = process.env): Promise<ConfigChange> {
+  const {configPath, before, data} = await readConfigForEdit(roots.codexHome)
+  const existing = mcpServersOf(data)[name]
+  if (existing && !runsAgentRuntime(existing)) {
+    throw new BadInputError(`${configPath} already has an MCP server "${name}" that is not this runtime. Choose another --name.`)
+  }
+  const entry = registrationEntry(roots, data, env)
+  const text = before ?? ''
+  const eol = lineEnding(text)
+  const lines = splitLines(text)
+  const block = renderEntry(name, entry, eol)
+  if (existing && sameToml(existing, entry)) {
+    return {configPath, name, action: 'none', before, after: text, block: block.join('')}
+  }
+  const range = findTable(lines, ['mcp_servers', name])
+  if (existing && !range) throw cannotEditAsText(configPath, name)
+  const after = spliceTable(lines, range, block, eol)
+  checkEdit(configPath, name, data, after, entry)
+  return {configPath, name, action: existing ? 'replace' : 'add', before, after, block: block.join('')}
+}
+
+/**
+ * Plans `unregister`: removes `[mcp_servers.<name>]` (and its subtables), leaving every other
+ * byte as it was. Nothing to do when there is no such entry.
+ * @throws BadInputError when the config does not parse, the entry is not this runtime, or it is
+ *   not written as a table of its own.
+ */
+export async function planUnregister(codexHome: string, name: string): Promise<ConfigChange> {
+  const {configPath, before, data} = await readConfigForEdit(codexHome)
+  const existing = mcpServersOf(data)[name]
+  const text = before ?? ''
+  if (!existing) return {configPath, name, action: 'none', before, after: text, block: ''}
+  if (!runsAgentRuntime(existing)) {
+    throw new BadInputError(`The MCP server "${name}" in ${configPath} is not this runtime; ak leaves it alone. Check --name.`)
+  }
+  const lines = splitLines(text)
+  const range = findTable(lines, ['mcp_servers', name])
+  if (!range) throw cannotEditAsText(configPath, name)
+  const after = removeTable(lines, range)
+  checkEdit(configPath, name, data, after, undefined)
+  return {configPath, name, action: 'remove', before, after, block: lines.slice(range.start, range.end).join('')}
+}
+
+/**
+ * Writes a planned change: first a backup copy of the current file next to it
+ * (`config.toml.bak-<UTC time>`), then the new text through a temporary file renamed over the
+ * old one (keeping its mode), so the file is never half-written.
+ * @returns the backup's path (undefined when the file did not exist before).
+ * @throws DispatchFailedError when the file changed since it was planned.
+ */
+export async function applyConfigChange(change: ConfigChange): Promise<{backupPath: string | undefined}> {
+  if (change.action === 'none') return {backupPath: undefined}
+  const now = await readFile(change.configPath, 'utf8').catch(() => undefined)
+  if (now !== change.before) throw new DispatchFailedError(`${change.configPath} changed while ak was editing it; nothing was written. Run the command again.`)
+  let backupPath: string | undefined
+  let mode = 0o600
+  if (change.before !== undefined) {
+    backupPath = `${change.configPath}.bak-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`
+    await copyFile(change.configPath, backupPath, constants.COPYFILE_EXCL).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error
+      backupPath = `${backupPath}-${randomBytes(3).toString('hex')}`
+      await copyFile(change.configPath, backupPath, constants.COPYFILE_EXCL)
+    })
+    mode = (await stat(change.configPath)).mode & 0o7777
+  }
+  const temporary = path.join(path.dirname(change.configPath), `.config.toml.ak-${randomBytes(6).toString('hex')}`)
+  try {
+    await writeFile(temporary, change.after, {mode, flag: 'wx'})
+    await rename(temporary, change.configPath)
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined)
+    throw error
+  }
+  return {backupPath}
+}
+
+async function readConfigForEdit(codexHome: string): Promise<{configPath: string; before: string | undefined; data: Record<string, unknown>}> {
+  const home = await stat(codexHome).catch(() => undefined)
+  if (!home?.isDirectory()) {
+    throw new NotFoundError(`The Codex home ${codexHome} is not a folder. Run Codex once to create it, or pass --codex-home.`)
+  }
+  let configPath = codexConfigPath(codexHome)
+  configPath = await realpath(configPath).catch(() => configPath) // edit the file a symlinked config points at
+  let before: string | undefined
+  try {
+    const info = await stat(configPath)
+    if (info.size > CODEX_CONFIG_MAX_BYTES) throw new BadInputError(`${configPath} is larger than ${CODEX_CONFIG_MAX_BYTES} bytes; ak will not edit it.`)
+    before = await readFile(configPath, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  if (before === undefined) return {configPath, before, data: {}}
+  const parsed = parseToml(before)
+  if ('reason' in parsed) {
+    throw new BadInputError(`${configPath} does not parse (${parsed.reason}); ak will not edit a file it cannot read. Fix it first; nothing was changed.`)
+  }
+  return {configPath, before, data: parsed.data}
+}
+
+/** The edit must parse, hold exactly `entry` under the name (or nothing), and leave everything else equal. */
+function checkEdit(configPath: string, name: string, before: Record<string, unknown>, after: string, entry: RegistrationEntry | undefined): void {
+  const parsed = parseToml(after)
+  if ('reason' in parsed) throw cannotEditAsText(configPath, name)
+  const servers = mcpServersOf(parsed.data)
+  if (entry ? !sameToml(servers[name], entry) : servers[name] !== undefined) throw cannotEditAsText(configPath, name)
+  if (!sameToml(withoutServer(parsed.data, name), withoutServer(before, name))) throw cannotEditAsText(configPath, name)
+}
+
+function withoutServer(config: Record<string, unknown>, name: string): Record<string, unknown> {
+  const servers = {...(config.mcp_servers as Record<string, unknown> | undefined)}
+  delete servers[name]
+  const copy = {...config}
+  if (Object.keys(servers).length > 0) copy.mcp_servers = servers
+  else delete copy.mcp_servers
+  return copy
+}
+
+function cannotEditAsText(configPath: string, name: string): BadInputError {
+  return new BadInputError(
+    `ak cannot edit [mcp_servers.${name}] in ${configPath} without changing anything else (the servers may be written ` +
+      `as an inline table or dotted keys). Nothing was changed; edit the file by hand.`,
+  )
+}
+
+/** Deep equality of parsed TOML values, ignoring prototypes (smol-toml makes null-prototype tables). */
+function sameToml(a: unknown, b: unknown): boolean {
+  return isDeepStrictEqual(plain(a), plain(b))
+}
+
+function plain(value: unknown): unknown {
+  if (value instanceof Date) return {date: value.toISOString()}
+  if (Array.isArray(value)) return value.map(plain)
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plain(item)]))
+  return value
+}

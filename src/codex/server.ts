@@ -1,0 +1,99 @@
+import {McpServer} from '@modelcontextprotocol/server'
+import {z} from 'zod'
+
+import {toolErrorResult} from '../exec/tool-result.js'
+import {AK_VERSION} from '../version.js'
+import {runAgentCall} from './agent-call.js'
+import type {DiscoveredAgent} from './discovery.js'
+import {DEFAULT_MAX_DISPATCHES, PROGRESS_MESSAGE_MAX_CHARS, PROGRESS_MIN_INTERVAL_MS} from './limits.js'
+import type {CodexAgentRuntime} from './runtime.js'
+import {toolNameOf} from './slug.js'
+
+/** The name the runtime reports in MCP's `serverInfo`. */
+export const CODEX_AGENT_SERVER_NAME = 'ak-codex-agent-runtime'
+
+/** The input schema of every `agent_<slug>` tool. */
+export const agentToolInput = z.object({
+  prompt: z.string().min(1).describe('What the agent should do. Sent to the agent as its prompt.'),
+  tools: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Optional: narrow the MCP tools the agent may use, as "<server>" (all of its allowed tools) or "<server>.<tool>", ' +
+        "after the agent's MCP servers. Servers not named are disabled. Names the agent's policy does not allow are refused.",
+    ),
+})
+
+/** The description of an agent's tool: the file's `description`, then what a call does. */
+export function agentToolDescription(agent: DiscoveredAgent, cwd: string, maxDispatches = DEFAULT_MAX_DISPATCHES): string {
+  const summary =
+    agent.state.status === 'invalid'
+      ? `Codex agent "${agent.slug}". Its agent file is invalid, so every call fails until it is fixed.`
+      : (agent.state.status === 'ok' && agent.state.description?.trim()) || `Codex agent "${agent.slug}".`
+  return (
+    `${summary}\n\nRuns the agent as a fresh \`codex exec\` in ${cwd} and answers with its final message. ` +
+    `A failed run is a tool error carrying Codex's stderr. At most ${maxDispatches} agents run at once; other calls wait.`
+  )
+}
+
+/**
+ * Builds one MCP server instance with one `agent_<slug>` tool per discovered agent. Every
+ * transport serves instances made here.
+ */
+export function createCodexAgentServer(runtime: CodexAgentRuntime): McpServer {
+  const server = new McpServer(
+    {name: CODEX_AGENT_SERVER_NAME, version: AK_VERSION},
+    {
+      capabilities: {tools: {}},
+      instructions: `Codex agents as tools. Each agent_<slug> tool runs that agent as a fresh codex exec in ${runtime.cwd}.`,
+    },
+  )
+  for (const agent of runtime.discovery.agents) registerAgentTool(server, runtime, agent)
+  return server
+}
+
+function registerAgentTool(server: McpServer, runtime: CodexAgentRuntime, agent: DiscoveredAgent): void {
+  const name = toolNameOf(agent.slug)
+  server.registerTool(
+    name,
+    {
+      title: `Codex agent ${agent.slug}`,
+      description: agentToolDescription(agent, runtime.cwd, runtime.limiter.max),
+      inputSchema: agentToolInput,
+      annotations: {readOnlyHint: false, destructiveHint: agent.state.status !== 'ok' || agent.state.policy.sandboxMode !== 'read-only', openWorldHint: true},
+    },
+    async (input, ctx) => {
+      const started = performance.now()
+      const progressToken = ctx.mcpReq._meta?.progressToken
+      let progress = 0
+      let lastSent = -Infinity
+      const onProgress =
+        progressToken === undefined
+          ? undefined
+          : (message: string) => {
+              const now = performance.now()
+              if (progress > 0 && now - lastSent < PROGRESS_MIN_INTERVAL_MS) return
+              lastSent = now
+              progress += 1
+              void ctx.mcpReq
+                .notify({
+                  method: 'notifications/progress',
+                  params: {progressToken, progress, message: message.slice(0, PROGRESS_MESSAGE_MAX_CHARS)},
+                })
+                .catch(() => undefined)
+            }
+      try {
+        const text = await runAgentCall(runtime, agent, input, {signal: ctx.mcpReq.signal, ...(onProgress ? {onProgress} : {})})
+        runtime.log.info(`${name} ${elapsed(started)} ok`)
+        return {content: [{type: 'text', text}]}
+      } catch (error) {
+        runtime.log.info(`${name} ${elapsed(started)} error: ${(error instanceof Error ? error.message : String(error)).split('\n', 1)[0]}`)
+        return toolErrorResult(error)
+      }
+    },
+  )
+}
+
+function elapsed(started: number): string {
+  return `${Math.round(performance.now() - started)}ms`
+}

@@ -1,0 +1,60 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../base-command.js'
+import {DEFAULT_SERVER_NAME, REGISTERED_TOOL_TIMEOUT_SEC, SERVER_NAME_MAX_CHARS} from '../../codex/limits.js'
+import {applyConfigChange, checkServerName, planRegister} from '../../codex/registration.js'
+import {resolveRoots} from '../../codex/roots.js'
+import {confirmChange} from '../../confirm.js'
+import {DispatchFailedError} from '../../errors.js'
+
+export default class CodexAgentRuntimeRegister extends BaseCommand {
+  static override summary = "Add this runtime to Codex's config.toml as an MCP server."
+
+  static override description = `Adds [mcp_servers.<name>] to <codex-home>/config.toml so Codex starts \`ak codex-agent-runtime serve\`.
+The entry names absolute paths (the Node.js binary running ak and ak's entry file, because Codex starts MCP
+servers with a reduced environment), passes --codex-home and --plugin-root explicitly, forwards the provider
+API key variables that are set now with env_vars, and sets tool_timeout_sec = ${REGISTERED_TOOL_TIMEOUT_SEC}.
+
+Only that entry is written: comments, order and spacing of the rest of the file stay as they were. A copy of
+the previous file is kept next to it (config.toml.bak-<time>). A file that does not parse is refused. Asks
+for confirmation unless --yes; with --no-interactive it never asks and fails without --yes.`
+
+  static override examples = [
+    {description: 'Register with the default name', command: '<%= config.bin %> <%= command.id %>'},
+    {description: 'Register under another name without a question', command: '<%= config.bin %> <%= command.id %> --name team --yes'},
+  ]
+
+  static override flags = {
+    'codex-home': Flags.string({description: 'Codex home whose config.toml is edited. Default: $CODEX_HOME, else ~/.codex.'}),
+    'plugin-root': Flags.string({description: 'Plugin root the server will use. Default: $AGENTKIT_PLUGIN_DIR, else ~/.claude/plugins.'}),
+    name: Flags.string({description: `Server name in config.toml (letters, digits, _ and -, at most ${SERVER_NAME_MAX_CHARS} characters).`, default: DEFAULT_SERVER_NAME}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(CodexAgentRuntimeRegister)
+    const name = checkServerName(flags.name)
+    const roots = resolveRoots({codexHome: flags['codex-home'], pluginRoot: flags['plugin-root']})
+    const change = await planRegister(roots, name)
+    if (change.action === 'none') {
+      this.report(flags, {action: 'none', configPath: change.configPath, name}, `${change.configPath} already registers this runtime as "${name}"; nothing changed.`)
+      return
+    }
+    if (!flags.json && !flags.quiet) {
+      process.stderr.write(`${change.action === 'add' ? 'Adding to' : 'Replacing in'} ${change.configPath}:\n\n${change.block}\n`)
+    }
+    if (!(await confirmChange(`Write this entry to ${change.configPath}?`, flags))) {
+      throw new DispatchFailedError('Not confirmed; nothing was changed.')
+    }
+    const {backupPath} = await applyConfigChange(change)
+    this.report(
+      flags,
+      {action: change.action, configPath: change.configPath, name, backupPath: backupPath ?? null, entry: change.block},
+      `Registered "${name}" in ${change.configPath}${backupPath ? ` (previous file kept as ${backupPath})` : ''}. Restart Codex to load it.`,
+    )
+  }
+
+  private report(flags: {json?: boolean; quiet?: boolean}, document: Record<string, unknown>, line: string): void {
+    if (flags.json) process.stdout.write(`${JSON.stringify(document, null, 2)}\n`)
+    else if (!flags.quiet) process.stdout.write(`${line}\n`)
+  }
+}
