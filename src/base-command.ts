@@ -39,10 +39,16 @@ export abstract class BaseCommand extends Command {
   /**
    * For commands whose output the shared flags do not change (`serve`, the `--list-only` report,
    * DESIGN §5.1): when any of --json, --yes, --no-interactive was given, one line on stderr saying
-   * it has no effect on `subject` and why. Shown even with --quiet, like a warning.
+   * it has no effect on `subject` and why. Shown even with --quiet, like a warning. `names` lists
+   * the flags to check, for a command where --quiet changes nothing either.
    */
-  protected noteIgnoredSharedFlags(flags: {json?: boolean; yes?: boolean; 'no-interactive'?: boolean}, subject: string, why: string): void {
-    const given = (['json', 'yes', 'no-interactive'] as const).filter((name) => flags[name]).map((name) => `--${name}`)
+  protected noteIgnoredSharedFlags(
+    flags: {json?: boolean; quiet?: boolean; yes?: boolean; 'no-interactive'?: boolean},
+    subject: string,
+    why: string,
+    names: ReadonlyArray<'json' | 'quiet' | 'yes' | 'no-interactive'> = ['json', 'yes', 'no-interactive'],
+  ): void {
+    const given = names.filter((name) => flags[name]).map((name) => `--${name}`)
     if (given.length === 0) return
     this.note(`ak: note: ${given.join(', ')} ${given.length === 1 ? 'does' : 'do'} not change ${subject} (${why}).`)
   }

@@ -4,7 +4,7 @@ import path from 'node:path'
 import {isDeepStrictEqual} from 'node:util'
 
 import {BadInputError, DispatchFailedError, NotFoundError} from '../errors.js'
-import {akEntryFile} from './ak-entry.js'
+import {akLaunch} from '../ak-entry.js'
 import {codexConfigPath} from './codex-config.js'
 import {CODEX_CONFIG_MAX_BYTES, REGISTERED_TOOL_TIMEOUT_SEC, SERVER_NAME_MAX_CHARS} from './limits.js'
 import {mcpServersOf, runsAgentRuntime} from './mcp-servers.js'
@@ -25,7 +25,7 @@ export interface RegistrationEntry {
   command: string
   args: string[]
   env_vars?: string[]
-  tool_timeout_sec: number
+  tool_timeout_sec?: number
 }
 
 /** A planned edit of `<codexHome>/config.toml`, shown to the user before it is written. */
@@ -67,12 +67,10 @@ export function registrationEntry(roots: CodexRoots, config: Record<string, unkn
     .map((provider) => provider?.env_key)
     .filter((key): key is string => typeof key === 'string')
   const envVars = [...new Set([...FORWARDED_ENV_VARS, ...providerKeys])].filter((name) => env[name] !== undefined && env[name] !== '')
-  const entry: RegistrationEntry = {
-    command: process.execPath,
-    args: [akEntryFile(), 'codex-agent-runtime', 'serve', '--codex-home', roots.codexHome, '--plugin-root', roots.pluginRoot],
-    tool_timeout_sec: REGISTERED_TOOL_TIMEOUT_SEC,
-  }
+  const launch = akLaunch(['codex-agent-runtime', 'serve', '--codex-home', roots.codexHome, '--plugin-root', roots.pluginRoot])
+  const entry: RegistrationEntry = {command: launch.command, args: launch.args}
   if (envVars.length > 0) entry.env_vars = envVars
+  entry.tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC
   return entry
 }
 

@@ -26,6 +26,20 @@ export interface ToolCallAnswer {
   structured: Record<string, unknown> | undefined
 }
 
+/** Per-call options: a progress callback (sends a progressToken) and a signal that cancels the call. */
+export interface CallOptions {
+  onProgress?: (progress: {progress: number; total?: number; message?: string}) => void
+  signal?: AbortSignal
+}
+
+function requestOptions(options: CallOptions | undefined) {
+  return {
+    ...(options?.onProgress ? {onprogress: options.onProgress} : {}),
+    ...(options?.signal ? {signal: options.signal} : {}),
+    timeout: 600_000,
+  }
+}
+
 /** A connected client, whichever line it is. */
 export interface TestClient {
   line: ClientLine
@@ -33,7 +47,8 @@ export interface TestClient {
   pid: number
   protocolVersion: string | undefined
   listTools(): Promise<Array<{name: string; description?: string; inputSchema: unknown; outputSchema?: unknown; annotations?: Record<string, unknown>}>>
-  call(name: string, args: Record<string, unknown>): Promise<ToolCallAnswer>
+  /** Calls a tool; `options` asks for progress notifications or cancels the call through its signal. */
+  call(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<ToolCallAnswer>
   /** Everything the server wrote on stderr so far. */
   stderr(): string
   close(): Promise<void>
@@ -84,7 +99,7 @@ export async function connectStdio(
         return protocolVersion
       },
       listTools: async () => (await client.listTools()).tools as never,
-      call: async (name, args) => answerOf(await client.callTool({name, arguments: args})),
+      call: async (name, args, options) => answerOf(await client.callTool({name, arguments: args}, undefined, requestOptions(options))),
       stderr: () => stderr,
       close: () => client.close(),
     }
@@ -98,7 +113,7 @@ export async function connectStdio(
     pid: transport.pid ?? -1,
     protocolVersion: client.getNegotiatedProtocolVersion(),
     listTools: async () => (await client.listTools()).tools as never,
-    call: async (name, args) => answerOf(await client.callTool({name, arguments: args})),
+    call: async (name, args, options) => answerOf(await client.callTool({name, arguments: args}, requestOptions(options))),
     stderr: () => stderr,
     close: () => client.close(),
   }

@@ -4,7 +4,6 @@ import {BaseCommand} from '../../base-command.js'
 import {renderAgentList} from '../../codex/list-output.js'
 import {DEFAULT_MAX_DISPATCHES, DISPATCH_STDERR_MAX_BYTES, DISPATCH_STDOUT_MAX_BYTES, MAX_DISPATCHES_LIMIT} from '../../codex/limits.js'
 import {createCodexAgentRuntime} from '../../codex/runtime.js'
-import {ignoredSharedFlagsNote} from '../../codex/shared-flags-note.js'
 import {serveCodexAgentStdio} from '../../codex/stdio.js'
 import {DispatchFailedError} from '../../errors.js'
 import {stderrLogger} from '../../log.js'
@@ -61,8 +60,12 @@ MCP result, never the exit code. --json, --quiet, --yes and --no-interactive cha
   async run(): Promise<void> {
     const {flags} = await this.parse(CodexAgentRuntimeServe)
     const log = stderrLogger({prefix: 'ak codex-agent-runtime'})
-    const ignored = ignoredSharedFlagsNote(flags, flags['list-only'] ? 'the list output' : '`serve`')
-    if (ignored) log.info(ignored)
+    this.noteIgnoredSharedFlags(
+      flags,
+      flags['list-only'] ? 'the --list-only report' : 'ak codex-agent-runtime serve',
+      flags['list-only'] ? 'it is plain text for people' : 'stdout carries MCP frames only and it never prompts',
+      ['json', 'quiet', 'yes', 'no-interactive'],
+    )
     const runtime = await createCodexAgentRuntime({
       codexHome: flags['codex-home'],
       pluginRoot: flags['plugin-root'],

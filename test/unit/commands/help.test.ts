@@ -30,7 +30,17 @@ function ak(args: string[]): string {
 
 describe('help', () => {
   it('has commands to check', () => {
-    expect(commands.map((command) => command.id)).to.include.members(['doctor', 'exec:serve', 'exec:tools', 'exec:call', 'exec:config'])
+    expect(commands.map((command) => command.id)).to.include.members([
+      'doctor',
+      'exec:serve',
+      'exec:tools',
+      'exec:call',
+      'exec:config',
+      'codex-agent-runtime:serve',
+      'codex-agent-runtime:inspect',
+      'codex-agent-runtime:register',
+      'codex-agent-runtime:unregister',
+    ])
   })
 
   for (const command of commands) {
@@ -52,7 +62,8 @@ describe('help', () => {
 
   it('shows the topics and the top-level commands in ak --help', async () => {
     const {stdout} = await runCommand(['--help'], {root: REPO_ROOT})
-    expect(stdout).to.match(/\nTOPICS\n {2}exec {2,}AgentExec/)
+    expect(stdout).to.match(/\nTOPICS\n[^]*? {2}exec {2,}AgentExec/)
+    expect(stdout).to.match(/\nTOPICS\n {2}codex-agent-runtime {2,}Serve Codex agent files/)
     expect(stdout).to.match(/\nCOMMANDS\n[^]* {2}doctor {2,}Check/)
   })
 

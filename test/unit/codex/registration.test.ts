@@ -1,0 +1,182 @@
+import {expect} from 'chai'
+import {readFile, readdir, symlink, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {parse} from 'smol-toml'
+
+import {akEntryFile} from '../../../src/ak-entry.js'
+import {REGISTERED_TOOL_TIMEOUT_SEC} from '../../../src/codex/limits.js'
+import {applyConfigChange, checkServerName, planRegister, planUnregister} from '../../../src/codex/registration.js'
+import {BadInputError, NotFoundError} from '../../../src/errors.js'
+import {tempDir} from '../../helpers/codex-fixtures.js'
+
+const USER_CONFIG = `# Codex settings, kept by hand
+model = "gpt-5.4"   # the default model
+
+[projects."/home/me/app"]
+trust_level = "trusted"
+
+[mcp_servers.docs]
+command = "docs-mcp"
+args = ["--read-only"]   # keep it read-only
+[mcp_servers.docs.env]
+TOKEN = "x"
+
+# profiles below
+[profiles.fast]
+model = "gpt-5.4-mini"
+`
+
+describe('registration in config.toml', () => {
+  let codexHome: string
+  let remove: () => Promise<void>
+  let roots: {codexHome: string; pluginRoot: string}
+  const configFile = () => path.join(codexHome, 'config.toml')
+
+  beforeEach(async () => {
+    ;({dir: codexHome, remove} = await tempDir('ak-register-'))
+    roots = {codexHome, pluginRoot: '/plugins'}
+  })
+  afterEach(() => remove())
+
+  async function register(name = 'agents', env: NodeJS.ProcessEnv = {}) {
+    const change = await planRegister(roots, name, env)
+    return {change, ...(await applyConfigChange(change))}
+  }
+
+  it('appends the entry and changes no other byte', async () => {
+    await writeFile(configFile(), USER_CONFIG)
+    const {change, backupPath} = await register('agents', {OPENAI_API_KEY: 'sk-test', UNRELATED: '1'})
+    expect(change.action).to.equal('add')
+    const text = await readFile(configFile(), 'utf8')
+    expect(text.startsWith(`${USER_CONFIG}\n[mcp_servers.agents]\n`)).to.equal(true)
+    const entry = (parse(text) as {mcp_servers: Record<string, unknown>}).mcp_servers.agents
+    expect(JSON.parse(JSON.stringify(entry))).to.deep.equal({
+      command: process.execPath,
+      args: [akEntryFile(), 'codex-agent-runtime', 'serve', '--codex-home', codexHome, '--plugin-root', '/plugins'],
+      env_vars: ['OPENAI_API_KEY'],
+      tool_timeout_sec: REGISTERED_TOOL_TIMEOUT_SEC,
+    })
+    expect(await readFile(backupPath!, 'utf8')).to.equal(USER_CONFIG)
+  })
+
+  it("forwards a provider's env_key when it is set", async () => {
+    await writeFile(configFile(), '[model_providers.corp]\nbase_url = "https://x"\nenv_key = "CORP_KEY"\n')
+    const {change} = await register('agents', {CORP_KEY: 'k'})
+    expect(change.after).to.contain('env_vars = ["CORP_KEY"]')
+  })
+
+  it('gives back the original bytes after register then unregister', async () => {
+    for (const original of [USER_CONFIG, 'model = "x"', '', 'a = 1\r\nb = 2\r\n']) {
+      await writeFile(configFile(), original)
+      await register()
+      await applyConfigChange(await planUnregister(codexHome, 'agents'))
+      expect(await readFile(configFile(), 'utf8')).to.equal(original === 'model = "x"' ? 'model = "x"\n' : original)
+    }
+  })
+
+  it('keeps CRLF line endings in the lines it adds', async () => {
+    await writeFile(configFile(), 'a = 1\r\n')
+    const {change} = await register()
+    expect(change.after.split('\n').slice(0, -1).every((line) => line.endsWith('\r'))).to.equal(true)
+  })
+
+  it('creates config.toml when the Codex home has none, and keeps no backup of nothing', async () => {
+    const {backupPath} = await register()
+    expect(backupPath).to.equal(undefined)
+    expect(await readFile(configFile(), 'utf8')).to.match(/^\[mcp_servers\.agents\]\n/)
+  })
+
+  it('changes nothing when the same entry is already there', async () => {
+    await register()
+    const again = await planRegister(roots, 'agents', {})
+    expect(again.action).to.equal('none')
+  })
+
+  it('replaces an older entry of this runtime in place', async () => {
+    await writeFile(configFile(), `${USER_CONFIG}\n[mcp_servers.agents]\ncommand = "/old/node"\nargs = ["/old/run.js", "codex-agent-runtime", "serve"]\n\n[after]\nx = 1\n`)
+    const {change} = await register()
+    expect(change.action).to.equal('replace')
+    const text = await readFile(configFile(), 'utf8')
+    expect(text).not.to.contain('/old/node')
+    expect(text.endsWith('\n\n[after]\nx = 1\n')).to.equal(true)
+    expect(text.startsWith(USER_CONFIG)).to.equal(true)
+  })
+
+  it('refuses a name taken by another server', async () => {
+    await writeFile(configFile(), USER_CONFIG)
+    const error = await planRegister(roots, 'docs', {}).catch((caught: unknown) => caught)
+    expect(error).to.be.instanceOf(BadInputError)
+    expect((error as Error).message).to.contain('Choose another --name')
+    expect(await planUnregister(codexHome, 'docs').catch((caught: unknown) => caught)).to.be.instanceOf(BadInputError)
+  })
+
+  it('refuses a file that does not parse, quoting the line, and writes nothing', async () => {
+    await writeFile(configFile(), 'model = "x"\n[broken\n')
+    const error = await planRegister(roots, 'agents', {}).catch((caught: unknown) => caught)
+    expect(error).to.be.instanceOf(BadInputError)
+    expect((error as Error).message).to.match(/line 2, column \d+/)
+    expect(await readFile(configFile(), 'utf8')).to.equal('model = "x"\n[broken\n')
+    expect(await readdir(codexHome)).to.deep.equal(['config.toml'])
+  })
+
+  it('refuses to add a table where mcp_servers is an inline table', async () => {
+    await writeFile(configFile(), 'mcp_servers = { docs = { command = "d" } }\n')
+    expect(await planRegister(roots, 'agents', {}).catch((caught: unknown) => caught)).to.be.instanceOf(BadInputError)
+  })
+
+  it('refuses to remove an entry written as dotted keys rather than a table', async () => {
+    await writeFile(configFile(), '[mcp_servers]\nagents.command = "ak"\nagents.args = ["codex-agent-runtime", "serve"]\n')
+    const error = await planUnregister(codexHome, 'agents').catch((caught: unknown) => caught)
+    expect((error as Error).message).to.contain('edit the file by hand')
+  })
+
+  it('is not fooled by a header-like line inside a multi-line string', async () => {
+    const text = 'notes = """\n[mcp_servers.agents]\n"""\n\n[mcp_servers.agents]\ncommand = "ak"\nargs = ["codex-agent-runtime"]\n'
+    await writeFile(configFile(), text)
+    const change = await planUnregister(codexHome, 'agents')
+    expect(change.after).to.equal('notes = """\n[mcp_servers.agents]\n"""\n')
+  })
+
+  it('removes the subtables of the entry too', async () => {
+    await writeFile(configFile(), 'a = 1\n\n[mcp_servers.agents]\ncommand = "ak"\nargs = ["codex-agent-runtime"]\n[mcp_servers.agents.env]\nX = "1"\n\n[z]\nb = 2\n')
+    const change = await planUnregister(codexHome, 'agents')
+    expect(change.after).to.equal('a = 1\n\n[z]\nb = 2\n')
+  })
+
+  it('edits the file a symlinked config.toml points at', async () => {
+    const {dir, remove: removeOther} = await tempDir('ak-register-target-')
+    try {
+      await writeFile(path.join(dir, 'real.toml'), USER_CONFIG)
+      await symlink(path.join(dir, 'real.toml'), configFile())
+      await register()
+      expect(await readFile(path.join(dir, 'real.toml'), 'utf8')).to.contain('[mcp_servers.agents]')
+    } finally {
+      await removeOther()
+    }
+  })
+
+  it('does nothing on unregister when there is no entry', async () => {
+    await writeFile(configFile(), USER_CONFIG)
+    expect((await planUnregister(codexHome, 'agents')).action).to.equal('none')
+  })
+
+  it('fails when the Codex home does not exist', async () => {
+    const error = await planRegister({codexHome: path.join(codexHome, 'nope'), pluginRoot: '/p'}, 'agents', {}).catch((caught: unknown) => caught)
+    expect(error).to.be.instanceOf(NotFoundError)
+  })
+
+  it('refuses when the file changed between planning and writing', async () => {
+    await writeFile(configFile(), USER_CONFIG)
+    const change = await planRegister(roots, 'agents', {})
+    await writeFile(configFile(), `${USER_CONFIG}# edited meanwhile\n`)
+    expect(await applyConfigChange(change).catch((caught: unknown) => caught)).to.be.instanceOf(Error)
+    expect(await readFile(configFile(), 'utf8')).to.equal(`${USER_CONFIG}# edited meanwhile\n`)
+  })
+
+  it('accepts server names that keep qualified tool names within 64 characters', () => {
+    expect(checkServerName('agents')).to.equal('agents')
+    expect(checkServerName('a'.repeat(11))).to.equal('a'.repeat(11))
+    expect(() => checkServerName('a'.repeat(12))).to.throw(BadInputError)
+    expect(() => checkServerName('my.agents')).to.throw(BadInputError)
+  })
+})
