@@ -115,6 +115,7 @@ async def connect_v2(args: argparse.Namespace) -> AsyncIterator[Session]:
 
 
 def auth_headers() -> dict[str, str]:
+    """The bearer token from AGENTEXEC_TOKEN, or no header when it is empty."""
     token = os.environ.get("AGENTEXEC_TOKEN", "")
     return {"Authorization": f"Bearer {token}"} if token else {}
 
@@ -364,11 +365,45 @@ GROUPS: dict[str, Callable[[Session, Checks, Path], Awaitable[None]]] = {
 }
 
 
+async def check_refused_without_token(args: argparse.Namespace, checks: Checks) -> None:
+    """Over HTTP, a client with no token or a wrong one must not get through (401)."""
+
+    for label, token in [("no token", ""), ("a wrong token", "wrong-" + os.environ.get("AGENTEXEC_TOKEN", ""))]:
+
+        async def attempt(token: str = token) -> None:
+            saved = os.environ.get("AGENTEXEC_TOKEN", "")
+            os.environ["AGENTEXEC_TOKEN"] = token
+            try:
+                async with (connect_v1 if MCP_LINE == "v1" else connect_v2)(args) as session:
+                    await session.list_tools()
+            except BaseException as error:  # noqa: BLE001 - the refusal surfaces as whatever the client raises
+                # 1.x raises the HTTP status; 2.x the JSON-RPC error the 401 response carries.
+                expect(re.search(r"401|Unauthorized", describe(error)) is not None, f"the refusal was not a 401: {describe(error)[:800]}")
+            else:
+                raise AssertionError(f"a client with {label} was served")
+            finally:
+                os.environ["AGENTEXEC_TOKEN"] = saved
+
+        await checks.run(f"http: a client with {label} is refused with 401", attempt)
+
+
+def describe(error: BaseException) -> str:
+    """An error and, for exception groups, everything inside them, as one string."""
+    parts = [f"{type(error).__name__}: {error}"]
+    for inner in getattr(error, "exceptions", ()):
+        parts.append(describe(inner))
+    if error.__cause__ is not None:
+        parts.append(describe(error.__cause__))
+    return "\n".join(parts)
+
+
 async def main(args: argparse.Namespace) -> int:
     root = Path(args.workspace)
     write_fixture(root)
     checks = Checks()
     exercised: list[str] = []
+    if args.url:
+        await check_refused_without_token(args, checks)
     async with (connect_v1 if MCP_LINE == "v1" else connect_v2)(args) as session:
         tools = await session.list_tools()
         names = [tool["name"] for tool in tools]
