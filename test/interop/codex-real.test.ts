@@ -7,7 +7,7 @@ import {existsSync} from 'node:fs'
 import path from 'node:path'
 
 import {applyConfigChange, planRegister} from '../../src/codex/registration.js'
-import {CLIENT_LINES, REPO_ROOT, connectStdio} from '../helpers/clients.js'
+import {CLIENT_LINES, REPO_ROOT, RUN_JS, connectStdio} from '../helpers/clients.js'
 import {tempDir, writeTree} from '../helpers/codex-fixtures.js'
 import {type MockResponsesProvider, findTool, startMockResponsesProvider} from '../helpers/mock-responses-provider.js'
 
@@ -48,6 +48,16 @@ describe('dispatch through the real Codex CLI', function () {
         'sandbox_mode = "read-only"',
         '',
       ].join('\n'),
+      'codex-home/agents/librarian.toml': [
+        'description = "Finds files."',
+        // A model without metadata in Codex gets the plain request form, whose `tools` list names MCP tools.
+        'model = "mock-model-7"',
+        '[mcp_servers.files]',
+        `command = ${JSON.stringify(process.execPath)}`,
+        `args = ${JSON.stringify([RUN_JS, 'exec', 'serve', '--workspace', path.join(dir, 'work')])}`,
+        'enabled_tools = ["list", "read"]',
+        '',
+      ].join('\n'),
       'work/README.md': 'hello\n',
     })
     // Register this runtime in the Codex home, as a user would: the dispatched Codex must not start it.
@@ -85,4 +95,21 @@ describe('dispatch through the real Codex CLI', function () {
       expect(provider.errors).to.deep.equal([])
     })
   }
+
+  it("starts the agent's own MCP server with only the tools a call asks for", async () => {
+    const before = provider.requests.length
+    const client = await connectStdio('v1 (2025 era)', ['codex-agent-runtime', 'serve', '--codex-home', codexHome, '--plugin-root', path.join(dir, 'plugins')], {
+      cwd: workdir,
+      env: {PATH: `${CODEX_BIN_DIR}${path.delimiter}${process.env.PATH}`},
+    })
+    try {
+      const answer = await client.call('agent_librarian', {prompt: 'List the files.', tools: ['files.list']})
+      expect(answer, answer.text).to.deep.include({isError: false, text: FINAL_MESSAGE})
+    } finally {
+      await client.close()
+    }
+    const body = provider.requests[before]!
+    expect(findTool(body, 'files', 'list'), 'the tool asked for').not.to.equal(undefined)
+    expect(findTool(body, 'files', 'read'), 'a tool the call left out').to.equal(undefined)
+  })
 })
