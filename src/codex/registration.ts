@@ -18,7 +18,7 @@ import {tomlKey, tomlValue} from './toml-value.js'
  * servers by itself (it starts them with HOME, PATH, SHELL, USER and a few more; notes/codex.md §3).
  * The `env_key` of every `[model_providers.*]` in the config is added to these.
  */
-export const FORWARDED_ENV_VARS = ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL', 'AGENTKIT_PLUGIN_DIR']
+export const FORWARDED_ENV_VARS = ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL']
 
 /** The `[mcp_servers.<name>]` entry that starts this runtime. */
 export interface RegistrationEntry {

@@ -2,7 +2,13 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
 import {renderAgentList} from '../../codex/list-output.js'
-import {DEFAULT_MAX_DISPATCHES, DISPATCH_STDERR_MAX_BYTES, DISPATCH_STDOUT_MAX_BYTES, MAX_DISPATCHES_LIMIT} from '../../codex/limits.js'
+import {
+  DEFAULT_MAX_DISPATCHES,
+  DISPATCH_STDERR_MAX_BYTES,
+  DISPATCH_STDOUT_MAX_BYTES,
+  MAX_DISPATCHES_LIMIT,
+  SLUG_MAX_CHARS,
+} from '../../codex/limits.js'
 import {createCodexAgentRuntime} from '../../codex/runtime.js'
 import {serveCodexAgentStdio} from '../../codex/stdio.js'
 import {DispatchFailedError} from '../../errors.js'
@@ -13,29 +19,18 @@ export default class CodexAgentRuntimeServe extends BaseCommand {
   static override summary = 'List the Codex agents found, or serve each as an MCP tool that runs a fresh `codex exec`.'
 
   static override description = `Finds Codex agent files (TOML) in three places and serves each as the MCP tool agent_<slug> over stdio:
-  1. project agents: the nearest .codex/agents/ at or above the working directory (the search stops at the
-     repository root, before your home folder, and at /), served only when <codex-home>/config.toml trusts
-     the project folder or its repository root; ak never writes trust;
-  2. user agents: <codex-home>/agents/;
-  3. staged kit agents: <plugin-root>/<kit>/.codex/agents/.
-A project agent replaces a user agent of the same slug; a user agent beats a kit agent; between kits the
-first kit by name wins. Agent file names must be slugs ([a-z0-9][a-z0-9_-]*, at most 40 characters).
+1. project agents: the nearest .codex/agents/ at or above the working directory (the search stops at the repository root, before your home folder, and at /), served only when <codex-home>/config.toml trusts the project folder or its repository root; ak never writes trust;
+2. user agents: <codex-home>/agents/;
+3. staged kit agents: <plugin-root>/<kit>/.codex/agents/.
+A project agent replaces a user agent of the same slug; a user agent beats a kit agent; between kits the first kit by name wins. Agent file names must be slugs ([a-z0-9][a-z0-9_-]*, at most ${SLUG_MAX_CHARS} characters).
 
-Serving: stdout carries MCP frames only; the startup line and notes go to stderr. Each call re-reads the
-agent file, checks the request against its policy and runs \`codex exec\` in the working directory with
-CODEX_HOME set and the prompt on stdin; its final message is the answer, a failure is a tool error with
-Codex's stderr. At most --max-dispatches runs at once (others wait); output is capped at
-${DISPATCH_STDOUT_MAX_BYTES} bytes of stdout and the last ${DISPATCH_STDERR_MAX_BYTES} bytes of stderr.
-A dispatched agent can use the network and change files inside Codex's sandbox; its instructions and the
-prompt go to the model provider unredacted. \`codex\` is not checked at start: a missing binary is a tool
-error at call time.
+Serving: stdout carries MCP frames only; the startup line and notes go to stderr. Each call re-reads the agent file, checks the request against its policy and runs \`codex exec\` in the working directory with CODEX_HOME set and the prompt on stdin; its final message is the answer, a failure is a tool error with Codex's stderr. At most --max-dispatches runs at once (others wait); output is capped at ${DISPATCH_STDOUT_MAX_BYTES} bytes of stdout and the last ${DISPATCH_STDERR_MAX_BYTES} bytes of stderr. Cancelling a call or disconnecting stops the run and everything it started.
 
---list-only prints the discovery as plain text (even with --json). Paths and names in it can be
-sensitive: review before pasting it into a support request.
+A dispatched agent can use the network and change files inside Codex's sandbox; its instructions and the prompt go to the model provider unredacted. \`codex\` is not checked at start: a missing binary is a tool error at call time.
 
-Exit codes: 0 list printed, client disconnected, or stopped by SIGINT/SIGTERM; 1 a root cannot be read,
-discovery or the MCP transport failed; 2 invalid arguments or flags. An agent's failure is inside the
-MCP result, never the exit code. --json, --quiet, --yes and --no-interactive change nothing here.`
+--list-only prints the discovery as plain text (even with --json). Paths and names in it can be sensitive: review it before pasting it into a support request.
+
+Exit codes: 0 list printed, client disconnected, or stopped by SIGINT/SIGTERM; 1 a root cannot be read, discovery or the MCP transport failed; 2 invalid arguments or flags. An agent's failure is inside the MCP result, never the exit code. --json, --quiet, --yes and --no-interactive change nothing here.`
 
   static override examples = [
     {description: 'See which agents would be served from here', command: '<%= config.bin %> <%= command.id %> --list-only'},
