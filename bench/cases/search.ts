@@ -32,8 +32,8 @@ export const RG_FLAGS = ['--hidden', '--no-require-git', '--no-ignore-parent', '
 
 const FULL_CORPUS = {minFiles: 50_000, minBytes: 500 * 2 ** 20}
 const QUICK_CORPUS = {minFiles: 0, minBytes: 0, maxFilesPerCopy: 5000}
-/** A result cap large enough that no pattern here reaches it. */
-const AK_RESULT_CAP = 100_000
+/** A result cap large enough that no pattern here reaches it: ak's largest `max_results` (SEARCH_MAX_RESULTS). */
+const AK_RESULT_CAP = 10_000
 
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`
 

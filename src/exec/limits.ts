@@ -33,7 +33,7 @@ export const EDIT_MAX_DIFF_CHARS = 20_000
 export const SEARCH_DEFAULT_MAX_RESULTS = 200
 
 /** The largest `max_results` a `search` call may ask for. */
-export const SEARCH_MAX_RESULTS = 1000
+export const SEARCH_MAX_RESULTS = 10_000
 
 /** Characters of one matching line `search` shows; longer lines are clipped around the match. */
 export const SEARCH_MAX_LINE_CHARS = 300
