@@ -14,10 +14,14 @@ export interface QueryInput {
  * (searched as bytes); case-insensitive text becomes an escaped regex with the `i` flag. A
  * regex is JavaScript syntax without flags of its own (no `u`, so `\-` and similar escapes
  * work as in most tools); it is checked here so a bad one fails before any file is read.
- * @throws BadInputError for an empty query or an invalid regex, with the parser's reason.
+ * @throws BadInputError for an empty query, one with a line break (matches never span lines), or an
+ *   invalid regex, with the parser's reason.
  */
 export function compileQuery(input: QueryInput): ScanQuery {
   if (input.query.length === 0) throw new BadInputError('The query is empty. Pass the text (or regex) to search for.')
+  if (input.query.includes('\n')) {
+    throw new BadInputError('The query contains a line break, but search matches within single lines. Search for one line of it.')
+  }
   const flags = input.isCaseSensitive ? '' : 'i'
   if (!input.isRegex) {
     return input.isCaseSensitive ? {kind: 'literal', text: input.query} : {kind: 'regex', source: escapeRegex(input.query), flags}

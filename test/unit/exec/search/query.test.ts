@@ -22,6 +22,10 @@ describe('compileQuery', () => {
       .to.throw(BadInputError, /Invalid regex "foo\(".*regex: false/)
   })
 
+  it('refuses a query with a line break, since matches never span lines', () => {
+    expect(() => compileQuery({query: 'foo\nbar', isRegex: false, isCaseSensitive: true})).to.throw(BadInputError, /line break/)
+  })
+
   it('refuses an empty query', () => {
     expect(() => compileQuery({query: '', isRegex: false, isCaseSensitive: true})).to.throw(BadInputError, /empty/)
   })
