@@ -1,3 +1,4 @@
+import {Flags} from '@oclif/core'
 import {homedir} from 'node:os'
 
 import {BaseCommand} from '../base-command.js'
@@ -8,7 +9,7 @@ import {formatDoctorReport} from '../doctor/report.js'
 export default class Doctor extends BaseCommand {
   static override summary = 'Check that ak, Node.js and Codex are set up, and say how to fix what is not.'
 
-  static override description = `Prints one line per check, "ok", "warn" or "fail", with what was found, and under each problem the command or step that fixes it. Checks: the Node.js version (22.15 or later), codex on PATH and its version, and that "ak exec serve" starts on the current folder the way an MCP client would start it (absolute paths, reduced environment).
+  static override description = `Prints one line per check, "ok", "warn" or "fail", with what was found, and under each problem the command or step that fixes it. Checks: the Node.js version (22.15 or later); codex on PATH and its version; the Codex home and that its config.toml parses; whether Codex trusts the current project (folder or repository root); whether the Codex agent runtime is registered in config.toml with tool_timeout_sec = 600; the plugin root; the agents discovery finds from the current folder; and that "ak exec serve" starts on the current folder the way an MCP client would start it (absolute paths, reduced environment).
 
 Exits 1 when any check fails (warnings do not). With --quiet only the problems are printed. The report names paths of this machine; check it before sharing it.`
 
@@ -16,11 +17,23 @@ Exits 1 when any check fails (warnings do not). With --quiet only the problems a
     {description: 'Check this machine and the current project', command: '<%= config.bin %> <%= command.id %>'},
     {description: 'Only the problems', command: '<%= config.bin %> <%= command.id %> --quiet'},
     {description: 'The report as one JSON document', command: '<%= config.bin %> <%= command.id %> --json'},
+    {description: 'Check another Codex home', command: '<%= config.bin %> <%= command.id %> --codex-home ~/work/.codex'},
   ]
+
+  static override flags = {
+    'codex-home': Flags.string({description: 'Codex home to check: config.toml and agents/. Default: $CODEX_HOME, else ~/.codex.'}),
+    'plugin-root': Flags.string({description: 'Folder of staged kits to check. Default: $AGENTKIT_PLUGIN_DIR, else ~/.claude/plugins.'}),
+  }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Doctor)
-    const report = await runDoctor({cwd: process.cwd(), env: process.env, homeDir: homedir()})
+    const report = await runDoctor({
+      cwd: process.cwd(),
+      env: process.env,
+      homeDir: homedir(),
+      codexHome: flags['codex-home'],
+      pluginRoot: flags['plugin-root'],
+    })
     if (flags.json) this.log(JSON.stringify(report, null, 2))
     else {
       const text = formatDoctorReport(report, {onlyProblems: flags.quiet})

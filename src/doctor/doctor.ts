@@ -1,13 +1,42 @@
-import type {CheckResult, DoctorEnvironment, DoctorReport} from './check.js'
+import {readCodexConfig} from '../codex/codex-config.js'
+import {resolveRoots} from '../codex/roots.js'
+import {checkAgents, checkPluginRoot} from './agents-check.js'
+import {type CheckResult, type DoctorEnvironment, type DoctorReport, fail} from './check.js'
 import {checkCodexCli} from './codex-cli-check.js'
+import {checkCodexConfig, checkCodexHome} from './codex-home-check.js'
 import {checkExecServe} from './exec-serve-check.js'
 import {checkNode} from './node-check.js'
+import {checkRegistration} from './registration-check.js'
+import {checkProjectTrust} from './trust-check.js'
 
 /**
- * Runs every `ak doctor` check, in report order: Node.js, the codex CLI, then that
- * `ak exec serve` starts on the current folder. Checks never throw: a problem is a result.
+ * Runs every `ak doctor` check, in report order: Node.js, the codex CLI, the Codex home and its
+ * config.toml, the current project's trust, the agent runtime's registration, the plugin root,
+ * the agents discovery finds, and that `ak exec serve` starts on the current folder. Checks never
+ * throw for what they examine: a problem is a result.
+ *
+ * One rule joins two checks: a missing `codex` is a warning on its own (only agent calls need
+ * it), but a failure when the agent runtime is registered, since every agent call would fail.
+ * @throws BadInputError when `--codex-home` or `--plugin-root` is given but empty.
  */
 export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorReport> {
-  const checks: CheckResult[] = [checkNode(), await checkCodexCli(environment), await checkExecServe(environment)]
+  const roots = resolveRoots(
+    {codexHome: environment.codexHome, pluginRoot: environment.pluginRoot},
+    {env: environment.env, cwd: environment.cwd, homeDir: environment.homeDir},
+  )
+  const config = await readCodexConfig(roots.codexHome)
+  const codex = await checkCodexCli(environment)
+  const registration = checkRegistration(roots.codexHome, config)
+  const checks: CheckResult[] = [
+    checkNode(),
+    registration.status === 'ok' && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
+    await checkCodexHome(roots.codexHome),
+    checkCodexConfig(roots.codexHome, config),
+    await checkProjectTrust(roots.codexHome, config, environment.cwd),
+    registration,
+    await checkPluginRoot(roots.pluginRoot),
+    await checkAgents(roots, {cwd: environment.cwd, homeDir: environment.homeDir}),
+    await checkExecServe(environment),
+  ]
   return {ok: checks.every((check) => check.status !== 'fail'), checks}
 }

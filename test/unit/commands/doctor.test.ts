@@ -1,5 +1,7 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
+import {mkdir, writeFile} from 'node:fs/promises'
+import path from 'node:path'
 
 import {RUN_JS} from '../../helpers/clients.js'
 import {type DoctorFixture, createDoctorFixture} from '../../helpers/doctor-fixture.js'
@@ -15,6 +17,21 @@ describe('ak doctor', () => {
     await fixture.cleanup()
   })
 
+  /** A Codex home that trusts the project, registers the runtime as `register` does, and has one agent. */
+  async function healthyHome(trustLevel = 'trusted') {
+    const codexHome = path.join(fixture.home, '.codex')
+    await mkdir(path.join(codexHome, 'agents'), {recursive: true})
+    await mkdir(path.join(fixture.project, '.git'))
+    await writeFile(path.join(codexHome, 'agents', 'reviewer.toml'), 'description = "Reviews a diff"\n')
+    await writeFile(
+      path.join(codexHome, 'config.toml'),
+      `[projects.${JSON.stringify(fixture.project)}]\ntrust_level = "${trustLevel}"\n\n` +
+        `[mcp_servers.agents]\ncommand = ${JSON.stringify(process.execPath)}\n` +
+        `args = [${JSON.stringify(RUN_JS)}, "codex-agent-runtime", "serve"]\ntool_timeout_sec = 600\n`,
+    )
+    return codexHome
+  }
+
   function doctor(...args: string[]) {
     const run = spawnSync(process.execPath, [RUN_JS, 'doctor', ...args], {
       cwd: fixture.project,
@@ -24,20 +41,71 @@ describe('ak doctor', () => {
     return {status: run.status, stdout: run.stdout, stderr: run.stderr, lines: run.stdout.split('\n').filter(Boolean)}
   }
 
-  it('prints one status line per check and exits 0 on a healthy machine', async () => {
+  it('passes every check on a healthy machine and exits 0', async () => {
     await fixture.installCodex()
+    const codexHome = await healthyHome()
     const {status, lines, stderr} = doctor()
     expect(stderr).to.equal('')
     expect(status).to.equal(0)
-    expect(lines.some((line) => /^ok {4}node: Node\.js \d+\.\d+\.\d+ at \//.test(line))).to.equal(true)
+    expect(lines.map((line) => line.split(':', 1)[0])).to.deep.equal([
+      'ok    node',
+      'ok    codex',
+      'ok    codex home',
+      'ok    codex config',
+      'ok    project trust',
+      'ok    agent runtime',
+      'ok    plugin root',
+      'ok    agents',
+      'ok    exec serve',
+    ])
     expect(lines).to.include(`ok    codex: codex 0.171.0 at ${fixture.bin}/codex`)
+    expect(lines).to.include(`ok    codex config: ${codexHome}/config.toml parses`)
+    expect(lines).to.include('ok    agents: 1 agent: reviewer (user)')
     expect(lines.some((line) => line.startsWith(`ok    exec serve: starts on ${fixture.project}`))).to.equal(true)
+  })
+
+  it('fails and exits 1 when codex is missing while the agent runtime is registered', async () => {
+    await healthyHome()
+    const {status, stdout} = doctor()
+    expect(status).to.equal(1)
+    expect(stdout).to.match(/^fail {2}codex: codex is not on PATH.*the agent runtime is registered\n {6}fix: npm install -g @openai\/codex$/m)
+  })
+
+  it('fails and exits 1 on a config.toml that does not parse, naming the line', async () => {
+    await fixture.installCodex()
+    const codexHome = await healthyHome()
+    await writeFile(path.join(codexHome, 'config.toml'), 'model = "o3"\n[mcp_servers.agents\n')
+    const {status, stdout} = doctor()
+    expect(status).to.equal(1)
+    expect(stdout).to.match(/^fail {2}codex config: .*config\.toml does not parse: line 2/m)
+    expect(stdout).to.match(/^warn {2}project trust: cannot tell/m)
+  })
+
+  it('warns about an untrusted project with the fix, and still exits 0', async () => {
+    await fixture.installCodex()
+    await healthyHome('untrusted')
+    const {status, stdout} = doctor()
+    expect(status).to.equal(0)
+    expect(stdout).to.contain(`warn  project trust: ${fixture.project} is marked untrusted`)
+    expect(stdout).to.contain(`      fix: run "codex" in ${fixture.project} and trust the folder when asked`)
+  })
+
+  it('checks the Codex home given with --codex-home', async () => {
+    const other = path.join(fixture.root, 'elsewhere')
+    const {stdout} = doctor('--codex-home', other)
+    expect(stdout).to.contain(`warn  codex home: ${other} does not exist`)
+  })
+
+  it('lays out every line as a status, or a fix under a problem', async () => {
+    await fixture.installCodex({exitCode: 2})
+    const {lines} = doctor()
     for (const line of lines) expect(line).to.match(/^(ok {4}|warn {2}|fail {2}| {6}fix: )\S/)
   })
 
   it('prints the fix under a warning, and --quiet keeps only the problems', async () => {
     const {status, stdout} = doctor('--quiet')
     expect(status).to.equal(0)
+    expect(stdout).to.contain('warn  codex home')
     expect(stdout).to.match(/^warn {2}codex: codex is not on PATH.*\n {6}fix: npm install -g @openai\/codex\n/)
     expect(stdout).not.to.match(/^ok /m)
   })
@@ -48,7 +116,17 @@ describe('ak doctor', () => {
     expect(status).to.equal(0)
     const report = JSON.parse(stdout) as {ok: boolean; checks: Array<{check: string; status: string}>}
     expect(report.ok).to.equal(true)
-    expect(report.checks.map((check) => check.check)).to.include.members(['node', 'codex', 'exec serve'])
+    expect(report.checks.map((check) => check.check)).to.deep.equal([
+      'node',
+      'codex',
+      'codex home',
+      'codex config',
+      'project trust',
+      'agent runtime',
+      'plugin root',
+      'agents',
+      'exec serve',
+    ])
   })
 
   it('exits 2 for an argument it does not take', () => {

@@ -1,0 +1,145 @@
+import {expect} from 'chai'
+import {mkdir, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+
+import {readCodexConfig} from '../../../src/codex/codex-config.js'
+import {checkAgents, checkPluginRoot} from '../../../src/doctor/agents-check.js'
+import {checkCodexConfig, checkCodexHome} from '../../../src/doctor/codex-home-check.js'
+import {checkRegistration} from '../../../src/doctor/registration-check.js'
+import {checkProjectTrust} from '../../../src/doctor/trust-check.js'
+import {RUN_JS} from '../../helpers/clients.js'
+import {type DoctorFixture, createDoctorFixture} from '../../helpers/doctor-fixture.js'
+
+describe('doctor: Codex checks', () => {
+  let fixture: DoctorFixture
+  let codexHome: string
+
+  beforeEach(async () => {
+    fixture = await createDoctorFixture()
+    codexHome = path.join(fixture.home, '.codex')
+  })
+
+  afterEach(async () => {
+    await fixture.cleanup()
+  })
+
+  async function writeConfig(text: string) {
+    await mkdir(codexHome, {recursive: true})
+    await writeFile(path.join(codexHome, 'config.toml'), text)
+    return readCodexConfig(codexHome)
+  }
+
+  const registration = (extra: string) =>
+    `[mcp_servers.agents]\ncommand = ${JSON.stringify(process.execPath)}\n` +
+    `args = [${JSON.stringify(RUN_JS)}, "codex-agent-runtime", "serve"]\n${extra}`
+
+  describe('codex home and config', () => {
+    it('warns when the Codex home does not exist, with how to create or choose one', async () => {
+      const result = await checkCodexHome(codexHome)
+      expect(result).to.include({status: 'warn', detail: `${codexHome} does not exist`})
+      expect(result.fix).to.contain('--codex-home')
+    })
+
+    it('fails a config.toml that does not parse, quoting the line', async () => {
+      const result = checkCodexConfig(codexHome, await writeConfig('model = "o3"\n[projects\n'))
+      expect(result.status).to.equal('fail')
+      expect(result.detail).to.match(/does not parse: line 2/)
+    })
+
+    it('passes a config.toml that parses', async () => {
+      expect(checkCodexConfig(codexHome, await writeConfig('model = "o3"\n')).status).to.equal('ok')
+    })
+  })
+
+  describe('project trust', () => {
+    it('passes a trusted project', async () => {
+      const config = await writeConfig(`[projects.${JSON.stringify(fixture.project)}]\ntrust_level = "trusted"\n`)
+      expect(await checkProjectTrust(codexHome, config, fixture.project)).to.include({status: 'ok', detail: `${fixture.project} is trusted`})
+    })
+
+    it('passes a folder inside a trusted repository', async () => {
+      await mkdir(path.join(fixture.project, '.git'))
+      await mkdir(path.join(fixture.project, 'pkg'))
+      const config = await writeConfig(`[projects.${JSON.stringify(fixture.project)}]\ntrust_level = "trusted"\n`)
+      expect((await checkProjectTrust(codexHome, config, path.join(fixture.project, 'pkg'))).status).to.equal('ok')
+    })
+
+    it('warns about an untrusted project with how to trust it in Codex', async () => {
+      const config = await writeConfig(`[projects.${JSON.stringify(fixture.project)}]\ntrust_level = "untrusted"\n`)
+      const result = await checkProjectTrust(codexHome, config, fixture.project)
+      expect(result.status).to.equal('warn')
+      expect(result.detail).to.contain('marked untrusted')
+      expect(result.fix).to.contain(`[projects."${fixture.project}"] trust_level = "trusted"`)
+    })
+
+    it('warns about a project the config does not mention', async () => {
+      const result = await checkProjectTrust(codexHome, await writeConfig(''), fixture.project)
+      expect(result.status).to.equal('warn')
+      expect(result.detail).to.contain('not recorded as trusted')
+    })
+  })
+
+  describe('registration', () => {
+    it('passes a registration with tool_timeout_sec = 600', async () => {
+      const result = checkRegistration(codexHome, await writeConfig(registration('tool_timeout_sec = 600\n')))
+      expect(result.status).to.equal('ok')
+      expect(result.detail).to.contain('[mcp_servers.agents]')
+    })
+
+    it('warns about a missing registration with the command that adds it', async () => {
+      const result = checkRegistration(codexHome, await writeConfig('model = "o3"\n'))
+      expect(result).to.include({status: 'warn', fix: 'ak codex-agent-runtime register'})
+    })
+
+    it('warns about a registration with another tool timeout', async () => {
+      const result = checkRegistration(codexHome, await writeConfig(registration('')))
+      expect(result.status).to.equal('warn')
+      expect(result.detail).to.contain('no tool_timeout_sec')
+      expect(result.fix).to.equal('ak codex-agent-runtime register --name agents')
+    })
+
+    it('fails a registration whose entry file no longer exists', async () => {
+      const config = await writeConfig(
+        `[mcp_servers.agents]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ["/gone/bin/run.js", "codex-agent-runtime", "serve"]\ntool_timeout_sec = 600\n`,
+      )
+      const result = checkRegistration(codexHome, config)
+      expect(result.status).to.equal('fail')
+      expect(result.detail).to.contain('/gone/bin/run.js')
+    })
+  })
+
+  describe('plugin root and agents', () => {
+    it('accepts a missing plugin root as no staged kits', async () => {
+      expect((await checkPluginRoot(path.join(fixture.root, 'plugins'))).status).to.equal('ok')
+    })
+
+    it('names the kits of a plugin root', async () => {
+      const pluginRoot = path.join(fixture.root, 'plugins')
+      await mkdir(path.join(pluginRoot, 'kit-b'), {recursive: true})
+      await mkdir(path.join(pluginRoot, 'kit-a'))
+      expect((await checkPluginRoot(pluginRoot)).detail).to.equal(`${pluginRoot} (2 kits: kit-a, kit-b)`)
+    })
+
+    it('names the agents discovered and where they come from', async () => {
+      await mkdir(path.join(codexHome, 'agents'), {recursive: true})
+      await writeFile(path.join(codexHome, 'agents', 'reviewer.toml'), 'description = "Reviews"\n')
+      const result = await checkAgents({codexHome, pluginRoot: path.join(fixture.root, 'plugins')}, {cwd: fixture.project, homeDir: fixture.home})
+      expect(result.status).to.equal('ok')
+      expect(result.detail).to.match(/^1 agent: reviewer \(/)
+    })
+
+    it('warns when no agent is found', async () => {
+      const result = await checkAgents({codexHome, pluginRoot: path.join(fixture.root, 'plugins')}, {cwd: fixture.project, homeDir: fixture.home})
+      expect(result.status).to.equal('warn')
+      expect(result.fix).to.contain(path.join(codexHome, 'agents'))
+    })
+
+    it('warns with discovery\'s note when an agent file does not parse', async () => {
+      await mkdir(path.join(codexHome, 'agents'), {recursive: true})
+      await writeFile(path.join(codexHome, 'agents', 'broken.toml'), 'description = \n')
+      const result = await checkAgents({codexHome, pluginRoot: path.join(fixture.root, 'plugins')}, {cwd: fixture.project, homeDir: fixture.home})
+      expect(result.status).to.equal('warn')
+      expect(result.detail).to.contain('broken.toml')
+    })
+  })
+})
