@@ -1,12 +1,104 @@
-// Builds dist/ from src/ with tsc. Run through `npm run build` so Node 22 is first on PATH.
+// Builds dist/ from src/ with tsc, then the one-file bundle dist/ak.mjs with esbuild.
+// Run through `npm run build` so Node 22 is first on PATH.
 import {execFileSync} from 'node:child_process'
-import {rmSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, rmSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-rmSync(path.join(root, 'dist'), {recursive: true, force: true})
+const dist = path.join(root, 'dist')
+const pjson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+
+rmSync(dist, {recursive: true, force: true})
 execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
   cwd: root,
   stdio: 'inherit',
 })
+await bundle()
+
+/** The file oclif's `pattern` strategy would load for each command id under a commands folder. */
+function commandFiles(dir, prefix = []) {
+  const found = {}
+  for (const name of readdirSync(dir).sort()) {
+    const full = path.join(dir, name)
+    if (statSync(full).isDirectory()) Object.assign(found, commandFiles(full, [...prefix, name]))
+    else if (name.endsWith('.js')) {
+      const base = name.slice(0, -'.js'.length)
+      const id = (base === 'index' ? prefix : [...prefix, base]).join(':')
+      found[id] = full
+    }
+  }
+  return found
+}
+
+/** A plugin's commands (from its shipped manifest) and hooks, as absolute file paths. */
+function pluginParts(name) {
+  const dir = path.join(root, 'node_modules', ...name.split('/'))
+  const plugin = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'))
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'oclif.manifest.json'), 'utf8'))
+  const commands = Object.fromEntries(
+    Object.entries(manifest.commands).map(([id, command]) => [id, path.join(dir, ...command.relativePath)]),
+  )
+  return {commands, hooks: hookFiles(dir, plugin.oclif?.hooks ?? {})}
+}
+
+function hookFiles(dir, hooks) {
+  const resolveFile = (target) => {
+    const full = path.resolve(dir, target)
+    if (existsSync(full) && statSync(full).isDirectory()) return path.join(full, 'index.js')
+    return existsSync(full) ? full : `${full}.js`
+  }
+  return Object.entries(hooks).flatMap(([event, targets]) =>
+    [targets].flat().map((target) => ({event, file: resolveFile(typeof target === 'string' ? target : target.target)})),
+  )
+}
+
+/**
+ * Writes dist/ak.mjs: the whole CLI in one ESM file that runs with no node_modules beside it.
+ * Its entry is generated here: it imports every command (ak's own from dist/commands, the
+ * plugins' from their manifests) into the COMMANDS map oclif's `explicit` strategy reads, so a
+ * new command file is in the bundle without anyone editing a list.
+ */
+async function bundle() {
+  const {build} = await import('esbuild')
+  const commands = commandFiles(path.join(dist, 'commands'))
+  const hooks = hookFiles(dist, pjson.oclif.hooks ?? {})
+  for (const name of pjson.oclif.plugins ?? []) {
+    const parts = pluginParts(name)
+    Object.assign(commands, parts.commands)
+    hooks.push(...parts.hooks)
+  }
+  const lines = [
+    `import pjson from ${JSON.stringify(path.join(root, 'package.json'))} with {type: 'json'}`,
+    `import {runBundledCli} from ${JSON.stringify(path.join(root, 'scripts', 'bundle-main.js'))}`,
+  ]
+  const entries = Object.entries(commands).sort(([a], [b]) => (a < b ? -1 : 1))
+  entries.forEach(([, file], i) => lines.push(`import Command${i} from ${JSON.stringify(file)}`))
+  lines.push(`export const COMMANDS = {${entries.map(([id], i) => `${JSON.stringify(id)}: Command${i}`).join(', ')}}`)
+  const hookExports = {}
+  hooks.forEach(({event, file}, i) => {
+    lines.push(`export {default as HOOK_${i}} from ${JSON.stringify(file)}`)
+    ;(hookExports[event] ??= []).push(`HOOK_${i}`)
+  })
+  lines.push(`;(async () => { await runBundledCli(pjson, ${JSON.stringify(hookExports)}) })()`)
+  const result = await build({
+    stdin: {contents: lines.join('\n'), resolveDir: root, sourcefile: 'ak-bundle-entry.js', loader: 'js'},
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    outfile: path.join(dist, 'ak.mjs'),
+    inject: [path.join(root, 'scripts', 'cjs-shims.js')],
+    banner: {js: '#!/usr/bin/env node'},
+    // oclif loads TypeScript only to run uncompiled sources in development; the bundle never does.
+    external: ['typescript'],
+    keepNames: true,
+    legalComments: 'eof',
+    logLevel: 'warning',
+    metafile: true,
+  })
+  if (process.env.AK_BUNDLE_REPORT) {
+    const {analyzeMetafile} = await import('esbuild')
+    process.stderr.write(await analyzeMetafile(result.metafile))
+  }
+}

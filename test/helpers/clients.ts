@@ -67,15 +67,16 @@ function answerOf(raw: unknown): ToolCallAnswer {
 /**
  * Spawns `node bin/run.js <args>` and connects the given client line over stdio.
  * @param args ak's arguments, e.g. `['exec', 'serve', '--workspace', dir]`
+ * @param options.entry the file to run instead of bin/run.js (e.g. the one-file bundle)
  */
 export async function connectStdio(
   line: ClientLine,
   args: string[],
-  options: {cwd?: string; env?: Record<string, string>} = {},
+  options: {cwd?: string; env?: Record<string, string>; entry?: string} = {},
 ): Promise<TestClient> {
   const params = {
     command: process.execPath,
-    args: [RUN_JS, ...args],
+    args: [options.entry ?? RUN_JS, ...args],
     cwd: options.cwd ?? REPO_ROOT,
     env: {...(process.env as Record<string, string>), ...options.env},
     stderr: 'pipe' as const,

@@ -1,0 +1,97 @@
+import {expect} from 'chai'
+import {execFileSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {type LoneBundle, copyBundleAlone} from '../helpers/bundle.js'
+import {CLIENT_LINES, REPO_ROOT, connectStdio} from '../helpers/clients.js'
+import {runToExit} from '../helpers/http-server.js'
+
+const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))
+const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'oclif.manifest.json'), 'utf8'))
+
+describe('the one-file bundle, alone in an empty folder', () => {
+  let bundle: LoneBundle
+  let home: string
+  const run = (args: string[]) => runToExit(bundle.file, args, {cwd: bundle.dir, env: {HOME: home, XDG_CACHE_HOME: path.join(home, '.cache')}})
+
+  before(() => {
+    bundle = copyBundleAlone()
+    home = mkdtempSync(path.join(tmpdir(), 'ak-home-'))
+  })
+
+  after(() => {
+    bundle?.remove()
+    rmSync(home, {recursive: true, force: true})
+  })
+
+  it('prints the version', async () => {
+    const result = await run(['--version'])
+    expect(result.code).to.equal(0)
+    expect(result.stdout).to.contain(`@agentorg/ak/${pkg.version}`)
+  })
+
+  it('holds every command of the manifest, the help command and autocomplete', async () => {
+    const ids = [...Object.keys(manifest.commands), 'help', 'autocomplete']
+    for (const id of ids) {
+      const result = await run([...id.split(':'), '--help'])
+      expect(result.code, `${id}: ${result.stderr}`).to.equal(0)
+      expect(result.stdout, id).to.match(/USAGE/)
+    }
+  })
+
+  it('sets up shell completion', async () => {
+    const result = await run(['autocomplete', 'script', 'bash'])
+    expect(result.code, result.stderr).to.equal(0)
+    expect(result.stdout).to.contain('AK_AC_BASH_SETUP_PATH')
+  })
+
+  it('suggests the closest command for a mistyped one and exits non-zero', async () => {
+    const result = await run(['exec', 'serv'])
+    expect(result.code).not.to.equal(0)
+    expect(result.stderr).to.contain('exec serv is not a ak command')
+  })
+
+  for (const line of CLIENT_LINES) {
+    it(`serves MCP over stdio to client ${line}`, async () => {
+      const client = await connectStdio(line, ['exec', 'serve', '--workspace', bundle.dir], {entry: bundle.file, cwd: bundle.dir})
+      try {
+        const answer = await client.call('list', {})
+        expect(answer.isError, answer.text).to.equal(false)
+        expect(answer.text).to.contain('ak.mjs')
+      } finally {
+        await client.close()
+      }
+    })
+  }
+})
+
+describe('npm pack', () => {
+  let scratch: string
+
+  before(() => {
+    scratch = mkdtempSync(path.join(tmpdir(), 'ak-pack-'))
+  })
+
+  after(() => rmSync(scratch, {recursive: true, force: true}))
+
+  it('produces a package whose bundle runs with no dependencies installed', async function () {
+    this.timeout(180_000)
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], {cwd: REPO_ROOT, encoding: 'utf8'}),
+    ) as Array<{filename: string}>
+    execFileSync('tar', ['-xzf', path.join(scratch, packed[0]!.filename), '-C', scratch])
+    const entry = path.join(scratch, 'package', 'dist', 'ak.mjs')
+    writeFileSync(path.join(scratch, 'package', 'hello.txt'), 'hi\n')
+    const version = await runToExit(entry, ['--version'], {cwd: scratch})
+    expect(version.code, version.stderr).to.equal(0)
+    expect(version.stdout).to.contain(`@agentorg/ak/${pkg.version}`)
+    const client = await connectStdio('v1 (2025 era)', ['exec', 'serve', '--workspace', path.join(scratch, 'package')], {entry, cwd: scratch})
+    try {
+      expect((await client.call('list', {})).text).to.contain('hello.txt  3 bytes')
+    } finally {
+      await client.close()
+    }
+  })
+})
