@@ -3,6 +3,8 @@
  */
 export {Workspace} from './exec/workspace.js'
 export {LEVELS, type Level} from './exec/level.js'
+export {createAgentExec, type AgentExec, type AgentExecOptions} from './exec/create-agent-exec.js'
+export type {Logger} from './log.js'
 export {AK_VERSION} from './version.js'
 export {
   createCodexAgentRuntime,

@@ -50,3 +50,11 @@ export const SEARCH_MAX_FILE_BYTES = 16 * 1024 * 1024
 
 /** Upper bound on search worker threads, whatever the machine's parallelism. */
 export const SEARCH_MAX_WORKERS = 8
+
+/** Largest HTTP request body ak reads (4 MiB); a bigger body is answered 413 before it is parsed. */
+export const HTTP_MAX_BODY_BYTES = 4 * 1024 * 1024
+/**
+ * A 2025-era HTTP session with no request for this long (30 minutes) expires: it ends like a
+ * DELETE, stopping every command it still runs. Counted from the end of its last request.
+ */
+export const HTTP_SESSION_IDLE_MS = 30 * 60 * 1000

@@ -4,9 +4,11 @@
  * (`@modelcontextprotocol/client`, pinned to the 2026-07-28 revision).
  */
 import {Client as ClientV2} from '@modelcontextprotocol/client'
+import {StreamableHTTPClientTransport as HttpV2} from '@modelcontextprotocol/client'
 import {StdioClientTransport as StdioV2} from '@modelcontextprotocol/client/stdio'
 import {Client as ClientV1} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport as StdioV1} from '@modelcontextprotocol/sdk/client/stdio.js'
+import {StreamableHTTPClientTransport as HttpV1} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import path from 'node:path'
 import {PassThrough} from 'node:stream'
 import {fileURLToPath} from 'node:url'
@@ -116,6 +118,60 @@ export async function connectStdio(
     listTools: async () => (await client.listTools()).tools as never,
     call: async (name, args, options) => answerOf(await client.callTool({name, arguments: args}, requestOptions(options))),
     stderr: () => stderr,
+    close: () => client.close(),
+  }
+}
+
+/** A client connected over Streamable HTTP. */
+export interface HttpTestClient extends TestClient {
+  /** The `Mcp-Session-Id` the server gave (2025 era); undefined for a stateless 2026-07-28 client. */
+  sessionId(): string | undefined
+  /** Ends the session with an HTTP DELETE (2025 era). */
+  terminateSession(): Promise<void>
+}
+
+/**
+ * Connects the given client line to an MCP endpoint over Streamable HTTP.
+ * @param url e.g. `http://127.0.0.1:PORT/mcp`
+ * @param options.token sent as `Authorization: Bearer <token>`
+ * @param options.headers any other headers to send on every request
+ * @param options.pid the server process's pid, reported back as `pid`
+ */
+export async function connectHttp(
+  line: ClientLine,
+  url: string,
+  options: {token?: string; headers?: Record<string, string>; pid?: number} = {},
+): Promise<HttpTestClient> {
+  const headers = {...options.headers, ...(options.token === undefined ? {} : {authorization: `Bearer ${options.token}`})}
+  const info = {name: 'ak-tests', version: '1.0.0'}
+  if (line === 'v1 (2025 era)') {
+    const transport = new HttpV1(new URL(url), {requestInit: {headers}})
+    const client = new ClientV1(info)
+    await client.connect(transport)
+    return {
+      line,
+      pid: options.pid ?? -1,
+      protocolVersion: transport.protocolVersion,
+      listTools: async () => (await client.listTools()).tools as never,
+      call: async (name, args) => answerOf(await client.callTool({name, arguments: args})),
+      stderr: () => '',
+      sessionId: () => transport.sessionId,
+      terminateSession: () => transport.terminateSession(),
+      close: () => client.close(),
+    }
+  }
+  const transport = new HttpV2(new URL(url), {requestInit: {headers}})
+  const client = new ClientV2(info, {versionNegotiation: {mode: {pin: MODERN_PROTOCOL_VERSION}}})
+  await client.connect(transport)
+  return {
+    line,
+    pid: options.pid ?? -1,
+    protocolVersion: client.getNegotiatedProtocolVersion(),
+    listTools: async () => (await client.listTools()).tools as never,
+    call: async (name, args) => answerOf(await client.callTool({name, arguments: args})),
+    stderr: () => '',
+    sessionId: () => transport.sessionId,
+    terminateSession: () => transport.terminateSession(),
     close: () => client.close(),
   }
 }

@@ -5,6 +5,10 @@ import {BadInputError} from '../../errors.js'
 import {stderrLogger} from '../../log.js'
 import {DEFAULT_LEVEL, LEVELS, parseLevel} from '../../exec/level.js'
 import {createExecRuntime} from '../../exec/runtime.js'
+import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
+import {parseListenAddress} from '../../exec/http/listen-address.js'
+import {serveExecHttp} from '../../exec/http/serve-http.js'
+import {HTTP_SESSION_IDLE_MS} from '../../exec/limits.js'
 import {serveExecStdio} from '../../exec/stdio.js'
 import {Workspace} from '../../exec/workspace.js'
 
@@ -13,6 +17,8 @@ export default class ExecServe extends BaseCommand {
 
   static override description = `Serves the AgentExec MCP server over stdio until stdin closes or SIGINT/SIGTERM arrives.
 stdout carries MCP frames only; one line per tool call is logged on stderr (silenced by --quiet).
+
+With --http HOST:PORT it serves Streamable HTTP at http://HOST:PORT/mcp instead, until SIGINT/SIGTERM. HOST must be loopback (127.0.0.0/8, ::1, localhost) because there is no TLS. Every request must carry "Authorization: Bearer $${TOKEN_ENV}", and a request whose Host or Origin is not loopback gets 403. A 2025-era client gets a session that expires after ${HTTP_SESSION_IDLE_MS / 60_000} minutes without a request, which stops its commands. To serve other machines, use createAgentExec (library mode) behind your own HTTPS.
 
 Levels, each containing the one before: read (read, list, search), files (adds edit),
 terminal (adds exec_command and write_stdin).
@@ -23,6 +29,10 @@ at the terminal level a command can do anything the server's user can. Run it so
   static override examples = [
     {description: 'Serve the current folder read-only over stdio', command: '<%= config.bin %> <%= command.id %>'},
     {description: 'Let an agent edit files in a project', command: '<%= config.bin %> <%= command.id %> --workspace ~/src/app --level files'},
+    {
+      description: 'Serve over HTTP on a free loopback port (the URL is printed on stderr)',
+      command: `${TOKEN_ENV}=$(openssl rand -hex 32) <%= config.bin %> <%= command.id %> --http 127.0.0.1:0`,
+    },
   ]
 
   static override flags = {
@@ -36,6 +46,15 @@ at the terminal level a command can do anything the server's user can. Run it so
       options: [...LEVELS],
       default: DEFAULT_LEVEL,
     }),
+    http: Flags.string({
+      description: `Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio. HOST must be loopback; port 0 picks a free one. Needs ${TOKEN_ENV}.`,
+      helpValue: 'HOST:PORT',
+    }),
+    'session-idle-ms': Flags.integer({
+      description: 'Idle expiry of a 2025-era HTTP session, in ms.',
+      hidden: true,
+      min: 1,
+    }),
   }
 
   // No positional arguments: oclif would read stdin to fill them and eat the first MCP frame.
@@ -48,9 +67,26 @@ at the terminal level a command can do anything the server's user can. Run it so
     if (level === 'terminal') {
       throw new BadInputError('The terminal level is not available in this version. Use --level read or --level files.')
     }
+    const address = flags.http === undefined ? undefined : parseListenAddress(flags.http)
+    const token = process.env[TOKEN_ENV] ?? ''
+    if (address && token.trim() === '') {
+      throw new BadInputError(
+        `--http needs a token in ${TOKEN_ENV}, which is missing or empty. Generate one, e.g. ` +
+          `\`export ${TOKEN_ENV}=$(openssl rand -hex 32)\`, and give it to the client as "Authorization: Bearer <token>".`,
+      )
+    }
     const workspace = await Workspace.open(flags.workspace ?? process.cwd())
     const log = stderrLogger({quiet: flags.quiet, prefix: 'ak exec'})
     const runtime = createExecRuntime({workspace, level, log})
+    if (address) {
+      log.info(`serving ${workspace.root} at level ${level} over HTTP`)
+      await serveExecHttp(runtime, {
+        address,
+        token,
+        ...(flags['session-idle-ms'] === undefined ? {} : {sessionIdleMs: flags['session-idle-ms']}),
+      })
+      return
+    }
     log.info(`serving ${workspace.root} at level ${level} over stdio`)
     await serveExecStdio(runtime)
   }

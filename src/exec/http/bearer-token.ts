@@ -1,0 +1,16 @@
+import {createHash, timingSafeEqual} from 'node:crypto'
+
+/** The environment variable holding the token `ak exec serve --http` requires. */
+export const TOKEN_ENV = 'AGENTEXEC_TOKEN'
+
+/**
+ * Whether an `Authorization` header carries `Bearer <token>`. The comparison takes the same time
+ * whatever the header holds: both sides are hashed to equal-length digests and compared with
+ * `crypto.timingSafeEqual`, so neither the token's length nor a matching prefix leaks.
+ */
+export function bearerTokenMatches(authorization: string | undefined, token: string): boolean {
+  const given = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1] ?? ''
+  const expected = createHash('sha256').update(token).digest()
+  const actual = createHash('sha256').update(given).digest()
+  return timingSafeEqual(expected, actual) && token.length > 0
+}

@@ -1,0 +1,132 @@
+import {type McpServer, WebStandardStreamableHTTPServerTransport} from '@modelcontextprotocol/server'
+import {randomBytes} from 'node:crypto'
+
+import {createExecConnection} from '../runtime.js'
+import {createExecServer} from '../server.js'
+import type {ExecConnection, ExecRuntime} from '../tools/tool.js'
+import {jsonRpcErrorResponse} from './error-response.js'
+
+/** Why a 2025-era session ended. */
+export type SessionEndReason = 'deleted' | 'expired' | 'closed'
+
+interface LegacySession {
+  /** Set once the `initialize` request succeeded. */
+  id: string | undefined
+  transport: WebStandardStreamableHTTPServerTransport
+  server: McpServer
+  connection: ExecConnection & {close(): Promise<void>}
+  /** POST and DELETE requests being answered (a GET event stream does not count). */
+  activeRequests: number
+  idleTimer: NodeJS.Timeout | undefined
+  ending: Promise<void> | undefined
+}
+
+/**
+ * The 2025-era half of the HTTP endpoint (DESIGN §4.6): each client that opens with `initialize`
+ * gets an `Mcp-Session-Id` session with its own MCP server instance and its own connection, so
+ * its command sessions belong to it alone. A session ends on DELETE, after `idleMs` without a
+ * request (counted from the end of the last one, commands running or not), or on `close()`;
+ * ending it closes its connection, which stops every command it still runs.
+ *
+ * Requests carrying an unknown session id are answered 404 (MCP Streamable HTTP, 2025-11-25:
+ * the client must then start a new session). The id routes requests; it never authenticates.
+ */
+export class LegacySessions {
+  private readonly sessions = new Map<string, LegacySession>()
+  private closed = false
+
+  constructor(
+    private readonly runtime: ExecRuntime,
+    private readonly options: {idleMs: number; maxBodyBytes: number},
+  ) {}
+
+  /** Open sessions. */
+  get size(): number {
+    return this.sessions.size
+  }
+
+  /** Serves one 2025-era request (POST, GET or DELETE). */
+  async handle(request: Request): Promise<Response> {
+    if (this.closed) return jsonRpcErrorResponse(503, 'The server is shutting down.')
+    const id = request.headers.get('mcp-session-id')
+    if (id === null) return this.open(request)
+    const session = this.sessions.get(id)
+    if (!session) {
+      return jsonRpcErrorResponse(
+        404,
+        'Session not found: it was ended by DELETE, expired after ' +
+          `${Math.round(this.options.idleMs / 1000)} s without a request, or never existed. Start a new session with initialize.`,
+      )
+    }
+    return this.serve(session, request)
+  }
+
+  /** Ends every session, stopping their commands. */
+  async close(): Promise<void> {
+    this.closed = true
+    await Promise.all([...this.sessions.values()].map((session) => this.end(session, 'closed')))
+  }
+
+  private async open(request: Request): Promise<Response> {
+    const connection = createExecConnection()
+    const server = createExecServer(this.runtime, connection)
+    const session: LegacySession = {
+      id: undefined,
+      server,
+      connection,
+      activeRequests: 0,
+      idleTimer: undefined,
+      ending: undefined,
+      transport: new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomBytes(18).toString('base64url'),
+        // Plain JSON answers: a POST is finished when its answer is, which is what idle expiry counts from.
+        enableJsonResponse: true,
+        maxRequestBodySize: this.options.maxBodyBytes,
+        onsessioninitialized: (id) => {
+          session.id = id
+          this.sessions.set(id, session)
+          this.runtime.log.info(`HTTP session ${shortId(id)} opened`)
+        },
+        onsessionclosed: () => this.end(session, 'deleted'),
+      }),
+    }
+    server.server.onclose = () => void this.end(session, 'closed')
+    await server.connect(session.transport)
+    const response = await this.serve(session, request)
+    // Anything but a successful initialize leaves no session behind.
+    if (session.id === undefined) await this.end(session, 'closed')
+    return response
+  }
+
+  private async serve(session: LegacySession, request: Request): Promise<Response> {
+    const counts = request.method !== 'GET'
+    clearTimeout(session.idleTimer)
+    if (counts) session.activeRequests++
+    try {
+      return await session.transport.handleRequest(request)
+    } finally {
+      if (counts) session.activeRequests--
+      if (session.activeRequests === 0 && !session.ending && session.id !== undefined) {
+        session.idleTimer = setTimeout(() => void this.end(session, 'expired'), this.options.idleMs)
+        session.idleTimer.unref()
+      }
+    }
+  }
+
+  private end(session: LegacySession, reason: SessionEndReason): Promise<void> {
+    session.ending ??= (async () => {
+      clearTimeout(session.idleTimer)
+      if (session.id !== undefined) {
+        this.sessions.delete(session.id)
+        this.runtime.log.info(`HTTP session ${shortId(session.id)} ended (${reason})`)
+      }
+      await session.connection.close()
+      await session.server.close().catch(() => undefined)
+    })()
+    return session.ending
+  }
+}
+
+function shortId(id: string): string {
+  return id.slice(0, 8)
+}

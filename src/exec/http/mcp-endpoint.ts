@@ -1,0 +1,72 @@
+import {createMcpHandler, isLegacyRequest} from '@modelcontextprotocol/server'
+
+import {HTTP_MAX_BODY_BYTES, HTTP_SESSION_IDLE_MS} from '../limits.js'
+import {createExecConnection} from '../runtime.js'
+import {createExecServer} from '../server.js'
+import type {ExecRuntime} from '../tools/tool.js'
+import {jsonRpcErrorResponse} from './error-response.js'
+import {LegacySessions} from './legacy-sessions.js'
+
+/** Tuning of the HTTP endpoint; the defaults are the documented limits. */
+export interface McpEndpointOptions {
+  /** Largest request body read, in bytes (default HTTP_MAX_BODY_BYTES); bigger → 413. */
+  maxBodyBytes?: number
+  /** Idle time after which a 2025-era session expires, in ms (default HTTP_SESSION_IDLE_MS). */
+  sessionIdleMs?: number
+}
+
+/** AgentExec's MCP endpoint as a web-standard handler, for both protocol eras. */
+export interface McpEndpoint {
+  /** Serves one HTTP request (any path: routing is the caller's). */
+  fetch(request: Request): Promise<Response>
+  /** Ends every session and stops every command started through this endpoint. */
+  close(): Promise<void>
+  /** Open 2025-era sessions. */
+  readonly sessionCount: number
+}
+
+/**
+ * Creates the MCP endpoint (DESIGN §4.6). A 2026-07-28 request is served statelessly by a fresh
+ * server instance; all of them share one connection without id, so there a command's session id
+ * is the capability that reaches it. A 2025-era request goes to `LegacySessions`, where each
+ * client gets its own session and connection. The SDK's `isLegacyRequest` makes the split, the
+ * same way its own `createMcpHandler` would.
+ *
+ * No authentication or Host/Origin check happens here: callers do that first.
+ */
+export function createMcpEndpoint(runtime: ExecRuntime, options: McpEndpointOptions = {}): McpEndpoint {
+  const maxBodyBytes = options.maxBodyBytes ?? HTTP_MAX_BODY_BYTES
+  const statelessConnection = createExecConnection(true)
+  // Rejected requests are the client's mistake, reported for operators like any other request line.
+  const onerror = (error: Error) => runtime.log.info(`MCP over HTTP: ${error.message}`)
+  const modern = createMcpHandler(() => createExecServer(runtime, statelessConnection), {
+    legacy: 'reject',
+    maxRequestBodySize: maxBodyBytes,
+    onerror,
+  })
+  const legacy = new LegacySessions(runtime, {idleMs: options.sessionIdleMs ?? HTTP_SESSION_IDLE_MS, maxBodyBytes})
+  let closing: Promise<void> | undefined
+  return {
+    async fetch(request) {
+      if (closing) return jsonRpcErrorResponse(503, 'The server is shutting down.')
+      let isLegacy: boolean
+      try {
+        isLegacy = await isLegacyRequest(request, undefined, {maxRequestBodySize: maxBodyBytes})
+      } catch (error) {
+        return jsonRpcErrorResponse(400, `Could not read the request: ${(error as Error).message}`)
+      }
+      return isLegacy ? legacy.handle(request) : modern.fetch(request)
+    },
+    close() {
+      closing ??= (async () => {
+        await legacy.close()
+        await modern.close()
+        await statelessConnection.close()
+      })()
+      return closing
+    },
+    get sessionCount() {
+      return legacy.size
+    },
+  }
+}

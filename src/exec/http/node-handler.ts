@@ -1,0 +1,95 @@
+import {toNodeHandler} from '@modelcontextprotocol/node'
+import type {IncomingMessage, ServerResponse} from 'node:http'
+
+import {HTTP_MAX_BODY_BYTES} from '../limits.js'
+import type {ExecRuntime} from '../tools/tool.js'
+import {bearerTokenMatches} from './bearer-token.js'
+import {writeJsonRpcError} from './error-response.js'
+import {type McpEndpoint, type McpEndpointOptions, createMcpEndpoint} from './mcp-endpoint.js'
+import {type RequestOriginRules, refusedOrigin} from './request-origin.js'
+
+/** How a Node HTTP handler guards the endpoint. */
+export interface ExecHttpHandlerOptions extends McpEndpointOptions {
+  /** Host/Origin rules; a request breaking them gets 403 before anything else is looked at. */
+  origins: RequestOriginRules
+  /** When set, every request must carry `Authorization: Bearer <token>` (else 401). */
+  token?: string
+  /** When set, only this path is served (else 404); unset, any path the host routes here. */
+  path?: string
+}
+
+/** AgentExec as a Node `(req, res)` handler. */
+export interface ExecHttpHandler {
+  /**
+   * Serves one request. `parsedBody` is for hosts whose body parser already read the stream
+   * (e.g. `express.json()`); the size limit then is theirs.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>
+  /** Ends every session and stops every command; later requests get 503. */
+  close(): Promise<void>
+  readonly endpoint: McpEndpoint
+}
+
+// A refused request's body is never read; closing the connection keeps Node from draining it.
+const REFUSAL_HEADERS = {connection: 'close'}
+
+/**
+ * A body declared too big but at most this many times the limit is read and discarded after the
+ * 413, so that a client still sending it reads the answer instead of a broken pipe; a bigger one
+ * gets the 413 and a closed connection.
+ */
+const DRAIN_FACTOR = 16
+
+/**
+ * Wraps the MCP endpoint for `node:http` with the checks of DESIGN §4.6, in this order:
+ * Host/Origin (403, token or not), then the bearer token if one is required (401 with
+ * `WWW-Authenticate: Bearer`), then the path (404), then the body size (413, before parsing; a
+ * body without a declared length is cut off at the limit while it streams).
+ */
+export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHandlerOptions): ExecHttpHandler {
+  const maxBodyBytes = options.maxBodyBytes ?? HTTP_MAX_BODY_BYTES
+  const endpoint = createMcpEndpoint(runtime, options)
+  const serve = toNodeHandler(endpoint, {
+    maxRequestBodySize: maxBodyBytes,
+    onerror: (error) => runtime.log.warn(`HTTP request failed: ${error.message}`),
+  })
+  return {
+    endpoint,
+    async handle(req, res, parsedBody) {
+      const refusal = refusedOrigin({host: req.headers.host, origin: req.headers.origin}, options.origins)
+      if (refusal) {
+        runtime.log.info(`HTTP 403 ${req.method} ${req.url}: ${refusal}`)
+        writeJsonRpcError(res, 403, `Forbidden: ${refusal}`, REFUSAL_HEADERS)
+        return
+      }
+      if (options.token !== undefined && !bearerTokenMatches(req.headers.authorization, options.token)) {
+        runtime.log.info(`HTTP 401 ${req.method} ${req.url}: missing or wrong bearer token`)
+        writeJsonRpcError(
+          res,
+          401,
+          'Unauthorized: send the header "Authorization: Bearer <token>" with the token the server was started with (AGENTEXEC_TOKEN).',
+          {...REFUSAL_HEADERS, 'www-authenticate': 'Bearer realm="ak"'},
+        )
+        return
+      }
+      if (options.path !== undefined && new URL(req.url ?? '/', 'http://localhost').pathname !== options.path) {
+        writeJsonRpcError(res, 404, `Not found: MCP is served at ${options.path}.`, REFUSAL_HEADERS)
+        return
+      }
+      const declared = Number(req.headers['content-length'] ?? 0)
+      if (parsedBody === undefined && declared > maxBodyBytes) {
+        const drain = declared <= maxBodyBytes * DRAIN_FACTOR
+        writeJsonRpcError(
+          res,
+          413,
+          `Payload too large: the body is ${declared} bytes; at most ${maxBodyBytes} bytes are accepted.`,
+          drain ? {} : REFUSAL_HEADERS,
+        )
+        if (drain) req.resume()
+        return
+      }
+      await serve(req, res, parsedBody)
+    },
+    close: () => endpoint.close(),
+  }
+}

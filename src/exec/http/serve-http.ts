@@ -1,0 +1,71 @@
+import {type Server, createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+import {AkError} from '../../errors.js'
+import type {ExecRuntime} from '../tools/tool.js'
+import type {ListenAddress} from './listen-address.js'
+import {createExecHttpHandler} from './node-handler.js'
+
+/** The path `ak exec serve --http` serves MCP at. */
+export const MCP_PATH = '/mcp'
+
+/** Why an HTTP server stopped. */
+export type HttpStopReason = 'SIGINT' | 'SIGTERM'
+
+/** Options of `serveExecHttp`. */
+export interface ServeExecHttpOptions {
+  /** A loopback address (checked by `parseListenAddress`). */
+  address: ListenAddress
+  /** The bearer token every request must carry (never empty). */
+  token: string
+  /** Idle expiry of 2025-era sessions in ms (default HTTP_SESSION_IDLE_MS). */
+  sessionIdleMs?: number
+  /** Called with the URL once listening (default: printed on stderr). */
+  onListening?: (url: string) => void
+}
+
+/**
+ * Serves AgentExec over Streamable HTTP at `http://HOST:PORT/mcp` (DESIGN §4.6) until SIGINT or
+ * SIGTERM, then ends every session (stopping their commands), closes the listener and the runtime.
+ * Requests must come with a loopback Host/Origin (else 403) and the bearer token (else 401).
+ * @throws AkError when the address cannot be listened on (e.g. the port is taken).
+ * @returns the signal that stopped it, once everything is closed.
+ */
+export async function serveExecHttp(runtime: ExecRuntime, options: ServeExecHttpOptions): Promise<HttpStopReason> {
+  const handler = createExecHttpHandler(runtime, {
+    origins: {hosts: 'loopback', origins: 'loopback'},
+    token: options.token,
+    path: MCP_PATH,
+    ...(options.sessionIdleMs === undefined ? {} : {sessionIdleMs: options.sessionIdleMs}),
+  })
+  const server = createServer((req, res) => {
+    handler.handle(req, res).catch((error: Error) => {
+      runtime.log.warn(`HTTP request failed: ${error.message}`)
+      if (!res.headersSent) res.writeHead(500).end()
+      else res.destroy()
+    })
+  })
+  const url = await listen(server, options.address)
+  ;(options.onListening ?? ((line) => process.stderr.write(`ak exec: listening on ${line}\n`)))(url)
+  const reason = await new Promise<HttpStopReason>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'))
+    process.once('SIGTERM', () => resolve('SIGTERM'))
+  })
+  await handler.close()
+  server.closeAllConnections()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await runtime.close()
+  return reason
+}
+
+async function listen(server: Server, address: ListenAddress): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new AkError(`Cannot listen on ${address.host}:${address.port}: ${error.code ?? error.message}. Pick another port (0 picks a free one).`)),
+    )
+    server.listen(address.port, address.host, () => resolve())
+  })
+  const bound = server.address() as AddressInfo
+  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address
+  return `http://${host}:${bound.port}${MCP_PATH}`
+}

@@ -1,0 +1,117 @@
+import {expect} from 'chai'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {type Server, createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {type AgentExec, createAgentExec} from '../../src/index.js'
+import {CLIENT_LINES, MODERN_PROTOCOL_VERSION, connectHttp} from '../helpers/clients.js'
+import {INITIALIZE_BODY, mcpPostHeaders, rawRequest} from '../helpers/raw-http.js'
+import {callEveryListedTool, prepareSampleWorkspace} from '../helpers/tool-samples.js'
+
+const HOST_SECRET = 'the-host-application-decides'
+const MOUNT = '/tools/agent-exec'
+
+describe('createAgentExec mounted in a node:http server under a non-/mcp path', () => {
+  let workspace: string
+  let agent: AgentExec
+  let server: Server
+  let url: string
+
+  before(async () => {
+    workspace = await mkdtemp(path.join(tmpdir(), 'ak-library-'))
+    await prepareSampleWorkspace(workspace)
+    agent = await createAgentExec({
+      workspace,
+      level: 'files',
+      allowedHosts: ['127.0.0.1', 'localhost'],
+      allowedOrigins: ['http://localhost:3000'],
+    })
+    // The host's own check, as the README shows: ak does none in library mode.
+    server = createServer((req, res) => {
+      if (req.headers['x-host-secret'] !== HOST_SECRET) {
+        res.writeHead(401).end()
+        return
+      }
+      if (req.url?.startsWith(MOUNT)) void agent.handle(req, res)
+      else res.writeHead(404).end()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${MOUNT}`
+  })
+
+  after(async () => {
+    await agent?.close()
+    server?.closeAllConnections()
+    await new Promise((resolve) => server?.close(resolve))
+    await rm(workspace, {recursive: true, force: true})
+  })
+
+  for (const line of CLIENT_LINES) {
+    it(`serves every tool to client ${line}, in its protocol era`, async () => {
+      const client = await connectHttp(line, url, {headers: {'x-host-secret': HOST_SECRET}})
+      try {
+        if (line.startsWith('v2')) expect(client.protocolVersion).to.equal(MODERN_PROTOCOL_VERSION)
+        else expect(client.sessionId()).to.be.a('string')
+        await callEveryListedTool(client, `lib-${line.slice(0, 2)}`)
+      } finally {
+        await client.close()
+      }
+    })
+  }
+
+  it('asks for no token of its own', async () => {
+    const answer = await fetch(url, {method: 'POST', headers: mcpPostHeaders(undefined, {'x-host-secret': HOST_SECRET}), body: INITIALIZE_BODY})
+    expect(answer.status).to.equal(200)
+  })
+
+  it('refuses a Host outside allowedHosts and an Origin outside allowedOrigins with 403', async () => {
+    const host = await rawRequest(url, {headers: mcpPostHeaders(undefined, {'x-host-secret': HOST_SECRET, host: 'evil.example'}), body: INITIALIZE_BODY})
+    expect(host.status).to.equal(403)
+    const origin = await fetch(url, {
+      method: 'POST',
+      headers: mcpPostHeaders(undefined, {'x-host-secret': HOST_SECRET, origin: 'http://evil.example'}),
+      body: INITIALIZE_BODY,
+    })
+    expect(origin.status).to.equal(403)
+    const allowed = await fetch(url, {
+      method: 'POST',
+      headers: mcpPostHeaders(undefined, {'x-host-secret': HOST_SECRET, origin: 'http://localhost:3000'}),
+      body: INITIALIZE_BODY,
+    })
+    expect(allowed.status).to.equal(200)
+  })
+
+  it('refuses a workspace that does not exist', async () => {
+    let error: unknown
+    try {
+      await createAgentExec({workspace: path.join(workspace, 'missing')})
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).to.be.instanceOf(Error).with.property('message').that.matches(/does not exist/)
+  })
+
+  it('ends every session on close(); later requests get 503', async () => {
+    const other = await createAgentExec({workspace})
+    const otherServer = createServer((req, res) => void other.handle(req, res))
+    await new Promise<void>((resolve) => otherServer.listen(0, '127.0.0.1', resolve))
+    const otherUrl = `http://127.0.0.1:${(otherServer.address() as AddressInfo).port}/anything`
+    try {
+      const client = await connectHttp('v1 (2025 era)', otherUrl)
+      const sessionId = client.sessionId()!
+      await other.close()
+      const answer = await fetch(otherUrl, {
+        method: 'POST',
+        headers: mcpPostHeaders(undefined, {'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25'}),
+        body: JSON.stringify({jsonrpc: '2.0', id: 2, method: 'tools/list', params: {}}),
+      })
+      expect(answer.status).to.equal(503)
+      await client.close().catch(() => undefined)
+    } finally {
+      otherServer.closeAllConnections()
+      await new Promise((resolve) => otherServer.close(resolve))
+    }
+  })
+})
