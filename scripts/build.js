@@ -62,7 +62,7 @@ function hookFiles(dir, hooks) {
 async function bundle() {
   const {build} = await import('esbuild')
   const commands = commandFiles(path.join(dist, 'commands'))
-  const hooks = hookFiles(dist, pjson.oclif.hooks ?? {})
+  const hooks = hookFiles(root, pjson.oclif.hooks ?? {})
   for (const name of pjson.oclif.plugins ?? []) {
     const parts = pluginParts(name)
     Object.assign(commands, parts.commands)

@@ -50,7 +50,7 @@ describe('the one-file bundle, alone in an empty folder', () => {
   it('suggests the closest command for a mistyped one and exits non-zero', async () => {
     const result = await run(['exec', 'serv'])
     expect(result.code).not.to.equal(0)
-    expect(result.stderr).to.contain('exec serv is not a ak command')
+    expect(result.stderr).to.contain('exec serve')
   })
 
   for (const line of CLIENT_LINES) {
