@@ -30,13 +30,14 @@ const {values} = parseArgs({
     args: {type: 'string', default: '{}'},
     repeat: {type: 'string', default: '100'},
     top: {type: 'string', default: '25'},
+    ak: {type: 'string'},
   },
 })
 if (!values.workspace || !values.tool) throw new Error('--workspace and --tool are required')
 const profileDir = path.join(BENCH_DIR, '.work', 'profiles')
 mkdirSync(profileDir, {recursive: true})
 const before = new Set(readdirSync(profileDir))
-const server = await connectServer(akLauncher(path.resolve(BENCH_DIR, '..')).line(path.resolve(values.workspace), values.level!, profileDir))
+const server = await connectServer(akLauncher(values.ak ? path.resolve(values.ak) : path.resolve(BENCH_DIR, '..')).line(path.resolve(values.workspace), values.level!, profileDir))
 const times: number[] = []
 for (let i = 0; i < Number(values.repeat); i++) {
   const {ms, value} = await timed(() => server.call(values.tool!, JSON.parse(values.args!) as Record<string, unknown>))

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only initialize,exec,read,edit,search] [-- --profile] [-- --keep]`
+ * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search] [--profile] [--keep] [--ak CHECKOUT] [--out FILE]`
  *
  * Compares AgentExec with named peers in one run and writes the results (bench/RESULTS.md for a
  * full run, bench/.work/RESULTS-quick.md for --quick). Never part of `npm test`.
@@ -38,18 +38,21 @@ const {values: flags} = parseArgs({
     profile: {type: 'boolean', default: false},
     keep: {type: 'boolean', default: false},
     out: {type: 'string'},
+    ak: {type: 'string'},
   },
 })
 
+/** The ak build measured: this checkout unless --ak names another (built) checkout. */
+const AK_CHECKOUT = flags.ak ? path.resolve(flags.ak) : REPO_ROOT
 const started = new Date()
 const loadAtStart = loadavg()
 const quick = flags.quick === true
 const selected = flags.only ? flags.only.split(',').map((s) => s.trim()) : Object.keys(CASES)
 for (const name of selected) if (!CASES[name]) throw new Error(`unknown case "${name}"; the cases are ${Object.keys(CASES).join(', ')}`)
 
-if (!existsSync(path.join(REPO_ROOT, 'dist', 'index.js'))) {
+if (!existsSync(path.join(AK_CHECKOUT, 'dist', 'index.js'))) {
   console.error('bench: building ak (dist/ is missing)')
-  execFileSync('npm', ['run', 'build'], {cwd: REPO_ROOT, stdio: 'inherit'})
+  execFileSync('npm', ['run', 'build'], {cwd: AK_CHECKOUT, stdio: 'inherit'})
 }
 mkdirSync(WORK_DIR, {recursive: true})
 const peers = locatePeers(path.join(WORK_DIR, 'peers'), !quick)
@@ -69,7 +72,7 @@ const context: BenchContext = {
   repoRoot: REPO_ROOT,
   tmp,
   peers,
-  ak: akLauncher(REPO_ROOT),
+  ak: akLauncher(AK_CHECKOUT),
   profileDir,
   setup: [],
   runs: (counts) => (quick ? counts.quick : counts.full),
@@ -101,7 +104,7 @@ try {
 }
 
 const versions = [
-  `- ak: ${context.ak.form} (${REPO_ROOT === process.cwd() ? 'this checkout' : REPO_ROOT}, commit ${gitHead()})`,
+  `- ak: ${context.ak.form} (${AK_CHECKOUT === REPO_ROOT ? 'this checkout' : AK_CHECKOUT}, commit ${gitHead()})`,
   ...(['filesystem', 'desktopCommander', 'rg', 'grep', 'sed', 'head'] as const).map((k) => `- ${k}: ${peers[k]?.version ?? 'missing'}`),
   ...peers.notes.map((n) => `- ${n}`),
 ]
@@ -125,7 +128,7 @@ console.error(`bench: wrote ${path.relative(process.cwd(), outFile)} and ${path.
 
 function gitHead(): string {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {cwd: REPO_ROOT, encoding: 'utf8'}).trim()
+    return execFileSync('git', ['describe', '--always', '--dirty'], {cwd: AK_CHECKOUT, encoding: 'utf8'}).trim()
   } catch {
     return 'unknown'
   }

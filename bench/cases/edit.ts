@@ -7,7 +7,9 @@ import {alternate, timed, type Contender} from '../lib/measure.js'
 import {connectServer, type McpServer} from '../lib/mcp.js'
 import {ratioVerdict, type CaseReport} from '../lib/report.js'
 
-const FILE_BYTES = 50 * 2 ** 20
+const FULL_FILE_BYTES = 50 * 2 ** 20
+/** --quick edits a smaller file (and so stays within ak's default edit size limit). */
+const QUICK_FILE_BYTES = 8 * 2 ** 20
 
 const mib = (bytes: number | undefined): string => (bytes === undefined ? '?' : `${(bytes / 2 ** 20).toFixed(0)} MiB`)
 
@@ -19,7 +21,8 @@ export async function editCase(context: BenchContext): Promise<CaseReport> {
   const workspace = path.join(context.tmp, 'edit-workspace')
   mkdirSync(workspace, {recursive: true})
   const original = path.join(workspace, 'original.txt')
-  const lineCount = await writeBigTextFile(original, sampleLines([path.join(context.repoRoot, 'node_modules')], 20_000), FILE_BYTES)
+  const fileBytes = context.quick ? QUICK_FILE_BYTES : FULL_FILE_BYTES
+  const lineCount = await writeBigTextFile(original, sampleLines([path.join(context.repoRoot, 'node_modules')], 20_000), fileBytes)
   const middle = Math.floor(lineCount / 2)
   const text = readFileSync(original, 'utf8')
   const start = text.indexOf(`\n${middle} `) + 1
@@ -65,7 +68,7 @@ export async function editCase(context: BenchContext): Promise<CaseReport> {
     notes.push(`Server peak memory (VmHWM) after the edits: ak ${mib(ak.peakRssBytes())}${official ? `; official filesystem server ${mib(official.peakRssBytes())}` : ''}.`)
     return {
       id: 'edit',
-      title: `edit one line in a ${mib(FILE_BYTES)} file`,
+      title: `edit one line in a ${mib(fileBytes)} file`,
       measures: 'One run is one tool call replacing one line (unique text) on an already-initialized server; it answers with a diff.',
       target: 'no slower than the official server (median ratio ≤ 1.1).',
       akName: 'ak',

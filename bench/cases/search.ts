@@ -77,7 +77,10 @@ export async function searchCases(context: BenchContext): Promise<CaseReport[]> 
     const ak = await connectServer(context.ak.line(root, 'read', context.profileDir))
     servers.push(ak)
     const searchTool = ak.tools.find((t) => t.name === 'search')
-    const capName = Object.keys(searchTool?.inputSchema.properties ?? {}).find((k) => /max|limit|cap/i.test(k))
+    const properties = (searchTool?.inputSchema.properties ?? {}) as Record<string, {maximum?: number}>
+    const capName = Object.keys(properties).find((k) => /max|limit|cap/i.test(k))
+    // The largest cap ak accepts, so that its cap ends no search early (checked against ripgrep's matches).
+    const capValue = Math.min(AK_RESULT_CAP, capName ? (properties[capName]?.maximum ?? AK_RESULT_CAP) : AK_RESULT_CAP)
     const dc = context.peers.desktopCommander ? await connectServer(desktopCommanderLine(context.peers.desktopCommander, context.tmp, root)) : undefined
     if (dc) servers.push(dc)
     const reports: CaseReport[] = []
@@ -93,7 +96,7 @@ export async function searchCases(context: BenchContext): Promise<CaseReport[]> 
           detail: `${context.ak.form}, search via MCP`,
           async run() {
             const args: Record<string, unknown> = {query: pattern.query, path: '.', regex: pattern.regex}
-            if (capName) args[capName] = AK_RESULT_CAP
+            if (capName) args[capName] = capValue
             const {ms, value} = await timed(() => ak.call('search', args))
             if (value.isError) throw new Error(`search answered: ${value.text.slice(0, 200)}`)
             akKeys = matchKeys(value.text)

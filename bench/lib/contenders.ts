@@ -32,12 +32,15 @@ export interface AkLauncher {
   line(workspace: string, level: string, profileDir?: string): ServerLine
 }
 
-/** Picks ak's bundle `dist/ak.js` when it exists, else `bin/run.js`. */
-export function akLauncher(repoRoot: string): AkLauncher {
-  const bundle = path.join(repoRoot, 'dist', 'ak.js')
-  const entry = existsSync(bundle) ? bundle : path.join(repoRoot, 'bin', 'run.js')
+/** The one-file bundle's possible names, newest first. */
+const BUNDLE_FILES = ['dist/ak.mjs', 'dist/ak.js']
+
+/** Picks ak's one-file bundle (dist/ak.mjs or dist/ak.js) in `checkout` when built, else `bin/run.js`. */
+export function akLauncher(checkout: string): AkLauncher {
+  const bundle = BUNDLE_FILES.map((f) => path.join(checkout, f)).find((f) => existsSync(f))
+  const entry = bundle ?? path.join(checkout, 'bin', 'run.js')
   return {
-    form: existsSync(bundle) ? 'bundle dist/ak.js' : 'bin/run.js (no bundle built)',
+    form: bundle ? `bundle ${path.relative(checkout, bundle)}` : 'bin/run.js (no bundle built)',
     line: (workspace, level, profileDir) => ({
       command: process.execPath,
       args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), entry, 'exec', 'serve', '--workspace', workspace, '--level', level],
