@@ -4,7 +4,7 @@ import {mkdirSync} from 'node:fs'
 import path from 'node:path'
 import {performance} from 'node:perf_hooks'
 import {desktopCommanderLine, type BenchContext} from '../lib/contenders.js'
-import {alternate, timed, type Contender} from '../lib/measure.js'
+import {alternate, median, timed, type Contender} from '../lib/measure.js'
 import {connectServer, type McpServer} from '../lib/mcp.js'
 import {ratioVerdict, type CaseReport} from '../lib/report.js'
 
@@ -51,9 +51,11 @@ export async function execCase(context: BenchContext): Promise<CaseReport> {
     notes.push(`ak does not serve the terminal level in this build (${(error as Error).message.split('\n')[0]}): its contender was skipped.`)
   }
   const {desktopCommander} = context.peers
+  let dcServer: McpServer | undefined
   if (desktopCommander) {
     const dc = await connectServer(desktopCommanderLine(desktopCommander, context.tmp, workspace))
     servers.push(dc)
+    dcServer = dc
     contenders.push({
       name: 'Desktop Commander',
       detail: `${desktopCommander.version}, start_process`,
@@ -66,6 +68,14 @@ export async function execCase(context: BenchContext): Promise<CaseReport> {
   }
   try {
     const summaries = await alternate(contenders, context.runs({full: 20, quick: 5}))
+    if (dcServer) {
+      const dc = dcServer
+      // Every Desktop Commander call also updates its usage statistics on disk; a call that does
+      // nothing else shows that fixed cost.
+      const idle: number[] = []
+      for (let i = 0; i < 5; i++) idle.push((await timed(() => dc.call('list_sessions', {}))).ms)
+      notes.push(`A Desktop Commander call that does no work (\`list_sessions\`) takes ${median(idle).toFixed(0)} ms (median of 5) on this machine: each call also reads and updates usage statistics in its config file.`)
+    }
     return {
       id: 'exec',
       title: 'exec_command of `true`, round trip through MCP stdio',
