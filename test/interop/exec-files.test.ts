@@ -80,6 +80,27 @@ for (const line of CLIENT_LINES) {
       expect(edit?.annotations).to.include({readOnlyHint: false, destructiveHint: true})
     })
 
+    it('offers read but not edit at the read level', async () => {
+      const reader = await connectStdio(line, ['exec', 'serve', '--workspace', ws, '--level', 'read', '--quiet'])
+      try {
+        const names = (await reader.listTools()).map((tool) => tool.name)
+        expect(names).to.include.members(['read', 'list'])
+        expect(names).not.to.include('edit')
+        // Calling a tool the server does not offer is refused (a protocol error, or a tool error).
+        const isRefused = await reader.call('edit', {path: 'x.txt', old_text: '', new_text: 'x'}).then(
+          (answer) => answer.isError,
+          () => true,
+        )
+        expect(isRefused).to.equal(true)
+        await stat(path.join(ws, 'x.txt')).then(
+          () => expect.fail('edit created a file at the read level'),
+          () => undefined,
+        )
+      } finally {
+        await reader.close()
+      }
+    })
+
     describe('read', () => {
       before(async () => {
         await writeFile(inWs('src', 'lines.txt'), Array.from({length: 30}, (_, i) => `line ${i + 1}`).join('\n') + '\n')
@@ -329,6 +350,46 @@ for (const line of CLIENT_LINES) {
 }
 
 for (const line of CLIENT_LINES) {
+  describe(`edit when the server dies while writing, client ${line}`, () => {
+    let ws: string
+
+    before(async () => {
+      ws = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-crash-')))
+    })
+
+    after(async () => {
+      await rm(ws, {recursive: true, force: true})
+    })
+
+    it('leaves the old file or the new one, never a mix', async () => {
+      const file = path.join(ws, 'big.txt')
+      const old = `${'0123456789abcdef'.repeat(4)}\n`.repeat(120_000) + 'MARKER\n' // about 8 MB
+      const edited = old.replace('MARKER', 'CHANGED')
+      await writeFile(file, old)
+      const original = await stat(file)
+      const client = await connectStdio(line, ['exec', 'serve', '--workspace', ws, '--level', 'files', '--quiet'])
+      let hasAnswered = false
+      const pending = client
+        .call('edit', {path: 'big.txt', old_text: 'MARKER', new_text: 'CHANGED'})
+        .catch(() => undefined)
+        .finally(() => (hasAnswered = true))
+      // Kill the server as soon as its write shows on disk: a temporary file appears, or the file
+      // itself changes (size or inode).
+      for (;;) {
+        const names = await readdir(ws)
+        const now = await stat(file).catch(() => undefined)
+        const isWriting =
+          names.some((name) => name.endsWith('.tmp')) || !now || now.size !== original.size || now.ino !== original.ino
+        if (isWriting || hasAnswered) break
+      }
+      process.kill(client.pid, 'SIGKILL')
+      await pending
+      await client.close().catch(() => undefined)
+      const content = await readFile(file, 'utf8')
+      expect(content === old || content === edited, `file of ${content.length} characters is neither version`).to.equal(true)
+    })
+  })
+
   describe(`serving this repository at --level files, client ${line}`, () => {
     let client: TestClient
     let scratch: string

@@ -3,8 +3,6 @@
  * often it occurs, put `new_text` in its place literally, and keep the file's BOM and line
  * endings. The tool (src/exec/tools/edit.ts) reads and writes the file around this.
  */
-import {createTwoFilesPatch} from 'diff'
-
 import {BadInputError} from '../../errors.js'
 
 const BOM = '\uFEFF'
@@ -24,6 +22,20 @@ export interface TextEditResult {
   count: number
   /** 1-based line of each replaced occurrence's start, in the old text. */
   lines: number[]
+  /** Where each replacement is, in both texts, in order (for the diff). */
+  spans: ChangedSpan[]
+}
+
+/**
+ * One replaced stretch: `[oldStart, oldEnd)` of the old text became `[newStart, newEnd)` of the
+ * new one (UTF-16 offsets into the whole texts, BOM included). Outside the spans both texts are
+ * the same.
+ */
+export interface ChangedSpan {
+  oldStart: number
+  oldEnd: number
+  newStart: number
+  newEnd: number
 }
 
 interface Occurrence {
@@ -31,27 +43,55 @@ interface Occurrence {
   matched: string
 }
 
-/** The text of `value` with RegExp syntax escaped. */
-function escapeRegExp(value: string): string {
-  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+/**
+ * `body` with every `\r\n` turned into `\n`, and the positions (in the result) of the `\n`s
+ * that were `\r\n`, ascending.
+ */
+function withLfLineBreaks(body: string): {text: string; crlfAt: number[]} {
+  const crlfAt: number[] = []
+  const parts: string[] = []
+  let position = 0
+  for (let at = body.indexOf('\r\n'); at !== -1; at = body.indexOf('\r\n', at + 2)) {
+    parts.push(body.slice(position, at))
+    crlfAt.push(at - crlfAt.length)
+    position = at + 1 // keep the \n, drop the \r
+  }
+  if (crlfAt.length === 0) return {text: body, crlfAt}
+  parts.push(body.slice(position))
+  return {text: parts.join(''), crlfAt}
+}
+
+/** How many entries of the ascending `values` are below `limit`. */
+function countBelow(values: number[], limit: number): number {
+  let low = 0
+  let high = values.length
+  while (low < high) {
+    const middle = (low + high) >> 1
+    if ((values[middle] as number) < limit) low = middle + 1
+    else high = middle
+  }
+  return low
 }
 
 /**
  * The non-overlapping occurrences of `oldText` in `body`, left to right. A line break in
  * `oldText` (`\n` or `\r\n`) matches either kind in the text, so text copied from a `read`
- * answer (which shows no `\r`) matches a CRLF file, and a mixed file too.
+ * answer (which shows no `\r`) matches a CRLF file, and a mixed file too. The search runs on
+ * both texts with `\r\n` made `\n` (plain `indexOf`, no RegExp, so any size of `oldText` works)
+ * and maps the positions back.
  */
 function findOccurrences(body: string, oldText: string): Occurrence[] {
-  const pieces = oldText.split(/\r?\n/)
+  const {text, crlfAt} = withLfLineBreaks(body)
+  const needle = oldText.replaceAll('\r\n', '\n')
+  // A position in `text` maps to itself plus the \r dropped before it (a \r\n at the start of a
+  // match starts at its \r; one at the end of a match ends after its \n).
+  const toBody = (position: number) => position + countBelow(crlfAt, position)
   const occurrences: Occurrence[] = []
-  if (pieces.length === 1) {
-    for (let index = body.indexOf(oldText); index !== -1; index = body.indexOf(oldText, index + oldText.length)) {
-      occurrences.push({index, matched: oldText})
-    }
-    return occurrences
+  for (let index = text.indexOf(needle); index !== -1; index = text.indexOf(needle, index + needle.length)) {
+    const start = toBody(index)
+    const end = toBody(index + needle.length)
+    occurrences.push({index: start, matched: body.slice(start, end)})
   }
-  const pattern = new RegExp(pieces.map(escapeRegExp).join('\\r?\\n'), 'g')
-  for (const match of body.matchAll(pattern)) occurrences.push({index: match.index, matched: match[0]})
   return occurrences
 }
 
@@ -131,45 +171,19 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
     )
   }
   const parts: string[] = [bom]
+  const spans: ChangedSpan[] = []
   let position = 0
+  let written = bom.length
   for (const occurrence of occurrences) {
-    parts.push(body.slice(position, occurrence.index), newText.replace(/\r?\n/g, lineEndingAt(body, occurrence)))
+    const unchanged = body.slice(position, occurrence.index)
+    const replacement = newText.replace(/\r?\n/g, lineEndingAt(body, occurrence))
+    parts.push(unchanged, replacement)
+    written += unchanged.length
+    const oldStart = bom.length + occurrence.index
+    spans.push({oldStart, oldEnd: oldStart + occurrence.matched.length, newStart: written, newEnd: written + replacement.length})
+    written += replacement.length
     position = occurrence.index + occurrence.matched.length
   }
   parts.push(body.slice(position))
-  return {text: parts.join(''), count: occurrences.length, lines}
-}
-
-/** Edit distance (in lines) beyond which `unifiedDiff` gives up rather than spend long on it. */
-export const DIFF_MAX_EDIT_LINES = 10_000
-
-/**
- * A unified diff (3 lines of context) between two versions of the file at `relative`, BOM left
- * out; `undefined` when the two differ by more than `DIFF_MAX_EDIT_LINES` lines.
- * @param before the old text, or `undefined` for a file that did not exist (shown as /dev/null)
- */
-export function unifiedDiff(relative: string, before: string | undefined, after: string): string | undefined {
-  const strip = (text: string) => (text.startsWith(BOM) ? text.slice(BOM.length) : text)
-  const patch = createTwoFilesPatch(
-    before === undefined ? '/dev/null' : `a/${relative}`,
-    `b/${relative}`,
-    strip(before ?? ''),
-    strip(after),
-    undefined,
-    undefined,
-    {context: 3, maxEditLength: DIFF_MAX_EDIT_LINES},
-  )
-  if (patch === undefined) return undefined
-  // Drop jsdiff's "Index:" and "====" lines so the answer reads like `git diff`.
-  const lines = patch.split('\n')
-  const start = lines.findIndex((line) => line.startsWith('--- '))
-  return lines.slice(start).join('\n').trimEnd()
-}
-
-/** Cuts `text` to at most `maxChars` characters at a line boundary, with a note saying what was cut. */
-export function capText(text: string, maxChars: number, what: string): string {
-  if (text.length <= maxChars) return text
-  const cut = text.lastIndexOf('\n', maxChars)
-  const kept = text.slice(0, cut > 0 ? cut : maxChars)
-  return `${kept}\n[${what} cut: ${text.length - kept.length} more characters not shown. Read the file to see the result.]`
+  return {text: parts.join(''), count: occurrences.length, lines, spans}
 }

@@ -3,7 +3,8 @@ import {z} from 'zod'
 
 import {BadInputError, LimitReachedError} from '../../errors.js'
 import {createFileExclusively, replaceFileAtomically} from '../files/atomic-write.js'
-import {applyTextEdit, capText, listLines, unifiedDiff} from '../files/text-edit.js'
+import {unifiedDiff} from '../files/edit-diff.js'
+import {applyTextEdit, listLines} from '../files/text-edit.js'
 import {EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
 import {defineTool} from './tool.js'
 
@@ -65,12 +66,6 @@ function encodeWithinLimit(text: string, requested: string): Buffer {
   return data
 }
 
-function diffSection(relative: string, before: string | undefined, after: string): string {
-  const diff = unifiedDiff(relative, before, after)
-  if (diff === undefined) return '(The change is too large to show as a diff; read the file to see it.)'
-  return capText(diff, EDIT_MAX_DIFF_CHARS, 'Diff')
-}
-
 /** The `edit` tool: literal text replacement, or creation of a new file (DESIGN §4.3). */
 export const editTool = defineTool({
   name: 'edit',
@@ -99,7 +94,8 @@ export const editTool = defineTool({
       }
       const data = encodeWithinLimit(input.new_text, input.path)
       await createFileExclusively(target.real, data, input.path)
-      return {text: `Created ${target.relative} (${plural(data.length, 'byte')}).\n${diffSection(target.relative, undefined, input.new_text)}`}
+      const diff = unifiedDiff(target.relative, undefined, input.new_text, [], EDIT_MAX_DIFF_CHARS)
+      return {text: `Created ${target.relative} (${plural(data.length, 'byte')}).\n${diff}`}
     }
     const file = await workspace.resolve(input.path, {mustExist: true})
     const {info, text} = await readEditableText(file.real, input.path)
@@ -114,6 +110,7 @@ export const editTool = defineTool({
         `Note: the file had ${info.nlink} hard links; this path now has its own copy and the other links keep the old content.`,
       )
     }
-    return {text: `${summary.join('\n')}\n${diffSection(file.relative, text, result.text)}`}
+    const diff = unifiedDiff(file.relative, text, result.text, result.spans, EDIT_MAX_DIFF_CHARS)
+    return {text: `${summary.join('\n')}\n${diff}`}
   },
 })

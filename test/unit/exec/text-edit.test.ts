@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
 import {BadInputError} from '../../../src/errors.js'
-import {applyTextEdit, capText, unifiedDiff} from '../../../src/exec/files/text-edit.js'
+import {applyTextEdit} from '../../../src/exec/files/text-edit.js'
 
 const edit = (content: string, oldText: string, newText: string, replaceAll = false) =>
   applyTextEdit(content, {oldText, newText, replaceAll})
@@ -44,7 +44,7 @@ describe('applyTextEdit (what an edit does to a text)', () => {
 
   describe('counting occurrences', () => {
     it('replaces the one occurrence and reports its line', () => {
-      expect(edit('a\nb\nc\n', 'b', 'B')).to.deep.equal({text: 'a\nB\nc\n', count: 1, lines: [2]})
+      expect(edit('a\nb\nc\n', 'b', 'B')).to.deep.include({text: 'a\nB\nc\n', count: 1, lines: [2]})
     })
 
     it('refuses old_text that is not there', () => {
@@ -65,7 +65,7 @@ describe('applyTextEdit (what an edit does to a text)', () => {
     })
 
     it('replaces every occurrence with replace_all and reports their lines', () => {
-      expect(edit('foo\nbar foo\nfoo\n', 'foo', 'baz', true)).to.deep.equal({
+      expect(edit('foo\nbar foo\nfoo\n', 'foo', 'baz', true)).to.deep.include({
         text: 'baz\nbar baz\nbaz\n',
         count: 3,
         lines: [1, 2, 3],
@@ -77,7 +77,7 @@ describe('applyTextEdit (what an edit does to a text)', () => {
     })
 
     it('counts non-overlapping occurrences from the left', () => {
-      expect(edit('aaa', 'aa', 'b')).to.deep.equal({text: 'ba', count: 1, lines: [1]})
+      expect(edit('aaa', 'aa', 'b')).to.deep.include({text: 'ba', count: 1, lines: [1]})
       expect(edit('aaaa', 'aa', 'b', true).text).to.equal('bb')
     })
 
@@ -224,24 +224,12 @@ describe('applyTextEdit (what an edit does to a text)', () => {
   })
 })
 
-describe('unifiedDiff', () => {
-  it('shows the change with three lines of context, like git diff', () => {
-    const before = 'l1\nl2\nl3\nl4\nl5\nl6\nl7\n'
-    const diff = unifiedDiff('src/x.txt', before, before.replace('l4', 'L4'))
-    expect(diff).to.equal(
-      ['--- a/src/x.txt', '+++ b/src/x.txt', '@@ -1,7 +1,7 @@', ' l1', ' l2', ' l3', '-l4', '+L4', ' l5', ' l6', ' l7'].join('\n'),
-    )
-  })
-
-  it('shows a new file against /dev/null, and leaves out a BOM', () => {
-    expect(unifiedDiff('n.txt', undefined, '\uFEFFhi\n')).to.equal(['--- /dev/null', '+++ b/n.txt', '@@ -0,0 +1,1 @@', '+hi'].join('\n'))
-  })
-})
-
-describe('capText', () => {
-  it('leaves a short text alone and cuts a long one at a line with a note', () => {
-    expect(capText('abc', 10, 'Diff')).to.equal('abc')
-    const capped = capText('line1\nline2\nline3\n', 8, 'Diff')
-    expect(capped).to.match(/^line1\n\[Diff cut: \d+ more characters not shown/)
+describe('applyTextEdit spans', () => {
+  it('says where each replacement sits in the old and the new text, BOM included', () => {
+    const result = applyTextEdit('\uFEFFab ab\n', {oldText: 'ab', newText: 'xyz', replaceAll: true})
+    expect(result.spans).to.deep.equal([
+      {oldStart: 1, oldEnd: 3, newStart: 1, newEnd: 4},
+      {oldStart: 4, oldEnd: 6, newStart: 5, newEnd: 8},
+    ])
   })
 })

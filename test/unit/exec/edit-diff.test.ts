@@ -1,0 +1,117 @@
+import {expect} from 'chai'
+import {applyPatch, createTwoFilesPatch} from 'diff'
+
+import {capText, unifiedDiff} from '../../../src/exec/files/edit-diff.js'
+import {applyTextEdit} from '../../../src/exec/files/text-edit.js'
+
+/** The diff of an edit of `before`, as the edit tool shows it. */
+function diffOf(before: string, oldText: string, newText: string, replaceAll = false, maxChars = 1_000_000) {
+  const result = applyTextEdit(before, {oldText, newText, replaceAll})
+  return {after: result.text, diff: unifiedDiff('f.txt', before, result.text, result.spans, maxChars)}
+}
+
+/** jsdiff's own diff of the whole texts, headers as the edit tool writes them. */
+function wholeFileDiff(before: string, after: string): string {
+  const lines = createTwoFilesPatch('a/f.txt', 'b/f.txt', before, after, undefined, undefined, {context: 3}).split('\n')
+  return lines.slice(lines.findIndex((line) => line.startsWith('--- '))).join('\n').replace(/\n+$/, '')
+}
+
+const numbered = (count: number, word = 'line') => Array.from({length: count}, (_, i) => `${word} ${i + 1}`).join('\n') + '\n'
+
+describe('unifiedDiff (the diff an edit answers with)', () => {
+  it('shows the change with three lines of context, like git diff', () => {
+    const before = 'l1\nl2\nl3\nl4\nl5\nl6\nl7\n'
+    expect(diffOf(before, 'l4', 'L4').diff).to.equal(
+      ['--- a/f.txt', '+++ b/f.txt', '@@ -1,7 +1,7 @@', ' l1', ' l2', ' l3', '-l4', '+L4', ' l5', ' l6', ' l7'].join('\n'),
+    )
+  })
+
+  it('gives the same diff as a whole-file diff for changes near, far and at the ends', () => {
+    const before = numbered(100)
+    const cases: Array<[string, string, boolean]> = [
+      ['line 1\n', 'first\nline\n', false],
+      ['line 100\n', 'last', false],
+      ['line 50\nline 51\n', 'middle\n', false],
+      ['line 7\n', 'seven\n', true],
+      ['0\n', '0 (tens)\n', true], // lines 10, 20, … 100: far apart, one hunk each
+      ['line 4\n', 'LINE 4\n', false],
+    ]
+    for (const [oldText, newText, replaceAll] of cases) {
+      const {after, diff} = diffOf(before, oldText, newText, replaceAll)
+      expect(diff, JSON.stringify(oldText)).to.equal(wholeFileDiff(before, after))
+    }
+  })
+
+  it('merges changes up to six lines apart into one hunk, as jsdiff does', () => {
+    const before = numbered(40, 'x').replace('x 10\n', 'hit\n').replace('x 17\n', 'hit\n').replace('x 30\n', 'hit\n')
+    const {after, diff} = diffOf(before, 'hit', 'HIT', true)
+    expect(diff.match(/^@@/gm)).to.have.length(2)
+    expect(diff).to.equal(wholeFileDiff(before, after))
+  })
+
+  it('keeps the end of a file without a final line break visible', () => {
+    const {diff} = diffOf('a\nb\nc', 'c', 'C')
+    expect(diff).to.contain('\\ No newline at end of file')
+  })
+
+  it('leaves the BOM out and still counts lines right', () => {
+    const {diff} = diffOf('\uFEFFa\nb\n', 'b', 'B')
+    expect(diff).to.equal(['--- a/f.txt', '+++ b/f.txt', '@@ -1,2 +1,2 @@', ' a', '-b', '+B'].join('\n'))
+  })
+
+  it('applies back to the new text, for many generated edits', () => {
+    let seed = 7
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+      return Math.floor((seed / 2 ** 31) * n)
+    }
+    const words = ['a', 'b', 'c', 'a b', '', 'é😀', 'x\r']
+    for (let round = 0; round < 300; round++) {
+      const before = Array.from({length: 1 + random(40)}, () => words[random(words.length)]).join('\n') + (random(2) ? '\n' : '')
+      const oldText = ['a', 'b', 'a\nb', 'c\n', '\nc'][random(5)] as string
+      const newText = ['', 'Z', 'Y\nY', 'a'][random(4)] as string
+      let edited
+      try {
+        edited = diffOf(before, oldText, newText, true)
+      } catch {
+        continue // not found, or nothing to change
+      }
+      const label = JSON.stringify({before, oldText, newText})
+      expect(applyPatch(before, edited.diff), label).to.equal(edited.after)
+    }
+  })
+
+  it('lists old then new lines when a cluster has too many changed lines for a line diff', () => {
+    for (const ending of ['\n', '']) {
+      const before = numbered(1500).slice(0, ending ? undefined : -1)
+      const {after, diff} = diffOf(before, 'line', 'row', true)
+      expect(diff.match(/^@@/gm)).to.have.length(1)
+      expect(applyPatch(before, diff)).to.equal(after)
+    }
+  })
+
+  it('shows a new file against /dev/null, leaving out a BOM', () => {
+    expect(unifiedDiff('n.txt', undefined, '\uFEFFhi\nthere\n', [], 1000)).to.equal(
+      ['--- /dev/null', '+++ b/n.txt', '@@ -0,0 +1,2 @@', '+hi', '+there'].join('\n'),
+    )
+    expect(unifiedDiff('n.txt', undefined, 'no break', [], 1000)).to.contain('+no break\n\\ No newline at end of file')
+  })
+
+  it('stops at the character budget with a note, even for a replace_all over a large file', () => {
+    const before = numbered(200_000)
+    const {diff} = diffOf(before, 'line', 'row', true, 2000)
+    expect(diff.length).to.be.below(2200)
+    expect(diff).to.match(/\[Diff cut after \d+ characters: the rest is not shown\. Read the file to see the result\.\]$/)
+    const created = unifiedDiff('big.txt', undefined, before, [], 2000)
+    expect(created).to.contain('@@ -0,0 +1,200000 @@')
+    expect(created).to.match(/\[Diff cut after \d+ characters/)
+  })
+})
+
+describe('capText', () => {
+  it('leaves a short text alone and cuts a long one at a line with a note', () => {
+    expect(capText('abc', 10)).to.equal('abc')
+    expect(capText('line1\nline2\nline3\n', 8)).to.match(/^line1\n\[Diff cut after 5 characters/)
+    expect(capText('short', 100, true)).to.match(/^short\n\[Diff cut/)
+  })
+})
