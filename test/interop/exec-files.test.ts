@@ -1,4 +1,5 @@
 import {expect} from 'chai'
+import {execFile} from 'node:child_process'
 import {
   chmod,
   chown,
@@ -19,11 +20,19 @@ import {
 } from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {promisify} from 'node:util'
 
 import {EDIT_MAX_FILE_BYTES, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../src/exec/limits.js'
 import {CLIENT_LINES, REPO_ROOT, type TestClient, connectStdio} from '../helpers/clients.js'
 
 const isRoot = process.getuid?.() === 0
+const execFileAsync = promisify(execFile)
+
+/** 1-based number of the first line of the repository file `relative` containing `text`. */
+async function lineOf(relative: string, text: string): Promise<number> {
+  const lines = (await readFile(path.join(REPO_ROOT, relative), 'utf8')).split('\n')
+  return lines.findIndex((line) => line.includes(text)) + 1
+}
 
 /** Bytes the process has read through read(2) and friends so far (Linux `/proc/<pid>/io`). */
 async function bytesReadBy(pid: number): Promise<number> {
@@ -416,6 +425,30 @@ for (const line of CLIENT_LINES) {
       expect(answer.isError).to.equal(false)
       expect(answer.text).to.match(/^ {5}1\timport /)
       expect(answer.text).to.contain('editTool')
+    })
+
+    it('finds every registerTool call with search, as git grep finds them', async function () {
+      // git grep is the independent reference: tracked and untracked files, skipping what git
+      // ignores and binary files, as search does.
+      let expected: string[]
+      try {
+        const {stdout} = await execFileAsync('git', ['grep', '-n', '-I', '--untracked', '-e', 'registerTool'], {cwd: REPO_ROOT})
+        expected = stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => /^(.+?:\d+):/.exec(line)?.[1] ?? line)
+      } catch {
+        this.skip() // not a git checkout
+      }
+      expect(expected).to.include(`src/exec/server.ts:${await lineOf('src/exec/server.ts', 'server.registerTool(')}`)
+      expect(expected).to.include(`src/codex/server.ts:${await lineOf('src/codex/server.ts', 'server.registerTool(')}`)
+      const answer = await client.call('search', {query: 'registerTool', max_results: 10_000})
+      expect(answer.isError, answer.text).to.equal(false)
+      const found = answer.text
+        .split('\n')
+        .map((line) => /^(.+?:\d+):/.exec(line)?.[1])
+        .filter((entry): entry is string => entry !== undefined)
+      expect([...found].sort()).to.deep.equal([...expected].sort())
     })
 
     it('edits a copy of a source file and the result is on disk', async () => {
