@@ -70,6 +70,7 @@ if (profileDir) mkdirSync(profileDir, {recursive: true})
 const context: BenchContext = {
   quick,
   repoRoot: REPO_ROOT,
+  akCheckout: AK_CHECKOUT,
   tmp,
   peers,
   ak: akLauncher(AK_CHECKOUT),

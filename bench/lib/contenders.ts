@@ -14,6 +14,8 @@ import type {ServerLine} from './mcp.js'
 export interface BenchContext {
   quick: boolean
   repoRoot: string
+  /** The ak checkout measured (this one unless --ak names another). */
+  akCheckout: string
   /** A temporary folder for this run, removed at the end. */
   tmp: string
   peers: Peers
@@ -29,6 +31,7 @@ export interface BenchContext {
 /** How ak is started, and which form (bundle or bin/run.js) the run used. */
 export interface AkLauncher {
   form: string
+  isBundle: boolean
   line(workspace: string, level: string, profileDir?: string): ServerLine
 }
 
@@ -38,9 +41,18 @@ const BUNDLE_FILES = ['dist/ak.mjs', 'dist/ak.js']
 /** Picks ak's one-file bundle (dist/ak.mjs or dist/ak.js) in `checkout` when built, else `bin/run.js`. */
 export function akLauncher(checkout: string): AkLauncher {
   const bundle = BUNDLE_FILES.map((f) => path.join(checkout, f)).find((f) => existsSync(f))
-  const entry = bundle ?? path.join(checkout, 'bin', 'run.js')
+  return bundle ? launcherFor(bundle, `bundle ${path.relative(checkout, bundle)}`) : akRunJsLauncher(checkout, 'bin/run.js (no bundle built)')
+}
+
+/** ak started through `bin/run.js` (oclif loading the compiled dist/ files). */
+export function akRunJsLauncher(checkout: string, form = 'bin/run.js'): AkLauncher {
+  return launcherFor(path.join(checkout, 'bin', 'run.js'), form)
+}
+
+function launcherFor(entry: string, form: string): AkLauncher {
   return {
-    form: bundle ? `bundle ${path.relative(checkout, bundle)}` : 'bin/run.js (no bundle built)',
+    form,
+    isBundle: !entry.endsWith(path.join('bin', 'run.js')),
     line: (workspace, level, profileDir) => ({
       command: process.execPath,
       args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), entry, 'exec', 'serve', '--workspace', workspace, '--level', level],
