@@ -1,11 +1,14 @@
 import {expect} from 'chai'
 import {execa} from 'execa'
+import {randomBytes} from 'node:crypto'
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {toolsForLevel} from '../../src/exec/server.js'
-import {REPO_ROOT, RUN_JS} from '../helpers/clients.js'
+import {type LoneBundle, copyBundleAlone} from '../helpers/bundle.js'
+import {REPO_ROOT} from '../helpers/clients.js'
+import {startHttpServer} from '../helpers/http-server.js'
 import {HIGHEST_LEVEL} from '../helpers/levels.js'
 import {PYTHON_CLIENT_LINES, type PythonClientLine, pythonForLine} from '../helpers/python.js'
 
@@ -33,34 +36,31 @@ interface Summary {
 }
 
 /**
- * Runs exec_client.py against a fresh empty workspace and returns its checks and summary, with
- * the server's stderr (which passes through the program's stderr).
- * @param programArgs the program's transport arguments, given the workspace path
+ * Runs exec_client.py against `workspace` (empty; the program writes its fixture there) and
+ * returns its checks and summary, with the server's stderr (which passes through the program's).
+ * @param programArgs the program's transport arguments
+ * @param env extra environment for the program (AGENTEXEC_TOKEN for HTTP)
  */
-async function runProgram(python: string, programArgs: (workspace: string) => string[], env: Record<string, string> = {}) {
-  const workspace = await mkdtemp(path.join(tmpdir(), 'ak-python-'))
-  try {
-    const run = await execa(python, [PROGRAM, '--workspace', workspace, ...programArgs(workspace)], {
-      reject: false,
-      timeout: RUN_TIMEOUT_MS,
-      env: {...env, PYTHONUNBUFFERED: '1'},
-    })
-    const parsed = run.stdout
-      .split('\n')
-      .filter((text) => text.startsWith('{'))
-      .map((text) => JSON.parse(text) as CheckLine | {summary: Summary})
-    const checks = parsed.filter((entry): entry is CheckLine => 'check' in entry)
-    const summary = parsed.find((entry): entry is {summary: Summary} => 'summary' in entry)?.summary
-    return {exitCode: run.exitCode, checks, summary, stderr: run.stderr, stdout: run.stdout}
-  } finally {
-    await rm(workspace, {recursive: true, force: true})
-  }
+async function runProgram(python: string, workspace: string, programArgs: string[], env: Record<string, string> = {}) {
+  const run = await execa(python, [PROGRAM, '--workspace', workspace, ...programArgs], {
+    reject: false,
+    timeout: RUN_TIMEOUT_MS,
+    env: {...env, PYTHONUNBUFFERED: '1'},
+  })
+  const parsed = run.stdout
+    .split('\n')
+    .filter((text) => text.startsWith('{'))
+    .map((text) => JSON.parse(text) as CheckLine | {summary: Summary})
+  const checks = parsed.filter((entry): entry is CheckLine => 'check' in entry)
+  const summary = parsed.find((entry): entry is {summary: Summary} => 'summary' in entry)?.summary
+  return {exitCode: run.exitCode, checks, summary, stderr: run.stderr, stdout: run.stdout}
 }
 
-function expectAllPassed(line: PythonClientLine, result: Awaited<ReturnType<typeof runProgram>>): void {
+function expectAllPassed(line: PythonClientLine, result: Awaited<ReturnType<typeof runProgram>>, extraStderr = ''): void {
+  const stderr = `${result.stderr}${extraStderr}`.slice(-4000)
   const failures = result.checks.filter((check) => !check.ok).map((check) => `${check.check}\n  ${check.detail}`)
-  expect(failures, `failed checks:\n${failures.join('\n')}\n--- stderr ---\n${result.stderr.slice(-4000)}`).to.deep.equal([])
-  expect(result.summary, `no summary; stdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-4000)}`).to.not.equal(undefined)
+  expect(failures, `failed checks:\n${failures.join('\n')}\n--- stderr ---\n${stderr}`).to.deep.equal([])
+  expect(result.summary, `no summary; stdout:\n${result.stdout}\nstderr:\n${stderr}`).to.not.equal(undefined)
   expect(result.exitCode).to.equal(0)
   const summary = result.summary!
   expect(summary.mcp).to.equal(line.mcpVersion)
@@ -70,30 +70,56 @@ function expectAllPassed(line: PythonClientLine, result: Awaited<ReturnType<type
   expect(summary.exercised, 'tools the Python program has no checks for').to.have.members(offered)
 }
 
-for (const line of PYTHON_CLIENT_LINES) {
-  describe(`the official Python MCP client, mcp ${line.mcpVersion} (${line.protocolVersion})`, function () {
-    let python: string
+describe('the official Python MCP client against the one-file bundle', function () {
+  let bundle: LoneBundle
+  let workspace: string
 
-    before(async function () {
-      this.timeout(SETUP_TIMEOUT_MS)
-      python = (await pythonForLine(line)).python
-    })
-
-    it(`exercises every tool at level ${LEVEL} over stdio`, async function () {
-      this.timeout(RUN_TIMEOUT_MS + 10_000)
-      const result = await runProgram(python, (workspace) => [
-        '--stdio',
-        '--',
-        process.execPath,
-        RUN_JS,
-        'exec',
-        'serve',
-        '--workspace',
-        workspace,
-        '--level',
-        LEVEL,
-      ])
-      expectAllPassed(line, result)
-    })
+  before(() => {
+    bundle = copyBundleAlone()
   })
-}
+
+  after(() => bundle?.remove())
+
+  beforeEach(async () => {
+    workspace = await mkdtemp(path.join(tmpdir(), 'ak-python-'))
+  })
+
+  afterEach(async () => {
+    await rm(workspace, {recursive: true, force: true})
+  })
+
+  for (const line of PYTHON_CLIENT_LINES) {
+    describe(`mcp ${line.mcpVersion} (${line.protocolVersion})`, function () {
+      let python: string
+
+      before(async function () {
+        this.timeout(SETUP_TIMEOUT_MS)
+        python = (await pythonForLine(line)).python
+      })
+
+      it(`exercises every tool at level ${LEVEL} over stdio`, async function () {
+        this.timeout(RUN_TIMEOUT_MS + 10_000)
+        const serve = ['exec', 'serve', '--workspace', workspace, '--level', LEVEL]
+        expectAllPassed(line, await runProgram(python, workspace, ['--stdio', '--', process.execPath, bundle.file, ...serve]))
+      })
+
+      it(`exercises every tool at level ${LEVEL} over Streamable HTTP with the bearer token, and is refused without it`, async function () {
+        this.timeout(RUN_TIMEOUT_MS + 10_000)
+        const token = randomBytes(24).toString('hex')
+        const server = await startHttpServer(bundle.file, ['exec', 'serve', '--http', '127.0.0.1:0', '--workspace', workspace, '--level', LEVEL], {
+          env: {AGENTEXEC_TOKEN: token},
+        })
+        try {
+          const result = await runProgram(python, workspace, ['--http', server.url], {AGENTEXEC_TOKEN: token})
+          expectAllPassed(line, result, `\n--- server stderr ---\n${server.stderr()}`)
+          expect(result.checks.map((check) => check.check)).to.include.members([
+            'http: a client with no token is refused with 401',
+            'http: a client with a wrong token is refused with 401',
+          ])
+        } finally {
+          await server.stop()
+        }
+      })
+    })
+  }
+})

@@ -313,9 +313,17 @@ async def check_terminal(s: Session, checks: Checks, root: Path) -> None:
         expect(retired.is_error, "the retired session id still answered", retired)
 
     async def interrupt() -> None:
-        started = exec_answer(await s.call("exec_command", {"cmd": "sleep 30", "yield_time_ms": 250}))
+        # Interrupt only once the command runs: a \u0003 that arrives while the login shell is
+        # still reading its profile stops whatever the profile runs, not the command.
+        started = exec_answer(await s.call("exec_command", {"cmd": "echo ready; sleep 30", "yield_time_ms": 1000}))
         expect(started["exit_code"] == "running", f"sleep 30 was not reported running: {started}")
-        seen: list[str] = []
+        seen = [started["text"]]
+        for _ in range(MAX_POLLS):
+            if "ready" in "".join(seen):
+                break
+            polled = exec_answer(await s.call("write_stdin", {"session_id": started["session_id"]}))
+            seen.append(polled["text"])
+        expect("".join(seen) == "ready\n", f"the command printed {''.join(seen)!r}")
         fields = exec_answer(await s.call("write_stdin", {"session_id": started["session_id"], "chars": "\u0003", "yield_time_ms": 2000}))
         if fields["exit_code"] == "running":
             fields = await poll_until_end(s, started["session_id"], seen)
