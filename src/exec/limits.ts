@@ -25,7 +25,7 @@ export const READ_CHUNK_BYTES = 64 * 1024
 export const BINARY_SNIFF_BYTES = 8192
 
 /** The largest file `edit` changes, in bytes (the file is read whole, changed and rewritten). */
-export const EDIT_MAX_FILE_BYTES = 10 * 1024 * 1024
+export const EDIT_MAX_FILE_BYTES = 64 * 1024 * 1024
 /** Characters of unified diff an `edit` answer shows before it cuts the diff with a note. */
 export const EDIT_MAX_DIFF_CHARS = 20_000
 
