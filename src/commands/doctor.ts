@@ -9,7 +9,7 @@ import {formatDoctorReport} from '../doctor/report.js'
 export default class Doctor extends BaseCommand {
   static override summary = 'Check that ak, Node.js and Codex are set up, and say how to fix what is not.'
 
-  static override description = `Prints one line per check, "ok", "warn" or "fail", with what was found, and under each problem the command or step that fixes it. Checks: the Node.js version (22.15 or later); codex on PATH and its version; the Codex home and that its config.toml parses; whether Codex trusts the current project (folder or repository root); whether the Codex agent runtime is registered in config.toml with tool_timeout_sec = 600; the plugin root; the agents discovery finds from the current folder; and that "ak exec serve" starts on the current folder the way an MCP client would start it (absolute paths, reduced environment).
+  static override description = `Prints one line per check, "ok", "warn" or "fail", with what was found, and under each problem the command or step that fixes it. Checks: the Node.js version (22.15 or later); codex on PATH and its version; the Codex home and that its config.toml parses; whether Codex trusts the current project (folder or repository root); whether the Codex agent runtime is registered in config.toml with tool_timeout_sec = 600, and starts the way Codex starts it; the plugin root; the agents discovery finds from the current folder; and that "ak exec serve" starts on the current folder the way an MCP client would start it (absolute paths, reduced environment).
 
 Exits 1 when any check fails (warnings do not). With --quiet only the problems are printed. The report names paths of this machine; check it before sharing it.`
 

@@ -26,7 +26,7 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
   )
   const config = await readCodexConfig(roots.codexHome)
   const codex = await checkCodexCli(environment)
-  const registration = checkRegistration(roots.codexHome, config)
+  const registration = await checkRegistration(roots.codexHome, config, environment)
   const checks: CheckResult[] = [
     checkNode(),
     registration.status === 'ok' && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,

@@ -2,10 +2,12 @@ import {existsSync} from 'node:fs'
 import path from 'node:path'
 
 import {codexConfigPath} from '../codex/codex-config.js'
+import {shellQuote} from '../codex/inspect.js'
 import {REGISTERED_TOOL_TIMEOUT_SEC} from '../codex/limits.js'
 import {type McpServerEntry, mcpServersOf, runsAgentRuntime} from '../codex/mcp-servers.js'
 import type {TomlFile} from '../codex/toml-file.js'
-import {type CheckResult, fail, ok, warn} from './check.js'
+import {type CheckResult, type DoctorEnvironment, fail, ok, warn} from './check.js'
+import {clientEnvironment, probeStdioServer} from './stdio-probe.js'
 
 /** The command that (re-)registers the runtime. */
 const REGISTER = 'ak codex-agent-runtime register'
@@ -14,9 +16,11 @@ const REGISTER = 'ak codex-agent-runtime register'
  * Checks that `<codexHome>/config.toml` has an `[mcp_servers.*]` entry that starts the Codex
  * agent runtime, that its command and entry file exist (clients start it with absolute paths),
  * that it is enabled, and that it has `tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC` (Codex's
- * default of 120 s would cut long agent calls; notes/codex.md §4).
+ * default of 120 s would cut long agent calls; notes/codex.md §4). Then starts the entry the way
+ * Codex does (its command and args, from the current folder, with Codex's reduced environment plus
+ * the entry's `env_vars` and `env`) and lists its tools.
  */
-export function checkRegistration(codexHome: string, config: TomlFile): CheckResult {
+export async function checkRegistration(codexHome: string, config: TomlFile, environment: DoctorEnvironment): Promise<CheckResult> {
   const file = codexConfigPath(codexHome)
   if (config.status === 'invalid' || config.status === 'unreadable') {
     return warn('agent runtime', `cannot tell: ${file} cannot be read or parsed`, `fix ${file} first (see "codex config")`)
@@ -34,7 +38,30 @@ export function checkRegistration(codexHome: string, config: TomlFile): CheckRes
     const found = timeout === undefined ? 'no tool_timeout_sec (Codex default: 120 s)' : `tool_timeout_sec = ${String(timeout)}`
     return warn('agent runtime', `${table} has ${found}, not ${REGISTERED_TOOL_TIMEOUT_SEC}, so long agent calls time out`, reregister)
   }
-  return ok('agent runtime', `registered as ${table} in ${file} with tool_timeout_sec = ${REGISTERED_TOOL_TIMEOUT_SEC}`)
+  const command = String(entry.command)
+  const args = Array.isArray(entry.args) ? entry.args.map(String) : []
+  const outcome = await probeStdioServer({command, args, cwd: environment.cwd, env: entryEnvironment(entry, environment.env)})
+  if (!outcome.started) {
+    return fail('agent runtime', `${table} does not start: ${outcome.reason}`, `run ${[command, ...args].map(shellQuote).join(' ')} to see the whole error`)
+  }
+  const count = outcome.tools.length
+  return ok(
+    'agent runtime',
+    `registered as ${table} in ${file} with tool_timeout_sec = ${REGISTERED_TOOL_TIMEOUT_SEC}; ` +
+      `starts and lists ${count} agent ${count === 1 ? 'tool' : 'tools'}`,
+  )
+}
+
+/** The environment Codex gives the entry: its default variables, the entry's `env_vars` (names), then its `env` table. */
+function entryEnvironment(entry: McpServerEntry, env: NodeJS.ProcessEnv): Record<string, string> {
+  const forwarded = (Array.isArray(entry.env_vars) ? entry.env_vars : [])
+    .map((item) => (typeof item === 'string' ? item : (item as {name?: unknown})?.name))
+    .filter((name): name is string => typeof name === 'string')
+  const literal = entry.env && typeof entry.env === 'object' && !Array.isArray(entry.env) ? (entry.env as Record<string, unknown>) : {}
+  return {
+    ...clientEnvironment(env, forwarded),
+    ...Object.fromEntries(Object.entries(literal).map(([name, value]) => [name, String(value)])),
+  }
 }
 
 /** The entry's absolute command or absolute first argument (ak's entry file) when it is missing. */

@@ -79,20 +79,33 @@ describe('doctor: Codex checks', () => {
     })
   })
 
+  const environment = () => ({cwd: fixture.project, env: {PATH: fixture.path, HOME: fixture.home}, homeDir: fixture.home})
+
   describe('registration', () => {
-    it('passes a registration with tool_timeout_sec = 600', async () => {
-      const result = checkRegistration(codexHome, await writeConfig(registration('tool_timeout_sec = 600\n')))
-      expect(result.status).to.equal('ok')
+    it('passes a registration with tool_timeout_sec = 600 that starts and lists the agents', async () => {
+      await mkdir(path.join(codexHome, 'agents'), {recursive: true})
+      await writeFile(path.join(codexHome, 'agents', 'reviewer.toml'), 'description = "Reviews"\n')
+      const result = await checkRegistration(codexHome, await writeConfig(registration('tool_timeout_sec = 600\n')), environment())
+      expect(result.status, result.detail).to.equal('ok')
       expect(result.detail).to.contain('[mcp_servers.agents]')
+      expect(result.detail).to.match(/starts and lists 1 agent tool$/)
+    })
+
+    it('fails a registration that does not start, with the command to run to see why', async () => {
+      const config = await writeConfig(registration('tool_timeout_sec = 600\n').replace('"serve"]', '"serve", "--max-dispatches", "0"]'))
+      const result = await checkRegistration(codexHome, config, environment())
+      expect(result.status).to.equal('fail')
+      expect(result.detail).to.contain('does not start')
+      expect(result.fix).to.match(/^run .*codex-agent-runtime serve --max-dispatches 0 to see the whole error$/)
     })
 
     it('warns about a missing registration with the command that adds it', async () => {
-      const result = checkRegistration(codexHome, await writeConfig('model = "o3"\n'))
+      const result = await checkRegistration(codexHome, await writeConfig('model = "o3"\n'), environment())
       expect(result).to.include({status: 'warn', fix: 'ak codex-agent-runtime register'})
     })
 
     it('warns about a registration with another tool timeout', async () => {
-      const result = checkRegistration(codexHome, await writeConfig(registration('')))
+      const result = await checkRegistration(codexHome, await writeConfig(registration('')), environment())
       expect(result.status).to.equal('warn')
       expect(result.detail).to.contain('no tool_timeout_sec')
       expect(result.fix).to.equal('ak codex-agent-runtime register --name agents')
@@ -102,7 +115,7 @@ describe('doctor: Codex checks', () => {
       const config = await writeConfig(
         `[mcp_servers.agents]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ["/gone/bin/run.js", "codex-agent-runtime", "serve"]\ntool_timeout_sec = 600\n`,
       )
-      const result = checkRegistration(codexHome, config)
+      const result = await checkRegistration(codexHome, config, environment())
       expect(result.status).to.equal('fail')
       expect(result.detail).to.contain('/gone/bin/run.js')
     })

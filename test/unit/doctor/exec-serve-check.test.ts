@@ -2,7 +2,8 @@ import {expect} from 'chai'
 import {writeFile} from 'node:fs/promises'
 import path from 'node:path'
 
-import {checkExecServe, clientEnvironment} from '../../../src/doctor/exec-serve-check.js'
+import {checkExecServe} from '../../../src/doctor/exec-serve-check.js'
+import {clientEnvironment} from '../../../src/doctor/stdio-probe.js'
 import {type DoctorFixture, createDoctorFixture} from '../../helpers/doctor-fixture.js'
 
 describe('doctor: exec serve check', () => {
