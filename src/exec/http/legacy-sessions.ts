@@ -114,15 +114,17 @@ export class LegacySessions {
   }
 
   private end(session: LegacySession, reason: SessionEndReason): Promise<void> {
-    session.ending ??= (async () => {
-      clearTimeout(session.idleTimer)
-      if (session.id !== undefined) {
-        this.sessions.delete(session.id)
-        this.runtime.log.info(`HTTP session ${shortId(session.id)} ended (${reason})`)
-      }
+    if (session.ending) return session.ending
+    // Marked as ending before anything runs: closing the server calls back here (its onclose).
+    session.ending = Promise.resolve().then(async () => {
       await session.connection.close()
       await session.server.close().catch(() => undefined)
-    })()
+    })
+    clearTimeout(session.idleTimer)
+    if (session.id !== undefined) {
+      this.sessions.delete(session.id)
+      this.runtime.log.info(`HTTP session ${shortId(session.id)} ended (${reason})`)
+    }
     return session.ending
   }
 }
