@@ -282,6 +282,20 @@ for (const line of CLIENT_LINES) {
         expect(await fails('edit', {path: 'src', old_text: 'a', new_text: 'b'})).to.contain('folder')
       })
 
+      it('refuses a read-only file, even though a rename could replace it', async () => {
+        await writeFile(inWs('src', 'locked.txt'), 'old\n')
+        await chmod(inWs('src', 'locked.txt'), 0o444)
+        expect(await fails('edit', {path: 'src/locked.txt', old_text: 'old', new_text: 'new'})).to.contain('read-only')
+        expect(await readFile(inWs('src', 'locked.txt'), 'utf8')).to.equal('old\n')
+      })
+
+      it('says so when a file stands where a folder of the new path should be', async () => {
+        await writeFile(inWs('src', 'plain.txt'), 'x\n')
+        const text = await fails('edit', {path: 'src/plain.txt/child.txt', old_text: '', new_text: 'y'})
+        expect(text).to.contain('is a file, not a folder')
+        expect(text).not.to.contain('Internal error')
+      })
+
       it('refuses to create a file through a dangling symlink that points outside', async () => {
         const text = await fails('edit', {path: 'dangling-out', old_text: '', new_text: 'planted'})
         expect(text).to.contain('outside the workspace')

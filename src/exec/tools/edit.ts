@@ -1,12 +1,13 @@
-import {readFile, stat} from 'node:fs/promises'
+import {constants} from 'node:fs'
+import {access, readFile, stat} from 'node:fs/promises'
 import {z} from 'zod'
 
-import {BadInputError, LimitReachedError} from '../../errors.js'
+import {AkError, BadInputError, LimitReachedError} from '../../errors.js'
 import {createFileExclusively, replaceFileAtomically} from '../files/atomic-write.js'
 import {unifiedDiff} from '../files/edit-diff.js'
 import {applyTextEdit, listLines} from '../files/text-edit.js'
 import {EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
-import {defineTool} from './tool.js'
+import {type ToolAnswer, type ToolContext, defineTool} from './tool.js'
 
 const inputSchema = z.object({
   path: z
@@ -23,6 +24,9 @@ const inputSchema = z.object({
     .default(false)
     .describe('Replace every occurrence of old_text instead of requiring exactly one. Default false.'),
 })
+
+/** Write permission bits (owner, group, others) of a file mode. */
+const WRITE_BITS = 0o222
 
 const utf8 = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
 
@@ -45,6 +49,11 @@ async function readEditableText(real: string, requested: string) {
         'Edit it with other means, or split it.',
     )
   }
+  // The file is replaced by rename, which its own permissions would not stop: honour them here.
+  const isWritable = (info.mode & WRITE_BITS) !== 0 && (await access(real, constants.W_OK).then(() => true, () => false))
+  if (!isWritable) {
+    throw new BadInputError(`"${requested}" is read-only. Change its permissions first if it is meant to be edited.`)
+  }
   const bytes = await readFile(real)
   if (bytes.includes(0)) throw new BadInputError(`"${requested}" looks like a binary file (it has a NUL byte); edit changes text files only.`)
   let text: string
@@ -66,6 +75,29 @@ function encodeWithinLimit(text: string, requested: string): Buffer {
   return data
 }
 
+/**
+ * Rethrows a file system error of an edit as a message the model can act on; the errors of
+ * src/errors.ts and unknown ones pass through.
+ */
+function explainWriteError(error: unknown, requested: string): never {
+  if (error instanceof AkError) throw error
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EACCES':
+    case 'EPERM':
+      throw new BadInputError(`No permission to write "${requested}" or its folder. The file was not changed.`)
+    case 'EROFS':
+      throw new BadInputError(`"${requested}" is on a read-only file system. The file was not changed.`)
+    case 'ENOSPC':
+    case 'EDQUOT':
+      throw new LimitReachedError(`No space left on the disk to write "${requested}". The file was not changed.`)
+    case 'ENOTDIR':
+    case 'EEXIST':
+      throw new BadInputError(`A part of the path "${requested}" is a file, not a folder, so nothing can be created there.`)
+    default:
+      throw error
+  }
+}
+
 /** The `edit` tool: literal text replacement, or creation of a new file (DESIGN §4.3). */
 export const editTool = defineTool({
   name: 'edit',
@@ -84,33 +116,42 @@ export const editTool = defineTool({
   inputSchema,
   annotations: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false},
   describeTarget: (input) => input.path,
-  async run(input, {workspace}) {
-    if (input.old_text === '') {
-      const target = await workspace.resolve(input.path)
-      if (target.exists) {
-        throw new BadInputError(
-          `"${input.path}" already exists. To change it, pass the text to replace as old_text; an empty old_text only creates new files.`,
-        )
-      }
-      const data = encodeWithinLimit(input.new_text, input.path)
-      await createFileExclusively(target.real, data, input.path)
-      const diff = unifiedDiff(target.relative, undefined, input.new_text, [], EDIT_MAX_DIFF_CHARS)
-      return {text: `Created ${target.relative} (${plural(data.length, 'byte')}).\n${diff}`}
+  async run(input, context) {
+    try {
+      return await runEdit(input, context)
+    } catch (error) {
+      explainWriteError(error, input.path)
     }
-    const file = await workspace.resolve(input.path, {mustExist: true})
-    const {info, text} = await readEditableText(file.real, input.path)
-    const result = applyTextEdit(text, {oldText: input.old_text, newText: input.new_text, replaceAll: input.replace_all})
-    await replaceFileAtomically(file.real, encodeWithinLimit(result.text, input.path), info)
-    const summary = [
-      `Edited ${file.relative}: replaced ${plural(result.count, 'occurrence')} ` +
-        `(${result.lines.length === 1 ? 'line' : 'lines'} ${listLines(result.lines)}).`,
-    ]
-    if (info.nlink > 1) {
-      summary.push(
-        `Note: the file had ${info.nlink} hard links; this path now has its own copy and the other links keep the old content.`,
-      )
-    }
-    const diff = unifiedDiff(file.relative, text, result.text, result.spans, EDIT_MAX_DIFF_CHARS)
-    return {text: `${summary.join('\n')}\n${diff}`}
   },
 })
+
+/** Creates or edits the file, as the tool's description says. */
+async function runEdit(input: z.infer<typeof inputSchema>, {workspace}: ToolContext): Promise<ToolAnswer> {
+  if (input.old_text === '') {
+    const target = await workspace.resolve(input.path)
+    if (target.exists) {
+      throw new BadInputError(
+        `"${input.path}" already exists. To change it, pass the text to replace as old_text; an empty old_text only creates new files.`,
+      )
+    }
+    const data = encodeWithinLimit(input.new_text, input.path)
+    await createFileExclusively(target.real, data, input.path)
+    const diff = unifiedDiff(target.relative, undefined, input.new_text, [], EDIT_MAX_DIFF_CHARS)
+    return {text: `Created ${target.relative} (${plural(data.length, 'byte')}).\n${diff}`}
+  }
+  const file = await workspace.resolve(input.path, {mustExist: true})
+  const {info, text} = await readEditableText(file.real, input.path)
+  const result = applyTextEdit(text, {oldText: input.old_text, newText: input.new_text, replaceAll: input.replace_all})
+  await replaceFileAtomically(file.real, encodeWithinLimit(result.text, input.path), info)
+  const summary = [
+    `Edited ${file.relative}: replaced ${plural(result.count, 'occurrence')} ` +
+      `(${result.lines.length === 1 ? 'line' : 'lines'} ${listLines(result.lines)}).`,
+  ]
+  if (info.nlink > 1) {
+    summary.push(
+      `Note: the file had ${info.nlink} hard links; this path now has its own copy and the other links keep the old content.`,
+    )
+  }
+  const diff = unifiedDiff(file.relative, text, result.text, result.spans, EDIT_MAX_DIFF_CHARS)
+  return {text: `${summary.join('\n')}\n${diff}`}
+}
