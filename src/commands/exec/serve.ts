@@ -64,9 +64,6 @@ at the terminal level a command can do anything the server's user can. Run it so
     const {flags} = await this.parse(ExecServe)
     this.noteIgnoredSharedFlags(flags, 'ak exec serve', 'stdout carries MCP frames only and it never prompts')
     const level = parseLevel(flags.level)
-    if (level === 'terminal') {
-      throw new BadInputError('The terminal level is not available in this version. Use --level read or --level files.')
-    }
     const address = flags.http === undefined ? undefined : parseListenAddress(flags.http)
     const token = process.env[TOKEN_ENV] ?? ''
     if (address && token.trim() === '') {

@@ -1,8 +1,10 @@
 import {editTool} from './edit.js'
+import {execCommandTool} from './exec-command.js'
 import {listTool} from './list.js'
 import {readTool} from './read.js'
 import {searchTool} from './search.js'
 import type {ExecTool} from './tool.js'
+import {writeStdinTool} from './write-stdin.js'
 
 /** Every AgentExec tool, in the order servers list them. Each level offers a prefix-closed subset. */
 export const EXEC_TOOLS: ExecTool[] = [
@@ -10,4 +12,6 @@ export const EXEC_TOOLS: ExecTool[] = [
   listTool,
   searchTool,
   editTool,
+  execCommandTool,
+  writeStdinTool,
 ] as unknown as ExecTool[]

@@ -1,0 +1,208 @@
+import {type ChildProcess, spawn} from 'node:child_process'
+import {constants as osConstants} from 'node:os'
+import {StringDecoder} from 'node:string_decoder'
+import {setImmediate as nextTurn, setTimeout as delay} from 'node:timers/promises'
+
+import {DispatchFailedError} from '../../errors.js'
+import {OUTPUT_BUFFER_CHARS, POST_EXIT_DRAIN_MS} from './limits.js'
+import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
+import {shellInvocation} from './shell.js'
+
+/** How to start one command. */
+export interface CommandSpec {
+  /** The session id the command answers to. */
+  id: string
+  /** The command line as the caller wrote it (`cmd`). */
+  command: string
+  /** Real path of the folder it runs in. */
+  cwd: string
+  /** Connection id of the owner; undefined for a stateless request. */
+  owner: string | undefined
+  /** The tag that marks this command's processes (see COMMAND_TAG_VARIABLE). */
+  tag: string
+  /** The shell to run it with (resolveShell). */
+  shell: string
+  /** The full environment (commandEnvironment). */
+  env: NodeJS.ProcessEnv
+  /** Characters of output kept between answers. Default OUTPUT_BUFFER_CHARS. */
+  bufferChars?: number
+}
+
+/** The exit code a shell reports for a child: the code, or 128 + the signal's number. */
+export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code
+  return 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0)
+}
+
+/**
+ * One running command (DESIGN §4.5): its login shell, spawned in its own session and process
+ * group, with stdin an open pipe and stdout and stderr joined in one pipe; its output decoded as
+ * UTF-8 incrementally into a bounded buffer. It knows nothing of ownership or limits
+ * (CommandSessions does).
+ *
+ * Lifecycle: running → exited (the shell ended; `exitCode` set) → ended (the output the shell
+ * wrote is read) → retired (its end was reported, or it was stopped). After retirement the pipe
+ * is still read, so background children that hold it never block on a full pipe, but what they
+ * print is discarded.
+ */
+export class CommandSession {
+  readonly id: string
+  readonly command: string
+  readonly owner: string | undefined
+  readonly tag: string
+  /** When the command started (ms since the epoch). */
+  readonly startedAtMs = Date.now()
+  /** The shell's pid: it leads the command's session and process group. */
+  readonly pid: number
+  /** The exit code once the shell exited (128 + n for signal n). */
+  exitCode: number | undefined
+  /** Resolves once the shell exited and the output it wrote is read. */
+  readonly ended: Promise<void>
+  /** Resolves once the session is retired. */
+  readonly retired: Promise<void>
+
+  private readonly child: ChildProcess
+  private readonly buffer: OutputBuffer
+  private readonly decoders = {stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8')}
+  private hasEndedFlag = false
+  private isRetiredFlag = false
+  private isStdinClosedFlag = false
+  private isPipeClosedFlag = false
+  private markRetired!: () => void
+  /** Calls on this session run one after the other. */
+  private queue: Promise<unknown> = Promise.resolve()
+
+  private constructor(spec: CommandSpec, child: ChildProcess) {
+    this.id = spec.id
+    this.command = spec.command
+    this.owner = spec.owner
+    this.tag = spec.tag
+    this.child = child
+    this.pid = child.pid!
+    this.buffer = new OutputBuffer(spec.bufferChars ?? OUTPUT_BUFFER_CHARS)
+    this.retired = new Promise((resolve) => (this.markRetired = resolve))
+    child.stdout!.on('data', (chunk: Buffer) => this.receive('stdout', chunk))
+    child.stderr!.on('data', (chunk: Buffer) => this.receive('stderr', chunk))
+    child.stdin!.on('error', () => {}) // EPIPE once nothing reads stdin any more
+    child.on('error', () => {}) // a failed kill(); the exit event still comes
+    const pipeClosed = new Promise<void>((resolve) => child.stdout!.once('close', resolve))
+    void pipeClosed.then(() => (this.isPipeClosedFlag = true))
+    this.ended = new Promise<void>((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitCode = exitCodeOf(code, signal)
+        resolve(this.drainAfterExit(pipeClosed))
+      })
+    })
+  }
+
+  /**
+   * Spawns the command (see shellInvocation) detached, so its shell leads a new session and
+   * process group.
+   * @throws DispatchFailedError when the shell cannot be started (e.g. the folder vanished).
+   */
+  static async start(spec: CommandSpec): Promise<CommandSession> {
+    const {file, args} = shellInvocation(spec.shell, spec.command)
+    const child = spawn(file, args, {cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe']})
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve)
+      child.once('error', (error) =>
+        reject(new DispatchFailedError(`Could not start the command: ${error.message}. Check workdir and try again.`)),
+      )
+    })
+    return new CommandSession(spec, child)
+  }
+
+  /** Whether the shell has exited. */
+  get hasExited(): boolean {
+    return this.exitCode !== undefined
+  }
+
+  /** Whether the shell has exited and its output is read: the next answer reports the end. */
+  get hasEnded(): boolean {
+    return this.hasEndedFlag
+  }
+
+  /** Whether the end was reported or the command was stopped; the id is no longer valid. */
+  get isRetired(): boolean {
+    return this.isRetiredFlag
+  }
+
+  /** Whether stdin was closed (by `\u0004`). */
+  get isStdinClosed(): boolean {
+    return this.isStdinClosedFlag
+  }
+
+  /** Whether some process (a background child, after the shell ended) still holds the output pipe. */
+  get isPipeOpen(): boolean {
+    return !this.isPipeClosedFlag
+  }
+
+  /** Runs `task` after every earlier task of this session, so concurrent calls take turns. */
+  serialize<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(task, task)
+    this.queue = result.catch(() => undefined)
+    return result
+  }
+
+  /**
+   * Writes `text` to the command's stdin. Resolves when the text is handed to the pipe, or when
+   * `until` settles first (a command that does not read its input fills the pipe).
+   */
+  async write(text: string, until: Promise<unknown>): Promise<void> {
+    const stdin = this.child.stdin!
+    if (this.isStdinClosedFlag || stdin.destroyed) return
+    await Promise.race([new Promise<void>((resolve) => stdin.write(text, () => resolve())), until])
+  }
+
+  /** Sends SIGINT to the command's process group, as Ctrl-C would in a terminal. */
+  interrupt(): void {
+    if (this.hasExited) return
+    try {
+      process.kill(-this.pid, 'SIGINT')
+    } catch {
+      // the group is gone
+    }
+  }
+
+  /** Closes stdin, as Ctrl-D would at the start of a line in a terminal. */
+  closeStdin(): void {
+    this.isStdinClosedFlag = true
+    this.child.stdin!.end()
+  }
+
+  /** The output since the last call, emptied; nothing once retired. */
+  takeOutput(): BufferedOutput {
+    return this.isRetiredFlag ? NO_OUTPUT : this.buffer.take()
+  }
+
+  /**
+   * Marks the session retired: its output is discarded from now on and its stdin closed (nobody
+   * can write to it any more). Stopping its processes is the caller's business.
+   */
+  retire(): void {
+    if (this.isRetiredFlag) return
+    this.isRetiredFlag = true
+    this.buffer.take()
+    this.child.stdin!.destroy()
+    this.markRetired()
+  }
+
+  private receive(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    if (this.isRetiredFlag) return
+    this.buffer.append(this.decoders[stream].write(chunk))
+  }
+
+  /**
+   * Waits, after the shell exited, for what it wrote to be read: until the pipe closes, or for
+   * POST_EXIT_DRAIN_MS and one more turn of the event loop (which reads whatever is already in
+   * the pipe) when a background child keeps the pipe open.
+   */
+  private async drainAfterExit(pipeClosed: Promise<void>): Promise<void> {
+    await Promise.race([pipeClosed, delay(POST_EXIT_DRAIN_MS)])
+    await nextTurn()
+    if (this.isPipeClosedFlag && !this.isRetiredFlag) {
+      this.buffer.append(this.decoders.stdout.end() + this.decoders.stderr.end())
+    }
+    this.hasEndedFlag = true
+  }
+}

@@ -1,0 +1,303 @@
+import {setTimeout as delay} from 'node:timers/promises'
+
+import {BadInputError, LimitReachedError, NotFoundError} from '../../errors.js'
+import type {RuntimeService} from '../runtime.js'
+import type {ExecConnection} from '../tools/tool.js'
+import {type CommandAnswer, NO_SESSION, commandAnswer} from './answer.js'
+import {CommandSession} from './command-session.js'
+import {COMMAND_IDLE_LIMIT_MS, COMMAND_PREVIEW_CHARS, KILL_GRACE_MS, MAX_RUNNING_COMMANDS} from './limits.js'
+import {stopProcessTree} from './process-tree.js'
+import {newProcessTag, newSessionId} from './session-id.js'
+import {commandEnvironment, resolveShell} from './shell.js'
+
+/** Ids of sessions that ended unreported (stopped while idle) remembered for a clearer error. */
+const REMEMBERED_STOPS = 256
+
+/** Settings of a CommandSessions; the defaults are the limits of limits.ts. Tests shorten them. */
+export interface CommandSessionsOptions {
+  /** A command no call waited on for this long is stopped. Default COMMAND_IDLE_LIMIT_MS. */
+  idleLimitMs?: number
+  /** Time between SIGTERM and SIGKILL. Default KILL_GRACE_MS. */
+  killGraceMs?: number
+  /** Commands open at once. Default MAX_RUNNING_COMMANDS. */
+  maxOpen?: number
+  /** Base environment of commands. Default `process.env`. */
+  env?: NodeJS.ProcessEnv
+  /** Characters of output kept per command between answers. Default OUTPUT_BUFFER_CHARS. */
+  bufferChars?: number
+}
+
+/** One call's wait on a session. */
+export interface WaitOptions {
+  /** How long to wait for the command to end before answering that it runs, in ms (already clamped). */
+  yieldTimeMs: number
+  /** The answer's output budget in tokens (already clamped). */
+  maxOutputTokens: number
+  /** When the call started (`performance.now()`), for `seconds`. */
+  callStartedAt: number
+  /** Aborted when the client cancels the call. */
+  signal: AbortSignal
+}
+
+function preview(command: string): string {
+  const line = command.replace(/\s+/g, ' ').trim()
+  return line.length > COMMAND_PREVIEW_CHARS ? `${line.slice(0, COMMAND_PREVIEW_CHARS - 1)}…` : line
+}
+
+function formatAge(ms: number): string {
+  const seconds = Math.floor(ms / 1000)
+  if (seconds < 60) return `${seconds}s`
+  const minutes = Math.floor(seconds / 60)
+  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`
+}
+
+/**
+ * The command sessions of one runtime (DESIGN §4.5), shared by all its connections; the model is
+ * Codex's unified exec process manager, with ak's rules where they differ:
+ * - at most `maxOpen` sessions are open (running, or ended with the end not yet reported); the
+ *   next start is refused with the list of open sessions, and nothing is evicted;
+ * - a session belongs to the connection that started it (`ExecConnection.id`); any other
+ *   connection gets "unknown session". Stateless requests (`id` undefined) share one owner, so
+ *   there the id alone is the capability;
+ * - the answer that reports the end retires the id;
+ * - a connection's close stops every command it started, including background processes left
+ *   behind by commands that already ended; a command no call waited on for the idle limit is
+ *   stopped; `close()` (the runtime's) stops everything.
+ *
+ * Every process of a command carries its owner's tag and its own tag in COMMAND_TAG_VARIABLE;
+ * stopping uses them to find processes that left the process group (process-tree.ts).
+ */
+export class CommandSessions implements RuntimeService {
+  private readonly sessions = new Map<string, CommandSession>()
+  private readonly ownerTags = new Map<string | undefined, string>()
+  private readonly attached = new WeakSet<ExecConnection>()
+  private readonly idleTimers = new Map<string, NodeJS.Timeout>()
+  private readonly busy = new Map<string, number>()
+  private readonly stoppedWhileIdle = new Map<string, string | undefined>()
+  private readonly stopping = new Set<Promise<void>>()
+  private readonly idleLimitMs: number
+  private readonly killGraceMs: number
+  private readonly maxOpen: number
+  private readonly env: NodeJS.ProcessEnv
+  private readonly bufferChars: number | undefined
+  private shell: string | undefined
+  private starting = 0
+  private isClosed = false
+
+  constructor(options: CommandSessionsOptions = {}) {
+    this.idleLimitMs = options.idleLimitMs ?? COMMAND_IDLE_LIMIT_MS
+    this.killGraceMs = options.killGraceMs ?? KILL_GRACE_MS
+    this.maxOpen = options.maxOpen ?? MAX_RUNNING_COMMANDS
+    this.env = options.env ?? process.env
+    this.bufferChars = options.bufferChars
+  }
+
+  /** Sessions open now (running, or ended and not yet reported). */
+  get openCount(): number {
+    return this.sessions.size
+  }
+
+  /**
+   * Makes sure the commands of `connection` are stopped when it closes. Idempotent per
+   * connection; a stateless request (`id` undefined) has nothing to attach.
+   */
+  attach(connection: ExecConnection): void {
+    const owner = connection.id
+    if (owner === undefined || this.attached.has(connection)) return
+    this.attached.add(connection)
+    connection.onClose(() => this.closeOwner(owner))
+  }
+
+  /**
+   * Starts `command` in `cwd` for `owner`.
+   * @throws LimitReachedError when `maxOpen` sessions are open, listing the caller's open
+   *   sessions (id, state, age, command) and counting the others'.
+   * @throws DispatchFailedError when the shell cannot start.
+   */
+  async start(command: string, cwd: string, owner: string | undefined): Promise<CommandSession> {
+    if (this.isClosed) throw new LimitReachedError('The server is shutting down; no new command can start.')
+    if (this.sessions.size + this.starting >= this.maxOpen) throw new LimitReachedError(this.limitMessage(owner))
+    let ownerTag = this.ownerTags.get(owner)
+    if (!ownerTag) {
+      ownerTag = newProcessTag()
+      this.ownerTags.set(owner, ownerTag)
+    }
+    let id = newSessionId()
+    while (this.sessions.has(id)) id = newSessionId()
+    const tag = newProcessTag()
+    this.shell ??= resolveShell(this.env)
+    // Counted while the spawn is under way, so concurrent starts respect the limit.
+    this.starting++
+    let session: CommandSession
+    try {
+      session = await CommandSession.start({
+        id,
+        command,
+        cwd,
+        owner,
+        tag,
+        shell: this.shell,
+        env: commandEnvironment(this.env, [ownerTag, tag]),
+        bufferChars: this.bufferChars,
+      })
+    } finally {
+      this.starting--
+    }
+    this.sessions.set(id, session)
+    this.touch(session)
+    if (this.isClosed || !this.ownerTags.has(owner)) {
+      // The runtime or the owner's connection closed while the shell was starting.
+      await this.stop(session)
+      throw new LimitReachedError('The connection closed while the command was starting; it was stopped.')
+    }
+    return session
+  }
+
+  /**
+   * The open session `id` of `owner`. Accepts the id as a number too (models trained on Codex
+   * send numbers) and compares it as text.
+   * @throws NotFoundError when no such session is open for this owner.
+   */
+  find(id: string | number, owner: string | undefined): CommandSession {
+    const key = String(id).trim()
+    const session = this.sessions.get(key)
+    if (session && session.owner === owner && !session.isRetired) return session
+    if (this.stoppedWhileIdle.has(key) && this.stoppedWhileIdle.get(key) === owner) {
+      throw new NotFoundError(
+        `Session ${key} was stopped because no call waited on it for ${formatAge(this.idleLimitMs)} ` +
+          `(the idle limit). Start the command again with exec_command.`,
+      )
+    }
+    throw new NotFoundError(
+      `Unknown session_id "${key}": no command with this id is open for this connection. An id is ` +
+        `retired by the answer that reports its command's end (exit_code a number, session_id none). ` +
+        `Start a new command with exec_command.`,
+    )
+  }
+
+  /**
+   * Waits on `session` until its command ends or `yieldTimeMs` passes, and answers with the output
+   * since the previous answer. The answer that reports the end retires the id. `before` runs first
+   * (write_stdin's writes), in turn with other calls on the same session.
+   * @throws NotFoundError when the session is retired meanwhile (stopped by its connection's close).
+   * @throws BadInputError when the call is cancelled (the output stays for the next call).
+   */
+  wait(session: CommandSession, options: WaitOptions, before?: (until: Promise<unknown>) => Promise<void>): Promise<CommandAnswer> {
+    return session.serialize(async () => {
+      if (session.isRetired) this.find(session.id, session.owner)
+      this.busy.set(session.id, (this.busy.get(session.id) ?? 0) + 1)
+      const waitOver = new AbortController()
+      try {
+        const deadline = delay(options.yieldTimeMs, undefined, {signal: waitOver.signal}).catch(() => undefined)
+        const cancelled = new Promise<void>((resolve) => {
+          if (options.signal.aborted) resolve()
+          options.signal.addEventListener('abort', () => resolve(), {once: true, signal: waitOver.signal})
+        })
+        const until = Promise.race([deadline, session.ended, session.retired, cancelled])
+        if (before) await before(until)
+        await until
+        if (session.isRetired) this.find(session.id, session.owner)
+        if (options.signal.aborted) throw new BadInputError('The call was cancelled; the command keeps running.')
+        const output = session.takeOutput()
+        const hasEnded = session.hasEnded
+        if (hasEnded) this.retire(session)
+        return commandAnswer({
+          exitCode: hasEnded ? session.exitCode! : 'running',
+          elapsedMs: performance.now() - options.callStartedAt,
+          sessionId: hasEnded ? NO_SESSION : session.id,
+          output,
+          maxOutputTokens: options.maxOutputTokens,
+        })
+      } finally {
+        waitOver.abort()
+        this.busy.set(session.id, (this.busy.get(session.id) ?? 1) - 1)
+        this.touch(session)
+      }
+    })
+  }
+
+  /** Stops one session's command and everything it started, and retires its id. */
+  async stop(session: CommandSession): Promise<void> {
+    this.retire(session)
+    await this.track(
+      stopProcessTree({tags: new Set([session.tag]), leaders: () => (session.hasExited ? [] : [session.pid])}, this.killGraceMs),
+    )
+  }
+
+  /**
+   * Stops every command `owner` started (running ones, and background processes left behind by
+   * ones that ended) and retires their ids. Runs when the owner's connection closes.
+   */
+  async closeOwner(owner: string | undefined): Promise<void> {
+    const ownerTag = this.ownerTags.get(owner)
+    const sessions = [...this.sessions.values()].filter((session) => session.owner === owner)
+    for (const session of sessions) this.retire(session)
+    this.ownerTags.delete(owner)
+    if (!ownerTag) return
+    await this.track(
+      stopProcessTree(
+        {tags: new Set([ownerTag]), leaders: () => sessions.filter((s) => !s.hasExited).map((s) => s.pid)},
+        this.killGraceMs,
+      ),
+    )
+  }
+
+  /** Stops every command of every owner and refuses new ones. Idempotent. */
+  async close(): Promise<void> {
+    this.isClosed = true
+    await Promise.all([...this.ownerTags.keys()].map((owner) => this.closeOwner(owner)))
+    await Promise.all([...this.stopping])
+  }
+
+  private track(stop: Promise<void>): Promise<void> {
+    this.stopping.add(stop)
+    return stop.finally(() => this.stopping.delete(stop))
+  }
+
+  private retire(session: CommandSession): void {
+    session.retire()
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id)
+    clearTimeout(this.idleTimers.get(session.id))
+    this.idleTimers.delete(session.id)
+    this.busy.delete(session.id)
+  }
+
+  /** Restarts the idle clock of `session`. */
+  private touch(session: CommandSession): void {
+    if (session.isRetired) return
+    clearTimeout(this.idleTimers.get(session.id))
+    const timer = setTimeout(() => this.expire(session), this.idleLimitMs)
+    timer.unref()
+    this.idleTimers.set(session.id, timer)
+  }
+
+  private expire(session: CommandSession): void {
+    if (session.isRetired) return
+    if ((this.busy.get(session.id) ?? 0) > 0) return this.touch(session)
+    this.stoppedWhileIdle.set(session.id, session.owner)
+    if (this.stoppedWhileIdle.size > REMEMBERED_STOPS) {
+      this.stoppedWhileIdle.delete(this.stoppedWhileIdle.keys().next().value!)
+    }
+    void this.stop(session)
+  }
+
+  private limitMessage(owner: string | undefined): string {
+    const now = Date.now()
+    const own = [...this.sessions.values()].filter((session) => session.owner === owner)
+    const lines = own.map(
+      (session) =>
+        `  ${session.id}  ${session.hasEnded ? 'ended, not yet polled' : 'running'}  ` +
+        `${formatAge(now - session.startedAtMs)}  ${preview(session.command)}`,
+    )
+    const others = this.sessions.size - own.length
+    return [
+      `Too many commands: ${this.sessions.size} are open, the most this server runs at once is ${this.maxOpen}. ` +
+        `This command was not started and no other was stopped. Free a slot first: poll a command with ` +
+        `write_stdin until it reports its end, or interrupt it with write_stdin chars "\\u0003".`,
+      own.length > 0 ? 'Open sessions of this connection (id, state, age, command):' : 'This connection has no open session.',
+      ...lines,
+      ...(others > 0 ? [`(and ${others} more started by other connections)`] : []),
+    ].join('\n')
+  }
+}

@@ -1,0 +1,184 @@
+import {readFileSync, readdirSync} from 'node:fs'
+import {setTimeout as delay} from 'node:timers/promises'
+
+import {COMMAND_TAG_VARIABLE} from './shell.js'
+
+/** One process as Linux's `/proc/<pid>/stat` and `/proc/<pid>/environ` describe it. */
+export interface ProcessInfo {
+  pid: number
+  ppid: number
+  /** Process group id. */
+  pgid: number
+  /** Session id (`setsid` gives a process a new one). */
+  sid: number
+  /** One-letter state; `Z` is a zombie (dead, waiting for its parent to reap it). */
+  state: string
+  /** Tags of COMMAND_TAG_VARIABLE in its environment; empty when unreadable or absent. */
+  tags: string[]
+}
+
+/** What to stop: processes carrying any of `tags`, the groups and sessions of `leaders`, and their descendants. */
+export interface StopTarget {
+  tags: ReadonlySet<string>
+  /**
+   * Pids of command shells not reaped yet, asked afresh before each round of signals: each leads
+   * its own session and process group (spawned detached), and an unreaped pid cannot have been
+   * reused by another process.
+   */
+  leaders(): readonly number[]
+}
+
+/** Interval at which a stop checks whether the processes it signalled are gone. */
+const STOP_CHECK_INTERVAL_MS = 25
+/** How long a stop waits for SIGKILLed processes to disappear before returning. */
+const AFTER_KILL_WAIT_MS = 500
+
+/**
+ * Parses `/proc/<pid>/stat`. The command name (field 2) is in parentheses and may itself hold
+ * spaces and parentheses, so fields are counted from the last `)`.
+ */
+export function parseStat(text: string): Pick<ProcessInfo, 'pid' | 'ppid' | 'pgid' | 'sid' | 'state'> | undefined {
+  const close = text.lastIndexOf(')')
+  if (close === -1) return undefined
+  const pid = Number.parseInt(text, 10)
+  const fields = text.slice(close + 2).split(' ')
+  const [state, ppid, pgid, sid] = [fields[0], Number(fields[1]), Number(fields[2]), Number(fields[3])]
+  if (!state || !Number.isInteger(pid) || !Number.isInteger(ppid)) return undefined
+  return {pid, ppid, pgid, sid, state}
+}
+
+/** The tags of COMMAND_TAG_VARIABLE in a raw `/proc/<pid>/environ` (NUL-separated `NAME=value`). */
+export function parseEnvironTags(environ: string): string[] {
+  const prefix = `${COMMAND_TAG_VARIABLE}=`
+  for (const entry of environ.split('\0')) {
+    if (entry.startsWith(prefix)) return entry.slice(prefix.length).split(',').filter(Boolean)
+  }
+  return []
+}
+
+/**
+ * Every process `/proc` shows, except this one. Empty where there is no `/proc` (macOS): there
+ * only process groups can be signalled. Environments of other users' processes are unreadable
+ * and count as untagged.
+ */
+export function listProcesses(): ProcessInfo[] {
+  let names: string[]
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return []
+  }
+  const processes: ProcessInfo[] = []
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    try {
+      const stat = parseStat(readFileSync(`/proc/${name}/stat`, 'latin1'))
+      if (!stat) continue
+      let tags: string[] = []
+      try {
+        tags = parseEnvironTags(readFileSync(`/proc/${name}/environ`, 'latin1'))
+      } catch {
+        // another user's process, or gone
+      }
+      processes.push({...stat, tags})
+    } catch {
+      // exited while scanning
+    }
+  }
+  return processes
+}
+
+/**
+ * The processes of `processes` that belong to a command: those tagged with one of `tags`, those
+ * in the session or process group of one of `leaderPids`, and every descendant of either (by
+ * parent links). Zombies are left out: they are already dead. Pure.
+ */
+export function selectTargetProcesses(
+  processes: readonly ProcessInfo[],
+  tags: ReadonlySet<string>,
+  leaderPids: readonly number[],
+): ProcessInfo[] {
+  const leaders = new Set(leaderPids)
+  const selected = new Map<number, ProcessInfo>()
+  const children = new Map<number, ProcessInfo[]>()
+  for (const info of processes) {
+    const siblings = children.get(info.ppid) ?? []
+    siblings.push(info)
+    children.set(info.ppid, siblings)
+    const isTagged = info.tags.some((tag) => tags.has(tag))
+    if (isTagged || leaders.has(info.pid) || leaders.has(info.pgid) || leaders.has(info.sid)) selected.set(info.pid, info)
+  }
+  const queue = [...selected.keys(), ...leaders]
+  while (queue.length > 0) {
+    for (const child of children.get(queue.pop()!) ?? []) {
+      if (selected.has(child.pid)) continue
+      selected.set(child.pid, child)
+      queue.push(child.pid)
+    }
+  }
+  return [...selected.values()].filter((info) => info.state !== 'Z')
+}
+
+/** Whether `pid` exists and is not a zombie. */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+  try {
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'latin1'))?.state !== 'Z'
+  } catch {
+    return true // no /proc: trust kill(0)
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name)
+  } catch {
+    // gone already, or not ours
+  }
+}
+
+/** Signals every process of `target` and the process groups they lead; returns the pids signalled. */
+function signalTarget(target: StopTarget, name: NodeJS.Signals): number[] {
+  const leaders = target.leaders()
+  const found = selectTargetProcesses(listProcesses(), target.tags, leaders)
+  for (const leader of leaders) signal(-leader, name)
+  for (const info of found) {
+    if (info.pgid === info.pid) signal(-info.pid, name)
+    signal(info.pid, name)
+  }
+  return [...new Set([...leaders, ...found.map((info) => info.pid)])]
+}
+
+async function waitUntilGone(pids: number[], timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (!pids.some(isProcessAlive)) return true
+    if (Date.now() >= deadline) return false
+    await delay(STOP_CHECK_INTERVAL_MS)
+  }
+}
+
+/**
+ * Stops every process of `target`: SIGTERM to the leaders' process groups, to each process found
+ * through `/proc` (tagged, in a leader's session or group, or a descendant of one) and to the
+ * groups those lead; after `graceMs`, a fresh scan and SIGKILL to whatever is still there (and to
+ * what was forked meanwhile). Resolves once they are gone or after a short wait past SIGKILL.
+ *
+ * What can escape: a process that clears its environment (`env -i`), leaves the session, and
+ * whose parent chain to a found process is already broken when the scan runs; and a process that
+ * forks faster than the scans find it. Without `/proc` (macOS) only the process groups are
+ * signalled.
+ */
+export async function stopProcessTree(target: StopTarget, graceMs: number): Promise<void> {
+  const termed = signalTarget(target, 'SIGTERM')
+  if (await waitUntilGone(termed, graceMs)) {
+    // A last scan catches anything forked while the first ones were dying.
+    if (selectTargetProcesses(listProcesses(), target.tags, target.leaders()).length === 0) return
+  }
+  const killed = signalTarget(target, 'SIGKILL')
+  await waitUntilGone(killed, AFTER_KILL_WAIT_MS)
+}

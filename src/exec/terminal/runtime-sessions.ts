@@ -1,0 +1,16 @@
+import {runtimeService} from '../runtime.js'
+import type {ToolContext} from '../tools/tool.js'
+import {CommandSessions} from './command-sessions.js'
+
+/** The key of the runtime's CommandSessions among its services. */
+export const COMMAND_SESSIONS_SERVICE = 'command-sessions'
+
+/**
+ * The runtime's command sessions (created on first use, stopped with the runtime), attached to
+ * the caller's connection so that its commands stop when it closes.
+ */
+export function commandSessionsFor(context: Pick<ToolContext, 'runtime' | 'connection'>): CommandSessions {
+  const sessions = runtimeService(context.runtime, COMMAND_SESSIONS_SERVICE, () => new CommandSessions())
+  sessions.attach(context.connection)
+  return sessions
+}

@@ -1,0 +1,81 @@
+import {accessSync, constants, statSync} from 'node:fs'
+import path from 'node:path'
+
+/**
+ * Shells `$SHELL` may name to be used as is. They all take `-l -c` and speak the POSIX syntax
+ * that models trained on Codex write; anything else (fish, nologin, a program) is passed over for
+ * the fallbacks.
+ */
+export const POSIX_SHELL_NAMES: readonly string[] = ['bash', 'zsh', 'sh', 'dash', 'ksh', 'mksh', 'ash', 'yash']
+
+/** Shells tried, in order, when `$SHELL` is unset, unknown or not executable. */
+export const FALLBACK_SHELLS: readonly string[] = ['/bin/bash', '/bin/sh']
+
+/** Variables added to every command's environment so that tools run plain and non-interactive. */
+export const COMMAND_ENV_OVERRIDES: Readonly<Record<string, string>> = {
+  NO_COLOR: '1',
+  TERM: 'dumb',
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+}
+
+/**
+ * Variables removed from every command's environment: the HTTP bearer token is the server's
+ * secret, not the command's.
+ */
+export const COMMAND_ENV_REMOVED: readonly string[] = ['AGENTEXEC_TOKEN']
+
+/**
+ * The variable that tags every process of a command: a comma-separated list of random tags (any
+ * tags inherited from an enclosing ak, then the owner's, then the command's). Descendants inherit
+ * it, so a scan of `/proc/<pid>/environ` finds them even after they left the process group and
+ * their parent died (see process-tree.ts).
+ */
+export const COMMAND_TAG_VARIABLE = 'AK_EXEC_TAG'
+
+function isExecutableFile(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK)
+    return statSync(file).isFile()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The shell that runs commands: `$SHELL` when it is an absolute path to an executable POSIX-family
+ * shell (POSIX_SHELL_NAMES), else the first executable of FALLBACK_SHELLS. Codex runs commands the
+ * same way, with the user's shell as a login shell.
+ */
+export function resolveShell(env: NodeJS.ProcessEnv = process.env): string {
+  const own = env.SHELL
+  const candidates = [...FALLBACK_SHELLS]
+  if (own && path.isAbsolute(own) && POSIX_SHELL_NAMES.includes(path.basename(own))) candidates.unshift(own)
+  return candidates.find(isExecutableFile) ?? '/bin/sh'
+}
+
+/**
+ * The environment of one command: `base` without COMMAND_ENV_REMOVED, plus COMMAND_ENV_OVERRIDES,
+ * plus COMMAND_TAG_VARIABLE with `tags` appended to any inherited value.
+ */
+export function commandEnvironment(base: NodeJS.ProcessEnv, tags: string[]): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {...base, ...COMMAND_ENV_OVERRIDES}
+  for (const name of COMMAND_ENV_REMOVED) delete env[name]
+  const inherited = base[COMMAND_TAG_VARIABLE]
+  env[COMMAND_TAG_VARIABLE] = [...(inherited ? [inherited] : []), ...tags].join(',')
+  return env
+}
+
+/**
+ * The program and arguments that run `command` in `shell` as a login shell (`-lc`) with stderr
+ * joined to stdout.
+ *
+ * Node cannot give a child one pipe as both fd 1 and fd 2, so the command goes through
+ * `/bin/sh -c 'exec "$0" "$@" 2>&1'`: that sh points fd 2 at fd 1 (the stdout pipe) and then
+ * replaces itself with the login shell, so the shell keeps the spawned pid (the process group
+ * leader) and it and every descendant write both streams into the same pipe, in the exact order
+ * they wrote them.
+ */
+export function shellInvocation(shell: string, command: string): {file: string; args: string[]} {
+  return {file: '/bin/sh', args: ['-c', 'exec "$0" "$@" 2>&1', shell, '-lc', command]}
+}

@@ -1,0 +1,95 @@
+import {lstat} from 'node:fs/promises'
+import {z} from 'zod'
+
+import {BadInputError} from '../../errors.js'
+import {commandAnswerSchema, renderCommandAnswer} from '../terminal/answer.js'
+import {
+  CHARS_PER_TOKEN,
+  COMMAND_IDLE_LIMIT_MS,
+  COMMAND_PREVIEW_CHARS,
+  DEFAULT_EXEC_YIELD_TIME_MS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  MAX_OUTPUT_TOKENS,
+  MAX_RUNNING_COMMANDS,
+  MAX_YIELD_TIME_MS,
+  MIN_YIELD_TIME_MS,
+  execYieldTimeMs,
+  maxOutputTokens,
+} from '../terminal/limits.js'
+import {commandSessionsFor} from '../terminal/runtime-sessions.js'
+import {defineTool} from './tool.js'
+
+const inputSchema = z.object({
+  cmd: z.string().min(1).describe('Shell command to run, e.g. "npm test" or "ls -la | head". Runs in a login shell.'),
+  workdir: z
+    .string()
+    .optional()
+    .describe('Folder to run it in, relative to the workspace (or absolute inside it). Default: the workspace root.'),
+  yield_time_ms: z
+    .number()
+    .optional()
+    .describe(
+      `How long to wait for the command to end before answering that it still runs, in ms ` +
+        `(${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS}, default ${DEFAULT_EXEC_YIELD_TIME_MS}).`,
+    ),
+  max_output_tokens: z
+    .number()
+    .optional()
+    .describe(
+      `Budget for the answer's text in tokens of ${CHARS_PER_TOKEN} characters (default ` +
+        `${DEFAULT_MAX_OUTPUT_TOKENS}, at most ${MAX_OUTPUT_TOKENS}); longer output is cut in the middle.`,
+    ),
+})
+
+/** The `exec_command` tool: runs a shell command (DESIGN §4.3–4.5; Codex's unified exec shape). */
+export const execCommandTool = defineTool({
+  name: 'exec_command',
+  title: 'Run a shell command',
+  description:
+    'Runs a command in a login shell (the user\'s $SHELL, else bash, else sh) in the workspace or in workdir, ' +
+    'over pipes (no terminal), with stdout and stderr merged in order and NO_COLOR=1, TERM=dumb, PAGER=cat. ' +
+    `Answers as soon as the command ends, or after yield_time_ms (${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS} ms, ` +
+    `default ${DEFAULT_EXEC_YIELD_TIME_MS}) if it still runs; then it keeps running and the answer's session_id ` +
+    'lets write_stdin read more output, type input, interrupt it ("\\u0003") or end its input ("\\u0004"). ' +
+    'The answer has four fields in order: exit_code (a number; 128+n if killed by signal n; "running" while it runs), ' +
+    'seconds (this call), session_id ("none" once ended), text (output since the last answer, cut in the middle ' +
+    `past max_output_tokens × ${CHARS_PER_TOKEN} characters, default ${DEFAULT_MAX_OUTPUT_TOKENS} tokens). ` +
+    'A non-zero exit code is a normal answer, not an error. ' +
+    `At most ${MAX_RUNNING_COMMANDS} commands run at once; a command nobody polls for ` +
+    `${COMMAND_IDLE_LIMIT_MS / 60_000} minutes is stopped, and all stop when the connection closes. ` +
+    'Background processes (cmd &) keep running after the command ends, until the connection closes, but their ' +
+    'later output is discarded: to follow a server, run it without & and poll it with write_stdin. ' +
+    'Errors: workdir outside the workspace or not a folder; too many commands running (lists them).',
+  level: 'terminal',
+  inputSchema,
+  outputSchema: commandAnswerSchema,
+  annotations: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true},
+  describeTarget: (input) => input.cmd.slice(0, COMMAND_PREVIEW_CHARS),
+  async run(input, context) {
+    const callStartedAt = performance.now()
+    const {workspace, connection, signal} = context
+    let cwd = workspace.root
+    if (input.workdir) {
+      const folder = await workspace.resolve(input.workdir, {mustExist: true})
+      if (!(await lstat(folder.real)).isDirectory()) {
+        throw new BadInputError(`workdir "${input.workdir}" is a file, not a folder. Pass a folder inside the workspace.`)
+      }
+      cwd = folder.real
+    }
+    const sessions = commandSessionsFor(context)
+    const session = await sessions.start(input.cmd, cwd, connection.id)
+    try {
+      const answer = await sessions.wait(session, {
+        yieldTimeMs: execYieldTimeMs(input.yield_time_ms),
+        maxOutputTokens: maxOutputTokens(input.max_output_tokens),
+        callStartedAt,
+        signal,
+      })
+      return {text: renderCommandAnswer(answer), structured: {...answer}}
+    } catch (error) {
+      // Nobody learns the id of a command whose first answer is lost: stop it.
+      if (!session.isRetired) await sessions.stop(session)
+      throw error
+    }
+  },
+})

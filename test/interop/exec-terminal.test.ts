@@ -1,0 +1,295 @@
+import {expect} from 'chai'
+import {mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises'
+import {readFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {CLIENT_LINES, type TestClient, type ToolCallAnswer, connectStdio} from '../helpers/clients.js'
+
+/** Whether `pid` is a live process (a zombie waiting to be reaped counts as dead). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'))
+  } catch {
+    return false
+  }
+}
+
+/** Peak resident memory of a process in kB (`VmHWM` in /proc/<pid>/status). */
+function peakMemoryKb(pid: number): number {
+  const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return Number(match![1])
+}
+
+/** The four fields the text of a successful answer carries, parsed back. */
+function parseAnswerText(text: string): Record<string, unknown> {
+  const match = /^exit_code: (.*)\nseconds: (\d+\.\d{3})\nsession_id: (.*)\ntext:\n([\s\S]*)$/.exec(text)
+  expect(match, `answer text: ${JSON.stringify(text)}`).to.not.equal(null)
+  const [, exitCode, seconds, sessionId, output] = match!
+  return {
+    exit_code: exitCode === 'running' ? 'running' : Number(exitCode),
+    seconds: Number(seconds),
+    session_id: sessionId,
+    text: output,
+  }
+}
+
+async function call(client: TestClient, tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const answer: ToolCallAnswer = await client.call(tool, args)
+  expect(answer.isError, answer.text).to.equal(false)
+  expect(answer.structured).to.deep.equal(parseAnswerText(answer.text))
+  return answer.structured!
+}
+
+/** Polls a session until its command ends; returns the last answer with all the text. */
+async function pollToEnd(client: TestClient, sessionId: string): Promise<Record<string, unknown>> {
+  let text = ''
+  for (;;) {
+    const answer = await call(client, 'write_stdin', {session_id: sessionId})
+    text += answer.text as string
+    if (answer.exit_code !== 'running') return {...answer, text}
+  }
+}
+
+function terminal(workspace: string): string[] {
+  return ['exec', 'serve', '--workspace', workspace, '--level', 'terminal']
+}
+
+/**
+ * A home folder for the server whose login profile only sets a marker: commands then run in a
+ * login shell that proves it read the profile, without the machine user's own profile.
+ */
+async function testHome(): Promise<string> {
+  const home = await mkdtemp(path.join(tmpdir(), 'ak-terminal-home-'))
+  await writeFile(path.join(home, '.profile'), 'export AK_TEST_PROFILE=loaded\n')
+  return home
+}
+
+for (const line of CLIENT_LINES) {
+  describe(`exec_command and write_stdin, client ${line}`, () => {
+    let workspace: string
+    let home: string
+    let client: TestClient
+
+    before(async () => {
+      workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-terminal-')))
+      home = await testHome()
+      await mkdir(path.join(workspace, 'sub'))
+      client = await connectStdio(line, terminal(workspace), {env: {HOME: home}})
+    })
+
+    after(async () => {
+      await client?.close()
+      await rm(workspace, {recursive: true, force: true})
+      await rm(home, {recursive: true, force: true})
+    })
+
+    it('offers all six tools at the terminal level, the terminal ones with an output schema', async () => {
+      const tools = await client.listTools()
+      const names = tools.map((tool) => tool.name)
+      expect(names).to.include.members(['list', 'exec_command', 'write_stdin'])
+      for (const name of ['exec_command', 'write_stdin']) {
+        const tool = tools.find((candidate) => candidate.name === name)!
+        expect(tool.outputSchema).to.deep.include({type: 'object', required: ['exit_code', 'seconds', 'session_id', 'text']})
+        expect(tool.annotations).to.include({readOnlyHint: false, destructiveHint: true})
+      }
+    })
+
+    it('runs echo in the workspace and answers with the four fields, as text and structured content', async () => {
+      const answer = await call(client, 'exec_command', {cmd: 'echo hello; pwd'})
+      expect(answer).to.include({exit_code: 0, session_id: 'none', text: `hello\n${workspace}\n`})
+      expect(Object.keys(answer)).to.deep.equal(['exit_code', 'seconds', 'session_id', 'text'])
+    })
+
+    it('merges stdout and stderr in the order they were written', async () => {
+      const answer = await call(client, 'exec_command', {cmd: 'echo 1; echo 2 >&2; echo 3; echo 4 >&2'})
+      expect(answer.text).to.equal('1\n2\n3\n4\n')
+    })
+
+    it('reports a non-zero exit code as a normal answer, not a tool error', async () => {
+      const answer = await call(client, 'exec_command', {cmd: 'echo failing; exit 3'})
+      expect(answer).to.include({exit_code: 3, text: 'failing\n'})
+    })
+
+    it('reports a command killed by a signal as 128 + its number', async () => {
+      expect(await call(client, 'exec_command', {cmd: 'kill -TERM $$'})).to.include({exit_code: 143})
+    })
+
+    it('runs the command in a login shell with plain, non-interactive settings', async () => {
+      const answer = await call(client, 'exec_command', {cmd: 'echo "$AK_TEST_PROFILE $NO_COLOR $TERM $PAGER $GIT_PAGER"'})
+      expect(answer.text).to.equal('loaded 1 dumb cat cat\n')
+    })
+
+    it('runs in workdir inside the workspace and refuses one outside it', async () => {
+      expect((await call(client, 'exec_command', {cmd: 'pwd', workdir: 'sub'})).text).to.equal(`${workspace}/sub\n`)
+      for (const workdir of ['..', '/tmp', `${workspace}-evil`]) {
+        const refused = await client.call('exec_command', {cmd: 'pwd', workdir})
+        expect(refused.isError, workdir).to.equal(true)
+        expect(refused.text).to.contain('outside the workspace')
+      }
+    })
+
+    it('answers as soon as the shell ends even when a background child keeps the output open', async () => {
+      const answer = await call(client, 'exec_command', {cmd: 'sleep 100 & echo started', yield_time_ms: 5000})
+      expect(answer).to.include({exit_code: 0, session_id: 'none', text: 'started\n'})
+    })
+
+    it('answers "running" after a short yield and reports the end to a later poll, which retires the id', async () => {
+      const first = await call(client, 'exec_command', {cmd: 'echo begin; sleep 2; echo end', yield_time_ms: 250})
+      expect(first).to.include({exit_code: 'running', text: 'begin\n'})
+      const id = first.session_id as string
+      expect(id).to.match(/^[a-z][a-z2-9]{19}$/)
+      const last = await pollToEnd(client, id)
+      expect(last).to.include({exit_code: 0, session_id: 'none', text: 'end\n'})
+      const retired = await client.call('write_stdin', {session_id: id})
+      expect(retired.isError).to.equal(true)
+      expect(retired.text).to.contain('Unknown session_id')
+    })
+
+    it('types into cat and ends its input with \\u0004', async () => {
+      const started = await call(client, 'exec_command', {cmd: 'cat', yield_time_ms: 250})
+      const id = started.session_id as string
+      const echoed = await call(client, 'write_stdin', {session_id: id, chars: 'first line\n', yield_time_ms: 1000})
+      expect(echoed).to.include({exit_code: 'running', text: 'first line\n'})
+      const ended = await call(client, 'write_stdin', {session_id: id, chars: 'last\n\u0004', yield_time_ms: 5000})
+      expect(ended).to.include({exit_code: 0, session_id: 'none', text: 'last\n'})
+    })
+
+    it('refuses text after \\u0004 in the same call, before writing anything', async () => {
+      const started = await call(client, 'exec_command', {cmd: 'cat', yield_time_ms: 250})
+      const refused = await client.call('write_stdin', {session_id: started.session_id, chars: 'a\u0004b'})
+      expect(refused.isError).to.equal(true)
+      expect(refused.text).to.contain('input')
+      const ended = await call(client, 'write_stdin', {session_id: started.session_id, chars: '\u0004', yield_time_ms: 5000})
+      expect(ended).to.include({exit_code: 0, text: ''})
+    })
+
+    it('interrupts a long sleep with \\u0003', async () => {
+      const started = await call(client, 'exec_command', {cmd: 'sleep 300', yield_time_ms: 250})
+      const answer = await call(client, 'write_stdin', {session_id: started.session_id, chars: '\u0003', yield_time_ms: 5000})
+      expect(answer).to.include({exit_code: 130, session_id: 'none'})
+    })
+
+    it('puts out a multibyte character written in two parts 100 ms apart whole', async () => {
+      const script = `process.stdout.write(Buffer.from([0xe2, 0x82])); setTimeout(() => process.stdout.write(Buffer.from([0xac])), 100)`
+      const answer = await call(client, 'exec_command', {cmd: `'${process.execPath}' -e '${script}'`})
+      expect(answer).to.include({exit_code: 0, text: '€'})
+    })
+
+    it('cuts long output in the middle past max_output_tokens × 4 characters with a marker', async () => {
+      const answer = await call(client, 'exec_command', {cmd: 'seq 1 10000', max_output_tokens: 100})
+      const text = answer.text as string
+      expect(text.startsWith('1\n2\n3\n')).to.equal(true)
+      expect(text.endsWith('9999\n10000\n')).to.equal(true)
+      const match = /\n\[\.\.\. (\d+) characters \((\d+) line breaks\) cut from the middle of 48894;/.exec(text)!
+      expect(Number(match[1])).to.equal(48894 - 400)
+    })
+
+    it('accepts a session_id sent as a number and answers a clear error for an unknown one', async () => {
+      const answer = await client.call('write_stdin', {session_id: 52328, chars: 'x'})
+      expect(answer.isError).to.equal(true)
+      expect(answer.text).to.contain('Unknown session_id "52328"')
+    })
+  })
+}
+
+describe('terminal limits and cleanup through the real server', () => {
+  const line = CLIENT_LINES[0]
+  let workspace: string
+  let home: string
+
+  before(async () => {
+    workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-terminal-')))
+    home = await testHome()
+  })
+
+  after(async () => {
+    await rm(workspace, {recursive: true, force: true})
+    await rm(home, {recursive: true, force: true})
+  })
+
+  for (const each of CLIENT_LINES) {
+    it(`leaves no process alive after the client closes (client ${each})`, async () => {
+      const client = await connectStdio(each, terminal(workspace), {env: {HOME: home}})
+      const pids: number[] = []
+      try {
+        // An ended command whose setsid child outlives its shell, with its output elsewhere.
+        const detached = await call(client, 'exec_command', {cmd: 'setsid sleep 300 >/dev/null 2>&1 & echo $!'})
+        expect(detached.exit_code).to.equal(0)
+        pids.push(Number(detached.text))
+        // A running command: its shell, a bash with a background and a foreground sleep, and a setsid sleep.
+        const running = await call(client, 'exec_command', {
+          cmd: `echo $$; bash -c 'sleep 300 & echo $!; sleep 300' & echo $!; setsid sleep 300 & echo $!; wait`,
+          yield_time_ms: 1000,
+        })
+        let text = running.text as string
+        while (text.trim().split('\n').length < 4) {
+          text += (await call(client, 'write_stdin', {session_id: running.session_id, yield_time_ms: 5000})).text
+        }
+        pids.push(...text.trim().split('\n').map(Number))
+        expect(pids).to.have.length(5)
+        for (const pid of pids) expect(isAlive(pid), `pid ${pid} before close`).to.equal(true)
+      } finally {
+        await client.close()
+      }
+      for (const pid of pids) expect(isAlive(pid), `pid ${pid} after close`).to.equal(false)
+    })
+  }
+
+  it('answers a command printing 200 MB with a bounded text and keeps the server memory bounded', async function () {
+    this.timeout(120_000)
+    const client = await connectStdio(line, terminal(workspace), {env: {HOME: home}})
+    try {
+      const before = peakMemoryKb(client.pid)
+      const answer = await call(client, 'exec_command', {
+        cmd: `head -c 200000000 /dev/zero | tr '\\0' 'x'; echo; echo done`,
+        yield_time_ms: 30_000,
+      })
+      // A loaded machine may need more than one yield; collect until the end.
+      const last = answer.exit_code === 'running' ? await pollToEnd(client, answer.session_id as string) : answer
+      expect(last.exit_code).to.equal(0)
+      const text = (answer.exit_code === 'running' ? last.text : answer.text) as string
+      expect(text.length).to.be.below(7000 * 4 + 300)
+      expect(text.endsWith('x\ndone\n')).to.equal(true)
+      if (answer.exit_code !== 'running') {
+        expect(text).to.contain(`characters (0 line breaks) cut from the middle of ${200_000_000 + 6};`)
+      }
+      const peak = peakMemoryKb(client.pid)
+      // The output is 200 MB; a server holding it would peak far above this.
+      expect(peak - before, `peak ${peak} kB, before ${before} kB`).to.be.below(100 * 1024)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it(`refuses the 65th running command, listing the open ones, and evicts nothing`, async function () {
+    this.timeout(180_000)
+    const client = await connectStdio(line, terminal(workspace), {env: {HOME: home}})
+    const shells: number[] = []
+    try {
+      const started = await Promise.all(
+        Array.from({length: 64}, (_, index) =>
+          call(client, 'exec_command', {cmd: `echo $$; exec sleep 300 # command ${index}`, yield_time_ms: 1000}),
+        ),
+      )
+      for (const answer of started) {
+        expect(answer.exit_code).to.equal('running')
+        shells.push(Number(answer.text))
+      }
+      const refused = await client.call('exec_command', {cmd: 'echo sixty-five'})
+      expect(refused.isError).to.equal(true)
+      expect(refused.text).to.contain('Too many commands: 64 are open')
+      for (const answer of started) expect(refused.text).to.contain(answer.session_id as string)
+      expect(refused.text).to.contain('# command 63').and.not.contain('sixty-five')
+      for (const pid of shells) expect(isAlive(pid)).to.equal(true)
+    } finally {
+      await client.close()
+    }
+    for (const pid of shells) expect(isAlive(pid), `pid ${pid} after close`).to.equal(false)
+  })
+})

@@ -1,0 +1,196 @@
+import {expect} from 'chai'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {setTimeout as delay} from 'node:timers/promises'
+
+import {LimitReachedError, NotFoundError} from '../../../../src/errors.js'
+import type {CommandAnswer} from '../../../../src/exec/terminal/answer.js'
+import {CommandSessions, type CommandSessionsOptions, type WaitOptions} from '../../../../src/exec/terminal/command-sessions.js'
+import {isProcessAlive} from '../../../../src/exec/terminal/process-tree.js'
+
+const OWNER = 'connection-a'
+
+function waitOptions(yieldTimeMs: number, signal = new AbortController().signal): WaitOptions {
+  return {yieldTimeMs, maxOutputTokens: 7000, callStartedAt: performance.now(), signal}
+}
+
+async function run(sessions: CommandSessions, command: string, yieldTimeMs = 10_000, by: {owner: string | undefined} = {owner: OWNER}) {
+  const session = await sessions.start(command, tmpdir(), by.owner)
+  return {session, answer: await sessions.wait(session, waitOptions(yieldTimeMs))}
+}
+
+/** Polls until the command ends, collecting its text. */
+async function finish(sessions: CommandSessions, id: string, first: CommandAnswer): Promise<CommandAnswer> {
+  let answer = first
+  let text = first.text
+  while (answer.exit_code === 'running') {
+    answer = await sessions.wait(sessions.find(id, OWNER), waitOptions(1000))
+    text += answer.text
+  }
+  return {...answer, text}
+}
+
+function expectThrows(action: () => unknown, type: new (...args: never[]) => Error): Error {
+  try {
+    action()
+  } catch (error) {
+    expect(error).to.be.instanceOf(type)
+    return error as Error
+  }
+  expect.fail('expected an error')
+}
+
+describe('CommandSessions', () => {
+  let sessions: CommandSessions
+
+  let home: string
+  /** Sessions whose login shells read an empty home, not the machine user's profile. */
+  const create = (options: CommandSessionsOptions = {}) =>
+    new CommandSessions({killGraceMs: 500, env: {...process.env, HOME: home}, ...options})
+
+  before(async () => {
+    home = await mkdtemp(path.join(tmpdir(), 'ak-sessions-home-'))
+  })
+
+  after(async () => {
+    await rm(home, {recursive: true, force: true})
+  })
+
+  beforeEach(() => {
+    sessions = create()
+  })
+
+  afterEach(async () => {
+    await sessions.close()
+  })
+
+  it('decodes a multibyte character split across two writes as one character', async () => {
+    const script = `process.stdout.write(Buffer.from([0xe2, 0x82])); setTimeout(() => process.stdout.write(Buffer.from([0xac, 0x0a])), 100)`
+    const {answer} = await run(sessions, `'${process.execPath}' -e '${script}'`)
+    expect(answer).to.include({exit_code: 0, text: '€\n'})
+  })
+
+  it('replaces invalid UTF-8 with U+FFFD rather than failing', async () => {
+    const {answer} = await run(sessions, `printf 'a\\377b'`)
+    expect(answer.text).to.equal('a\uFFFDb')
+  })
+
+  it('finds a session by its id given as a number or with spaces, and only for its owner', async () => {
+    const {session} = await run(sessions, 'sleep 30', 250)
+    expect(sessions.find(` ${session.id} `, OWNER)).to.equal(session)
+    expectThrows(() => sessions.find(session.id, 'connection-b'), NotFoundError)
+    expectThrows(() => sessions.find(session.id, undefined), NotFoundError)
+    expectThrows(() => sessions.find(12345, OWNER), NotFoundError)
+  })
+
+  it('lets any stateless request drive a stateless session by its id', async () => {
+    const {session} = await run(sessions, 'sleep 30', 250, {owner: undefined})
+    expect(sessions.find(session.id, undefined)).to.equal(session)
+    expectThrows(() => sessions.find(session.id, OWNER), NotFoundError)
+  })
+
+  it('refuses a start beyond the limit with the open sessions listed, and stops none', async () => {
+    sessions = create({maxOpen: 2})
+    const first = await run(sessions, 'sleep 30 # first', 250)
+    await run(sessions, 'sleep 30 # second', 250, {owner: 'connection-b'})
+    const error = await sessions.start('echo third', tmpdir(), OWNER).then(
+      () => expect.fail('started'),
+      (error: Error) => error,
+    )
+    expect(error).to.be.instanceOf(LimitReachedError)
+    expect(error.message).to.contain(first.session.id).and.contain('sleep 30 # first').and.contain('running')
+    expect(error.message).to.contain('1 more started by other connections').and.not.contain('# second')
+    expect(sessions.openCount).to.equal(2)
+    expect(isProcessAlive(first.session.pid)).to.equal(true)
+  })
+
+  it('stops a command nobody waited on for the idle limit, and says so when it is polled', async () => {
+    sessions = create({idleLimitMs: 300})
+    const {session} = await run(sessions, 'sleep 30', 250)
+    await session.ended
+    expect(session.isRetired).to.equal(true)
+    expect(isProcessAlive(session.pid)).to.equal(false)
+    const error = expectThrows(() => sessions.find(session.id, OWNER), NotFoundError)
+    expect(error.message).to.contain('idle limit')
+  })
+
+  it('does not stop a command while a call waits on it', async () => {
+    sessions = create({idleLimitMs: 300})
+    const {session} = await run(sessions, 'sleep 1; echo done', 250)
+    const answer = await sessions.wait(session, waitOptions(10_000))
+    expect(answer).to.include({exit_code: 0, text: 'done\n'})
+  })
+
+  it('keeps the output for the next call when a call is cancelled', async () => {
+    const {session} = await run(sessions, 'cat', 250)
+    const cancel = new AbortController()
+    const waiting = sessions.wait(session, waitOptions(10_000, cancel.signal), (until) => session.write('hello\n', until))
+    await delay(300)
+    cancel.abort()
+    await waiting.then(() => expect.fail('answered'), () => undefined)
+    const answer = await sessions.wait(session, waitOptions(5000), async () => session.closeStdin())
+    expect(answer).to.include({exit_code: 0, text: 'hello\n'})
+  })
+
+  it('stops a running command and what it started, including a setsid child, when its owner closes', async () => {
+    const {session, answer} = await run(sessions, 'setsid sleep 300 & echo $!; sleep 300', 500)
+    const child = Number(answer.text.trim())
+    expect(isProcessAlive(child)).to.equal(true)
+    await sessions.closeOwner(OWNER)
+    expect(isProcessAlive(session.pid)).to.equal(false)
+    expect(isProcessAlive(child)).to.equal(false)
+  })
+
+  it('stops background processes of an ended command when its owner closes', async () => {
+    const {answer} = await run(sessions, 'setsid sleep 300 >/dev/null 2>&1 & echo $!')
+    expect(answer.exit_code).to.equal(0)
+    const child = Number(answer.text.trim())
+    expect(isProcessAlive(child)).to.equal(true)
+    await sessions.closeOwner(OWNER)
+    expect(isProcessAlive(child)).to.equal(false)
+  })
+
+  it('leaves other owners running when one owner closes', async () => {
+    const other = await run(sessions, 'sleep 300', 250, {owner: 'connection-b'})
+    await run(sessions, 'sleep 300', 250)
+    await sessions.closeOwner(OWNER)
+    expect(isProcessAlive(other.session.pid)).to.equal(true)
+  })
+
+  it('SIGKILLs a command that ignores SIGTERM after the grace', async () => {
+    const {session} = await run(sessions, `trap '' TERM; echo ready; while true; do sleep 0.1; done`, 500)
+    await sessions.stop(session)
+    await session.ended
+    expect(session.exitCode).to.equal(137)
+  })
+
+  it('polls a running command to its end, the last answer retiring the id', async () => {
+    const first = await run(sessions, 'echo one; sleep 1; echo two', 250)
+    expect(first.answer.exit_code).to.equal('running')
+    const last = await finish(sessions, first.session.id, first.answer)
+    expect(last).to.include({exit_code: 0, session_id: 'none', text: 'one\ntwo\n'})
+    expectThrows(() => sessions.find(first.session.id, OWNER), NotFoundError)
+  })
+
+  it('answers two concurrent calls on one session in turn', async () => {
+    const {session} = await run(sessions, 'sleep 0.5; echo end', 250)
+    const [a, b] = await Promise.allSettled([
+      sessions.wait(session, waitOptions(5000)),
+      sessions.wait(session, waitOptions(5000)),
+    ])
+    expect(a.status === 'fulfilled' && a.value.text).to.equal('end\n')
+    expect(b.status === 'rejected' && b.reason).to.be.instanceOf(NotFoundError)
+  })
+
+  it('stops everything on close and refuses new commands', async () => {
+    const {session} = await run(sessions, 'sleep 300', 250)
+    await sessions.close()
+    expect(isProcessAlive(session.pid)).to.equal(false)
+    await sessions.start('echo x', tmpdir(), OWNER).then(
+      () => expect.fail('started'),
+      (error) => expect(error).to.be.instanceOf(LimitReachedError),
+    )
+    await delay(0)
+  })
+})

@@ -1,0 +1,64 @@
+import {expect} from 'chai'
+
+import {
+  DEFAULT_EXEC_YIELD_TIME_MS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_WRITE_STDIN_YIELD_TIME_MS,
+  MAX_OUTPUT_TOKENS,
+  MAX_YIELD_TIME_MS,
+  MIN_EMPTY_POLL_YIELD_TIME_MS,
+  MIN_YIELD_TIME_MS,
+  execYieldTimeMs,
+  maxOutputTokens,
+  writeStdinYieldTimeMs,
+} from '../../../../src/exec/terminal/limits.js'
+
+describe('terminal limits', () => {
+  it('has the documented values', () => {
+    expect([MIN_YIELD_TIME_MS, MAX_YIELD_TIME_MS, DEFAULT_EXEC_YIELD_TIME_MS]).to.deep.equal([250, 30_000, 10_000])
+    expect([DEFAULT_WRITE_STDIN_YIELD_TIME_MS, MIN_EMPTY_POLL_YIELD_TIME_MS]).to.deep.equal([250, 5_000])
+    expect(DEFAULT_MAX_OUTPUT_TOKENS).to.equal(7_000)
+  })
+
+  it('clamps exec_command yield_time_ms to 250–30000, default 10000', () => {
+    expect(execYieldTimeMs(undefined)).to.equal(10_000)
+    expect(execYieldTimeMs(0)).to.equal(250)
+    expect(execYieldTimeMs(-5)).to.equal(250)
+    expect(execYieldTimeMs(1234.6)).to.equal(1235)
+    expect(execYieldTimeMs(10 ** 9)).to.equal(30_000)
+  })
+
+  it('clamps write_stdin yield_time_ms to 250–30000 with chars, default 250', () => {
+    expect(writeStdinYieldTimeMs(undefined, true)).to.equal(250)
+    expect(writeStdinYieldTimeMs(10, true)).to.equal(250)
+    expect(writeStdinYieldTimeMs(2000, true)).to.equal(2000)
+    expect(writeStdinYieldTimeMs(99_999, true)).to.equal(30_000)
+  })
+
+  it('clamps an empty poll to 5000–30000, default 5000', () => {
+    expect(writeStdinYieldTimeMs(undefined, false)).to.equal(5_000)
+    expect(writeStdinYieldTimeMs(250, false)).to.equal(5_000)
+    expect(writeStdinYieldTimeMs(12_000, false)).to.equal(12_000)
+    expect(writeStdinYieldTimeMs(60_000, false)).to.equal(30_000)
+  })
+
+  it('clamps max_output_tokens to 1–MAX_OUTPUT_TOKENS, default 7000', () => {
+    expect(maxOutputTokens(undefined)).to.equal(7_000)
+    expect(maxOutputTokens(0)).to.equal(1)
+    expect(maxOutputTokens(10 ** 9)).to.equal(MAX_OUTPUT_TOKENS)
+  })
+})
+
+describe('the README', () => {
+  it('quotes the terminal limits the code uses', async () => {
+    const {readFileSync} = await import('node:fs')
+    const {REPO_ROOT} = await import('../../../helpers/clients.js')
+    const limits = await import('../../../../src/exec/terminal/limits.js')
+    const readme = readFileSync(`${REPO_ROOT}/README.md`, 'utf8')
+    expect(readme).to.contain(`| ${limits.MAX_RUNNING_COMMANDS}; the 65th is refused`)
+    expect(readme).to.contain(`| ${limits.COMMAND_IDLE_LIMIT_MS / 60_000} minutes |`)
+    expect(readme).to.contain(`| ${limits.OUTPUT_BUFFER_CHARS} characters`)
+    expect(readme).to.contain(`| ${limits.KILL_GRACE_MS / 1000} second |`)
+    expect(readme).to.contain(`default\n  ${limits.DEFAULT_MAX_OUTPUT_TOKENS} tokens, at most ${limits.MAX_OUTPUT_TOKENS})`)
+  })
+})
