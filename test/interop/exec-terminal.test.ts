@@ -92,7 +92,7 @@ for (const line of CLIENT_LINES) {
     it('offers all six tools at the terminal level, the terminal ones with an output schema', async () => {
       const tools = await client.listTools()
       const names = tools.map((tool) => tool.name)
-      expect(names).to.include.members(['list', 'exec_command', 'write_stdin'])
+      expect(names).to.deep.equal(['read', 'list', 'search', 'edit', 'exec_command', 'write_stdin'])
       for (const name of ['exec_command', 'write_stdin']) {
         const tool = tools.find((candidate) => candidate.name === name)!
         expect(tool.outputSchema).to.deep.include({type: 'object', required: ['exit_code', 'seconds', 'session_id', 'text']})
@@ -170,7 +170,10 @@ for (const line of CLIENT_LINES) {
     })
 
     it('interrupts a long sleep with \\u0003', async () => {
-      const started = await call(client, 'exec_command', {cmd: 'sleep 300', yield_time_ms: 250})
+      // Interrupt once the command runs, not while the login shell still reads its profile.
+      const started = await call(client, 'exec_command', {cmd: 'echo ready; sleep 300', yield_time_ms: 250})
+      let text = started.text as string
+      while (!text.includes('ready')) text += (await call(client, 'write_stdin', {session_id: started.session_id})).text
       const answer = await call(client, 'write_stdin', {session_id: started.session_id, chars: '\u0003', yield_time_ms: 5000})
       expect(answer).to.include({exit_code: 130, session_id: 'none'})
     })
