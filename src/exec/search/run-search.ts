@@ -97,6 +97,8 @@ export async function runSearch(options: {
   const advance = (): void => {
     for (let result = results[settled]; result && !isCut; result = results[settled]) {
       settledMatches += result.matches.length
+      // Only the paths of batches that matched are needed later; let a huge walk's others go.
+      if (result.matches.length === 0 && result.tooLarge.length === 0) batches[settled] = []
       settled++
       if (settledMatches > request.maxResults) isCut = true
     }

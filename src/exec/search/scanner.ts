@@ -69,7 +69,7 @@ export function createScanner(): Scanner {
   const openFlags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
   const NEWLINE = 10
   const FIRST_READ_BYTES = 256 * 1024
-  let scratch = Buffer.allocUnsafe(64 * 1024)
+  let scratch = Buffer.allocUnsafe(FIRST_READ_BYTES)
   let compiledKey = ''
   let compiled: {needle?: Buffer; whole?: RegExp; line?: RegExp} = {}
 
@@ -92,22 +92,22 @@ export function createScanner(): Scanner {
       return 'unreadable'
     }
     try {
+      // One read covers most files. A short read of a regular file means end of file, so small
+      // files cost open, read and close, without an fstat; only a file that fills the first
+      // chunk is checked and sized (and a large binary is never read past that chunk).
+      let filled = fs.readSync(fd, scratch, 0, FIRST_READ_BYTES, 0)
+      if (scratch.subarray(0, Math.min(filled, request.binarySniffBytes)).indexOf(0) !== -1) return 'binary'
+      if (filled < FIRST_READ_BYTES) return filled > request.maxFileBytes ? 'too-large' : scratch.subarray(0, filled)
       const info = fs.fstatSync(fd)
       if (!info.isFile()) return 'unreadable'
       if (info.size > request.maxFileBytes) return 'too-large'
-      if (info.size > scratch.length) scratch = Buffer.allocUnsafe(Math.max(info.size, scratch.length * 2))
-      const size = info.size
-      // One read covers most files; a large binary is only read as far as its first chunk.
-      const firstChunk = Math.min(size, Math.max(request.binarySniffBytes, FIRST_READ_BYTES))
-      let filled = 0
-      while (filled < firstChunk) {
-        const got = fs.readSync(fd, scratch, filled, firstChunk - filled, filled)
-        if (got === 0) break
-        filled += got
+      if (info.size > scratch.length) {
+        const larger = Buffer.allocUnsafe(Math.max(info.size, scratch.length * 2))
+        scratch.copy(larger, 0, 0, filled)
+        scratch = larger
       }
-      if (scratch.subarray(0, Math.min(filled, request.binarySniffBytes)).indexOf(0) !== -1) return 'binary'
-      while (filled < size) {
-        const got = fs.readSync(fd, scratch, filled, size - filled, filled)
+      while (filled < info.size) {
+        const got = fs.readSync(fd, scratch, filled, info.size - filled, filled)
         if (got === 0) break
         filled += got
       }
