@@ -55,6 +55,19 @@ describe('help', () => {
     })
   }
 
+  it('writes each description paragraph as one line, so help wraps it to the terminal (lists excepted)', () => {
+    for (const command of commands) {
+      for (const paragraph of (command.description ?? '').split('\n\n')) {
+        const lines = paragraph.split('\n')
+        lines.slice(1).forEach((line, index) => {
+          const previous = lines[index]!
+          const isListItem = /^\s*(\d+\.|-|\*) /.test(line)
+          expect(isListItem || /[.;]$/.test(previous), `"ak ${spaced(command.id)}": "${previous}⏎${line}"`).to.equal(true)
+        })
+      }
+    }
+  })
+
   it('describes every topic a command lives in', () => {
     const topics = new Set(commands.filter((command) => command.id.includes(':')).map((command) => command.id.split(':')[0]!))
     for (const topic of topics) expect(pkg.oclif.topics[topic]?.description, topic).to.be.a('string').and.not.equal('')
