@@ -40,11 +40,6 @@ export class LegacySessions {
     private readonly options: {idleMs: number; maxBodyBytes: number},
   ) {}
 
-  /** Open sessions. */
-  get size(): number {
-    return this.sessions.size
-  }
-
   /** Serves one 2025-era request (POST, GET or DELETE). */
   async handle(request: Request): Promise<Response> {
     if (this.closed) return jsonRpcErrorResponse(503, 'The server is shutting down.')

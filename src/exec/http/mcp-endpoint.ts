@@ -21,8 +21,6 @@ export interface McpEndpoint {
   fetch(request: Request): Promise<Response>
   /** Ends every session and stops every command started through this endpoint. */
   close(): Promise<void>
-  /** Open 2025-era sessions. */
-  readonly sessionCount: number
 }
 
 /**
@@ -64,9 +62,6 @@ export function createMcpEndpoint(runtime: ExecRuntime, options: McpEndpointOpti
         await statelessConnection.close()
       })()
       return closing
-    },
-    get sessionCount() {
-      return legacy.size
     },
   }
 }

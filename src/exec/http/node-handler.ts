@@ -5,7 +5,7 @@ import {HTTP_MAX_BODY_BYTES} from '../limits.js'
 import type {ExecRuntime} from '../tools/tool.js'
 import {bearerTokenMatches} from './bearer-token.js'
 import {writeJsonRpcError} from './error-response.js'
-import {type McpEndpoint, type McpEndpointOptions, createMcpEndpoint} from './mcp-endpoint.js'
+import {type McpEndpointOptions, createMcpEndpoint} from './mcp-endpoint.js'
 import {type RequestOriginRules, refusedOrigin} from './request-origin.js'
 
 /** How a Node HTTP handler guards the endpoint. */
@@ -27,7 +27,6 @@ export interface ExecHttpHandler {
   handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>
   /** Ends every session and stops every command; later requests get 503. */
   close(): Promise<void>
-  readonly endpoint: McpEndpoint
 }
 
 // A refused request's body is never read; closing the connection keeps Node from draining it.
@@ -54,7 +53,6 @@ export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHan
     onerror: (error) => runtime.log.warn(`HTTP request failed: ${error.message}`),
   })
   return {
-    endpoint,
     async handle(req, res, parsedBody) {
       const refusal = refusedOrigin({host: req.headers.host, origin: req.headers.origin}, options.origins)
       if (refusal) {
