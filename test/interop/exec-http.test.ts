@@ -8,17 +8,19 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {type LoneBundle, copyBundleAlone} from '../helpers/bundle.js'
 import {CLIENT_LINES, MODERN_PROTOCOL_VERSION, connectHttp} from '../helpers/clients.js'
 import {type HttpServerProcess, runToExit, startHttpServer} from '../helpers/http-server.js'
+import {isAlive, startSleep, waitUntilGone} from '../helpers/processes.js'
 import {INITIALIZE_BODY, TOOLS_LIST_BODY, mcpPostHeaders, rawRequest} from '../helpers/raw-http.js'
 import {callEveryListedTool, prepareSampleWorkspace} from '../helpers/tool-samples.js'
 
-/** The highest level `ak exec serve` accepts today. */
-const LEVEL = 'files'
+const LEVEL = 'terminal'
 const TOKEN = randomBytes(24).toString('hex')
 
 describe('ak exec serve --http, run from the bundle alone in a folder', () => {
   let bundle: LoneBundle
   let workspace: string
   let server: HttpServerProcess
+  /** Commands left running on purpose; the server must stop them when it stops. */
+  const stillRunning: number[] = []
 
   const serve = (args: string[], env: Record<string, string | undefined> = {AGENTEXEC_TOKEN: TOKEN}) =>
     startHttpServer(bundle.file, ['exec', 'serve', '--workspace', workspace, ...args], {env, cwd: bundle.dir})
@@ -32,6 +34,7 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
 
   after(async () => {
     if (server) expect(await server.stop('SIGTERM')).to.equal(0)
+    for (const pid of stillRunning) expect(await waitUntilGone(pid), `sleep ${pid} outlived the server`).to.equal(true)
     bundle?.remove()
     await rm(workspace, {recursive: true, force: true})
   })
@@ -168,14 +171,53 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
       expect((await sessionRequest(server.url, sessionId)).status).to.equal(404)
     })
 
-    it('expire after the idle time without a request', async () => {
-      const quick = await serve(['--http', '127.0.0.1:0', '--session-idle-ms', '300'])
+    it('cannot see or drive each other\'s commands, even with the id; nor can a stateless client', async () => {
+      const owner = await connectHttp('v1 (2025 era)', server.url, {token: TOKEN})
+      const other = await connectHttp('v1 (2025 era)', server.url, {token: TOKEN})
+      const stateless = await connectHttp('v2 (2026-07-28)', server.url, {token: TOKEN})
+      try {
+        const sleeping = await startSleep(owner)
+        for (const intruder of [other, stateless]) {
+          const poke = await intruder.call('write_stdin', {session_id: sleeping.sessionId, chars: '\u0003'})
+          expect(poke.isError, `${intruder.line}: ${poke.text}`).to.equal(true)
+          expect(poke.text).not.to.contain('sleep 300')
+        }
+        expect(isAlive(sleeping.pid)).to.equal(true)
+        const own = await owner.call('write_stdin', {session_id: sleeping.sessionId, chars: '\u0003', yield_time_ms: 5000})
+        expect(own.isError, own.text).to.equal(false)
+        expect(await waitUntilGone(sleeping.pid)).to.equal(true)
+      } finally {
+        await Promise.all([owner.close(), other.close(), stateless.close()])
+      }
+    })
+
+    it('stop their running commands when ended by DELETE', async () => {
+      const client = await connectHttp('v1 (2025 era)', server.url, {token: TOKEN})
+      const sleeping = await startSleep(client)
+      await client.terminateSession()
+      await client.close()
+      expect(await waitUntilGone(sleeping.pid), `sleep ${sleeping.pid} still runs`).to.equal(true)
+    })
+
+    it('keep their commands running while the client stays connected without DELETE', async () => {
+      const client = await connectHttp('v1 (2025 era)', server.url, {token: TOKEN})
+      const sleeping = await startSleep(client)
+      await client.close()
+      expect(isAlive(sleeping.pid)).to.equal(true)
+      // Let the server's shutdown at the end of this suite prove it stops it.
+      stillRunning.push(sleeping.pid)
+    })
+
+    it('expire after the idle time without a request, stopping their commands', async () => {
+      const quick = await serve(['--http', '127.0.0.1:0', '--level', 'terminal', '--session-idle-ms', '1000'])
       try {
         const client = await connectHttp('v1 (2025 era)', quick.url, {token: TOKEN})
         const sessionId = client.sessionId()!
+        const sleeping = await startSleep(client)
         // Any request would restart the idle time: watch the server's log instead.
         for (let waits = 0; waits < 300 && !/ended \(expired\)/.test(quick.stderr()); waits++) await sleep(100)
         expect((await sessionRequest(quick.url, sessionId)).status).to.equal(404)
+        expect(await waitUntilGone(sleeping.pid), `sleep ${sleeping.pid} still runs`).to.equal(true)
         await client.close()
       } finally {
         expect(await quick.stop('SIGINT')).to.equal(0)

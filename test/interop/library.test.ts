@@ -7,6 +7,7 @@ import path from 'node:path'
 
 import {type AgentExec, createAgentExec} from '../../src/index.js'
 import {CLIENT_LINES, MODERN_PROTOCOL_VERSION, connectHttp} from '../helpers/clients.js'
+import {startSleep, waitUntilGone} from '../helpers/processes.js'
 import {INITIALIZE_BODY, mcpPostHeaders, rawRequest} from '../helpers/raw-http.js'
 import {callEveryListedTool, prepareSampleWorkspace} from '../helpers/tool-samples.js'
 
@@ -24,7 +25,7 @@ describe('createAgentExec mounted in a node:http server under a non-/mcp path', 
     await prepareSampleWorkspace(workspace)
     agent = await createAgentExec({
       workspace,
-      level: 'files',
+      level: 'terminal',
       allowedHosts: ['127.0.0.1', 'localhost'],
       allowedOrigins: ['http://localhost:3000'],
     })
@@ -93,15 +94,19 @@ describe('createAgentExec mounted in a node:http server under a non-/mcp path', 
     expect(error).to.be.instanceOf(Error).with.property('message').that.matches(/does not exist/)
   })
 
-  it('ends every session on close(); later requests get 503', async () => {
-    const other = await createAgentExec({workspace})
+  it('ends every session on close(), leaving no process behind; later requests get 503', async () => {
+    const other = await createAgentExec({workspace, level: 'terminal'})
     const otherServer = createServer((req, res) => void other.handle(req, res))
     await new Promise<void>((resolve) => otherServer.listen(0, '127.0.0.1', resolve))
     const otherUrl = `http://127.0.0.1:${(otherServer.address() as AddressInfo).port}/anything`
     try {
       const client = await connectHttp('v1 (2025 era)', otherUrl)
+      const stateless = await connectHttp('v2 (2026-07-28)', otherUrl)
       const sessionId = client.sessionId()!
+      const sleeping = [await startSleep(client), await startSleep(stateless)]
+      await stateless.close()
       await other.close()
+      for (const {pid} of sleeping) expect(await waitUntilGone(pid), `sleep ${pid} outlived close()`).to.equal(true)
       const answer = await fetch(otherUrl, {
         method: 'POST',
         headers: mcpPostHeaders(undefined, {'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25'}),

@@ -1,0 +1,54 @@
+/** Process checks for tests that must prove a command was stopped. */
+import {expect} from 'chai'
+import {readFileSync} from 'node:fs'
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import type {TestClient} from './clients.js'
+
+/** Whether `pid` is a live process (a zombie waiting to be reaped counts as gone). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'))
+  } catch {
+    return false
+  }
+}
+
+/** Waits until `pid` is gone, checking every 50 ms for at most `limitMs`; returns whether it went. */
+export async function waitUntilGone(pid: number, limitMs = 20_000): Promise<boolean> {
+  for (let waited = 0; waited < limitMs; waited += 50) {
+    if (!isAlive(pid)) return true
+    await sleep(50)
+  }
+  return !isAlive(pid)
+}
+
+/** A long `sleep` started through `exec_command`, still running. */
+export interface RunningSleep {
+  sessionId: string
+  /** The sleep's pid (the shell replaced itself with it). */
+  pid: number
+}
+
+/** Starts `sleep 300` through the client's `exec_command` and reads its pid from its output. */
+export async function startSleep(client: TestClient): Promise<RunningSleep> {
+  const started = await client.call('exec_command', {cmd: 'echo "pid=$$"; exec sleep 300', yield_time_ms: 1000})
+  expect(started.isError, started.text).to.equal(false)
+  expect(started.structured?.exit_code, started.text).to.equal('running')
+  const sessionId = started.structured?.session_id as string
+  let output = String(started.structured?.text ?? '')
+  // A slow login shell may not have printed yet; a newline on sleep's stdin is harmless.
+  for (let polls = 0; polls < 20 && !/pid=\d+/.test(output); polls++) {
+    const more = await client.call('write_stdin', {session_id: sessionId, chars: '\n', yield_time_ms: 1000})
+    output += String(more.structured?.text ?? '')
+  }
+  const pid = Number(/pid=(\d+)/.exec(output)?.[1])
+  expect(pid, output).to.be.above(0)
+  expect(isAlive(pid)).to.equal(true)
+  return {sessionId, pid}
+}
