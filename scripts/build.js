@@ -87,6 +87,8 @@ async function bundle() {
     platform: 'node',
     format: 'esm',
     target: 'node22',
+    // .mjs, not .js: oclif imports the file to read COMMANDS, and it treats a .js file with no
+    // package.json beside it as CommonJS, which finds no commands once the file is copied alone.
     outfile: path.join(dist, 'ak.mjs'),
     inject: [path.join(root, 'scripts', 'cjs-shims.js')],
     banner: {js: '#!/usr/bin/env node'},
