@@ -76,6 +76,7 @@ const context: BenchContext = {
   ak: akLauncher(AK_CHECKOUT),
   profileDir,
   setup: [],
+  warmups: quick ? 0 : 1,
   runs: (counts) => (quick ? counts.quick : counts.full),
 }
 

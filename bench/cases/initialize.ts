@@ -31,7 +31,7 @@ export async function initializeCase(context: BenchContext): Promise<CaseReport>
   const {filesystem, desktopCommander} = context.peers
   if (filesystem) contenders.push(startContender('official filesystem', filesystem.version, filesystemLine(filesystem, workspace)))
   if (desktopCommander) contenders.push(startContender('Desktop Commander', desktopCommander.version, desktopCommanderLine(desktopCommander, context.tmp, workspace)))
-  const summaries = await alternate(contenders, context.runs({full: 15, quick: 5}))
+  const summaries = await alternate(contenders, context.runs({full: 15, quick: 3}), context.warmups)
   const peers = summaries.filter((s) => !s.name.startsWith('ak') && !s.error)
   const fastest = peers.sort((a, b) => a.median - b.median)[0]
   return {

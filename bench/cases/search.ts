@@ -150,7 +150,7 @@ export async function searchCases(context: BenchContext): Promise<CaseReport[]> 
           },
         })
       }
-      const summaries = await alternate(contenders, context.runs({full: 5, quick: 3}))
+      const summaries = await alternate(contenders, context.runs({full: 5, quick: 3}), context.warmups)
       const verdicts: Verdict[] = [
         ratioVerdict(summaries, 'ak', 'ripgrep', pattern.limit, `ak ÷ ripgrep ≤ ${pattern.limit}`),
         ratioVerdict(summaries, 'ak', 'grep', 1, 'ak faster than grep'),

@@ -24,6 +24,8 @@ export interface BenchContext {
   profileDir?: string
   /** Lines for the report's setup section (corpus size, file sizes, shells). */
   setup: string[]
+  /** Untimed rounds before the timed ones in the slow cases (none for --quick, whose files were just written and are cached). */
+  warmups: number
   /** Timed runs per contender: `full` for the full run, `quick` for --quick. */
   runs(counts: {full: number; quick: number}): number
 }
