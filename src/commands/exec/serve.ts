@@ -7,7 +7,6 @@ import {DEFAULT_LEVEL, LEVELS, parseLevel} from '../../exec/level.js'
 import {createExecRuntime} from '../../exec/runtime.js'
 import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
 import {parseListenAddress} from '../../exec/http/listen-address.js'
-import {serveExecHttp} from '../../exec/http/serve-http.js'
 import {HTTP_SESSION_IDLE_MS} from '../../exec/limits.js'
 import {serveExecStdio} from '../../exec/stdio.js'
 import {Workspace} from '../../exec/workspace.js'
@@ -74,6 +73,9 @@ The file tools check that paths stay inside the workspace, but this is not a sec
     const runtime = createExecRuntime({workspace, level, log})
     if (address) {
       log.info(`serving ${workspace.root} at level ${level} over HTTP`)
+      // Loaded only here: the HTTP stack (node:http, node:http2, the SDK's Node transport) adds
+      // about 100 ms to every stdio start-up that never uses it.
+      const {serveExecHttp} = await import('../../exec/http/serve-http.js')
       await serveExecHttp(runtime, {
         address,
         token,
