@@ -124,6 +124,7 @@ writeFileSync(
     setup: [...setup, ...context.setup],
     cases: reports,
     chartFile: path.basename(chartFile),
+    analysisFile: path.dirname(outFile) === BENCH_DIR && existsSync(path.join(BENCH_DIR, 'ANALYSIS.md')) ? 'ANALYSIS.md' : undefined,
   }),
 )
 console.error(`bench: wrote ${path.relative(process.cwd(), outFile)} and ${path.basename(chartFile)}${profileDir ? `; ak CPU profiles in ${profileDir}` : ''}`)

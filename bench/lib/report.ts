@@ -108,6 +108,8 @@ export function resultsMarkdown(parts: {
   setup: string[]
   cases: CaseReport[]
   chartFile?: string
+  /** A hand-written analysis beside the results (file name), linked from the targets. */
+  analysisFile?: string
 }): string {
   const all = parts.cases.flatMap((c) => c.verdicts.map((v) => ({c, v})))
   const summary = all.map(({c, v}) => `| ${c.title} | ${v.label} | ${v.ratio === undefined ? '–' : v.ratio.toFixed(2)} | ${v.met === undefined ? 'not measured' : v.met ? 'met' : '**missed**'} |`)
@@ -136,6 +138,7 @@ export function resultsMarkdown(parts: {
     '|---|---|---|---|',
     ...summary,
     '',
+    ...(parts.analysisFile ? [`Where the time goes when a target is missed (profiles, causes, what to change): [${parts.analysisFile}](${parts.analysisFile}).`, ''] : []),
     ...(parts.chartFile ? [`![ak's median ratio to each peer](${parts.chartFile})`, ''] : []),
     '## Cases',
     '',
