@@ -63,7 +63,8 @@ export async function planAgentCall(runtime: CodexAgentRuntime, agent: AgentDefi
 /**
  * Runs one `agent_<slug>` call (DESIGN §5.4): plans it, waits for a dispatch slot, runs
  * `codex exec` with the prompt on stdin, and returns its stdout as the answer text.
- * @param onProgress called with a short message when the run starts and for lines Codex logs on stderr
+ * @param onProgress called with a short message when the call waits for a slot, when the run starts,
+ *   and for lines Codex logs on stderr
  * @throws BadInputError for an empty prompt or a refused `tools` list; DispatchFailedError when
  *   `codex` cannot start, exits non-zero (the message carries its captured stderr) or is cancelled.
  */
@@ -78,6 +79,9 @@ export async function runAgentCall(
   const controller = new AbortController()
   const signal = AbortSignal.any([options.signal, controller.signal])
   const untrack = runtime.track(controller)
+  if (runtime.limiter.active >= runtime.limiter.max) {
+    options.onProgress?.(`${toolNameOf(agent.slug)}: waiting for a free dispatch slot (at most ${runtime.limiter.max} at once)`)
+  }
   const release = await runtime.limiter.acquire(signal).catch((error: unknown) => {
     untrack()
     throw error

@@ -259,6 +259,26 @@ describe('ak codex-agent-runtime serve, process behaviour', () => {
     await eventually(() => pids.every((pid) => !isAlive(pid)))
   })
 
+  it('runs at most --max-dispatches agents at once; a further call waits, then runs', async () => {
+    const pidsFile = `${fixture.record}.pids`
+    await writeFile(pidsFile, '')
+    const client = await connectStdio('v1 (2025 era)', [...fixture.args, '--max-dispatches', '1'], {cwd: fixture.project, env: fixture.env})
+    try {
+      const controller = new AbortController()
+      const first = client.call('agent_helper', {prompt: 'HANG'}, {signal: controller.signal}).catch((error: unknown) => error)
+      await eventually(async () => (await readFile(pidsFile, 'utf8')) !== '')
+      const messages: string[] = []
+      const second = client.call('agent_writer', {prompt: 'queued'}, {onProgress: (progress) => messages.push(progress.message ?? '')})
+      await eventually(() => messages.length > 0)
+      expect(messages[0]).to.equal('agent_writer: waiting for a free dispatch slot (at most 1 at once)')
+      controller.abort()
+      await first
+      expect(await second).to.deep.include({isError: false, text: 'answer: queued'})
+    } finally {
+      await client.close()
+    }
+  })
+
   it('inspects an agent: origin, policy and the exact codex exec command', () => {
     const result = ak(['codex-agent-runtime', 'inspect', 'reviewer', '--json', '--codex-home', fixture.codexHome, '--plugin-root', fixture.pluginRoot])
     expect(result.status).to.equal(0)
