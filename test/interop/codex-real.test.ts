@@ -109,7 +109,8 @@ describe('dispatch through the real Codex CLI', function () {
       await client.close()
     }
     const body = provider.requests[before]!
-    expect(findTool(body, 'files', 'list'), 'the tool asked for').not.to.equal(undefined)
+    const offered = JSON.stringify(body.tools?.map((tool) => [tool.name, (tool.tools as Array<{name?: string}> | undefined)?.map((inner) => inner.name)]))
+    expect(findTool(body, 'files', 'list'), `the tool asked for, among ${offered}`).not.to.equal(undefined)
     expect(findTool(body, 'files', 'read'), 'a tool the call left out').to.equal(undefined)
   })
 })
