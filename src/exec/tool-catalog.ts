@@ -54,6 +54,7 @@ interface JsonSchemaProperty {
   default?: unknown
   enum?: unknown[]
   items?: JsonSchemaProperty
+  anyOf?: JsonSchemaProperty[]
 }
 
 function describeArguments(schema: Tool['inputSchema']): string[] {
@@ -68,6 +69,7 @@ function describeArguments(schema: Tool['inputSchema']): string[] {
 }
 
 function typeOf(property: JsonSchemaProperty): string {
+  if (property.anyOf) return property.anyOf.map(typeOf).join(' | ')
   if (property.enum) return property.enum.map((value) => JSON.stringify(value)).join(' | ')
   const type = Array.isArray(property.type) ? property.type.join(' | ') : (property.type ?? 'any')
   if (type === 'array' && property.items) return `array of ${typeOf(property.items)}`
