@@ -264,6 +264,13 @@ for (const line of CLIENT_LINES) {
         expect(await readFile(inWs('src', 'hard-b.txt'), 'utf8')).to.equal('shared old\n')
       })
 
+      it('edits a file whose name is as long as the file system allows', async () => {
+        const name = `${'n'.repeat(251)}.txt`
+        await writeFile(inWs(name), 'old\n')
+        await ok('edit', {path: name, old_text: 'old', new_text: 'new'})
+        expect(await readFile(inWs(name), 'utf8')).to.equal('new\n')
+      })
+
       it('leaves no temporary file behind, after a success or a refusal', async () => {
         await writeFile(inWs('empty-folder', 'f.txt'), 'a\n')
         await ok('edit', {path: 'empty-folder/f.txt', old_text: 'a', new_text: 'b'})

@@ -19,9 +19,12 @@ function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException).code
 }
 
-/** A fresh temporary name next to `target`, hidden and recognisable. */
+/**
+ * A fresh temporary name next to `target`, hidden and recognisable. It does not repeat the
+ * file's name, which may already be as long as the file system allows.
+ */
 function temporaryPathFor(target: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.ak-${randomBytes(6).toString('hex')}.tmp`)
+  return path.join(path.dirname(target), `.ak-edit-${randomBytes(8).toString('hex')}.tmp`)
 }
 
 /** Flushes a folder's entries (the rename or link just made) to disk. Best effort. */

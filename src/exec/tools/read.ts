@@ -77,7 +77,9 @@ export function formatReadAnswer(relative: string, offset: number, result: Windo
   const first = lines[0]?.number ?? offset
   const last = lines.at(-1)?.number ?? offset
   const body = lines.map(formatLine)
-  if (result.end === 'limit') {
+  if (result.end === 'limit' && lines.at(-1)?.cutIsLowerBound) {
+    body.push(`[Stopped inside line ${last}, which is very long. Lines after it, if any, start at offset=${last + 1}.]`)
+  } else if (result.end === 'limit') {
     body.push(`[More lines follow. Shown: lines ${first}-${last}. Continue with offset=${last + 1}.]`)
   } else if (result.end === 'chars') {
     body.push(

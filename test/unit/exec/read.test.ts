@@ -12,7 +12,7 @@ import {
   formatLineLength,
 } from '../../../src/exec/files/line-window.js'
 import {READ_MAX_ANSWER_CHARS, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../../src/exec/limits.js'
-import {readTool} from '../../../src/exec/tools/read.js'
+import {formatReadAnswer, readTool} from '../../../src/exec/tools/read.js'
 import type {ToolContext} from '../../../src/exec/tools/tool.js'
 import {runTool, toolContext} from '../../helpers/exec-context.js'
 
@@ -196,6 +196,15 @@ describe('read tool', () => {
     const answer = await read({path: 'long.txt'})
     expect(answer).to.contain('[line clipped: 123 more characters]')
     expect(answer).to.contain('é'.repeat(READ_MAX_LINE_CHARS))
+  })
+
+  it('says it stopped inside a giant last line instead of promising more lines', () => {
+    const result = {
+      lines: [{number: 7, text: 'x', cutChars: 2_000_000, cutIsLowerBound: true}],
+      end: 'limit' as const,
+      totalLines: undefined,
+    }
+    expect(formatReadAnswer('f.txt', 7, result)).to.match(/\[Stopped inside line 7, which is very long\. Lines after it, if any, start at offset=8\.\]$/)
   })
 
   it('caps the answer in characters and says where to continue', async () => {
