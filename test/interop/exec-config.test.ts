@@ -7,6 +7,8 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {parse as parseToml} from 'smol-toml'
 
+import {LEVELS} from '../../src/exec/level.js'
+import {EXEC_TOOLS} from '../../src/exec/tools/index.js'
 import {CLIENT_LINES, RUN_JS, connectStdio} from '../helpers/clients.js'
 
 /** The environment Codex gives a stdio MCP server: a short allow-list, no npm, no node on PATH. */
@@ -49,11 +51,13 @@ describe('ak exec config and ak exec tools against a served AgentExec', () => {
   })
 
   for (const line of CLIENT_LINES) {
-    it(`prints with --json the same tool definitions a ${line} client lists from exec serve`, async () => {
+    it(`prints with --json the same tool definitions a ${line} client lists from exec serve, at the highest level`, async () => {
+      const level = LEVELS.at(-1)!
       const printed = JSON.parse(
-        execFileSync(process.execPath, [RUN_JS, 'exec', 'tools', '--level', 'files', '--json'], {encoding: 'utf8'}),
+        execFileSync(process.execPath, [RUN_JS, 'exec', 'tools', '--level', level, '--json'], {encoding: 'utf8'}),
       ) as {tools: unknown[]}
-      const client = await connectStdio(line, ['exec', 'serve', '--workspace', workspace, '--level', 'files'])
+      expect(printed.tools).to.have.length(EXEC_TOOLS.length)
+      const client = await connectStdio(line, ['exec', 'serve', '--workspace', workspace, '--level', level])
       try {
         expect(printed.tools).to.deep.equal(await client.listTools())
       } finally {
