@@ -80,6 +80,7 @@ for (const line of CLIENT_LINES) {
       workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-terminal-')))
       home = await testHome()
       await mkdir(path.join(workspace, 'sub'))
+      await writeFile(path.join(workspace, 'note.txt'), 'a file\n')
       client = await connectStdio(line, terminal(workspace), {env: {HOME: home}})
     })
 
@@ -132,6 +133,9 @@ for (const line of CLIENT_LINES) {
         expect(refused.isError, workdir).to.equal(true)
         expect(refused.text).to.contain('outside the workspace')
       }
+      const file = await client.call('exec_command', {cmd: 'pwd', workdir: 'note.txt'})
+      expect(file).to.include({isError: true})
+      expect(file.text).to.contain('is a file, not a folder')
     })
 
     it('answers as soon as the shell ends even when a background child keeps the output open', async () => {
@@ -141,11 +145,12 @@ for (const line of CLIENT_LINES) {
 
     it('answers "running" after a short yield and reports the end to a later poll, which retires the id', async () => {
       const first = await call(client, 'exec_command', {cmd: 'echo begin; sleep 2; echo end', yield_time_ms: 250})
-      expect(first).to.include({exit_code: 'running', text: 'begin\n'})
+      expect(first.exit_code).to.equal('running')
       const id = first.session_id as string
       expect(id).to.match(/^[a-z][a-z2-9]{19}$/)
       const last = await pollToEnd(client, id)
-      expect(last).to.include({exit_code: 0, session_id: 'none', text: 'end\n'})
+      expect(last).to.include({exit_code: 0, session_id: 'none'})
+      expect(first.text + (last.text as string)).to.equal('begin\nend\n')
       const retired = await client.call('write_stdin', {session_id: id})
       expect(retired.isError).to.equal(true)
       expect(retired.text).to.contain('Unknown session_id')
@@ -155,9 +160,15 @@ for (const line of CLIENT_LINES) {
       const started = await call(client, 'exec_command', {cmd: 'cat', yield_time_ms: 250})
       const id = started.session_id as string
       const echoed = await call(client, 'write_stdin', {session_id: id, chars: 'first line\n', yield_time_ms: 1000})
-      expect(echoed).to.include({exit_code: 'running', text: 'first line\n'})
-      const ended = await call(client, 'write_stdin', {session_id: id, chars: 'last\n\u0004', yield_time_ms: 5000})
-      expect(ended).to.include({exit_code: 0, session_id: 'none', text: 'last\n'})
+      expect(echoed.exit_code).to.equal('running')
+      let ended = await call(client, 'write_stdin', {session_id: id, chars: 'last\n\u0004', yield_time_ms: 5000})
+      let text = `${started.text}${echoed.text}${ended.text}`
+      if (ended.exit_code === 'running') {
+        ended = await pollToEnd(client, id)
+        text += ended.text
+      }
+      expect(ended).to.include({exit_code: 0, session_id: 'none'})
+      expect(text).to.equal('first line\nlast\n')
     })
 
     it('refuses text after \\u0004 in the same call, before writing anything', async () => {
@@ -282,7 +293,9 @@ describe('terminal limits and cleanup through the real server', () => {
       )
       for (const answer of started) {
         expect(answer.exit_code).to.equal('running')
-        shells.push(Number(answer.text))
+        let text = answer.text as string
+        while (!text.endsWith('\n')) text += (await call(client, 'write_stdin', {session_id: answer.session_id})).text
+        shells.push(Number(text))
       }
       const refused = await client.call('exec_command', {cmd: 'echo sixty-five'})
       expect(refused.isError).to.equal(true)

@@ -6,6 +6,7 @@ import {setTimeout as delay} from 'node:timers/promises'
 
 import {LimitReachedError, NotFoundError} from '../../../../src/errors.js'
 import type {CommandAnswer} from '../../../../src/exec/terminal/answer.js'
+import type {CommandSession} from '../../../../src/exec/terminal/command-session.js'
 import {CommandSessions, type CommandSessionsOptions, type WaitOptions} from '../../../../src/exec/terminal/command-sessions.js'
 import {isProcessAlive} from '../../../../src/exec/terminal/process-tree.js'
 
@@ -29,6 +30,13 @@ async function finish(sessions: CommandSessions, id: string, first: CommandAnswe
     text += answer.text
   }
   return {...answer, text}
+}
+
+/** Waits on a running command until its output so far satisfies `isComplete`; returns that output. */
+async function readUntil(sessions: CommandSessions, session: CommandSession, first: CommandAnswer, isComplete: (text: string) => boolean) {
+  let text = first.text
+  while (!isComplete(text)) text += (await sessions.wait(session, waitOptions(1000))).text
+  return text
 }
 
 function expectThrows(action: () => unknown, type: new (...args: never[]) => Error): Error {
@@ -135,7 +143,7 @@ describe('CommandSessions', () => {
 
   it('stops a running command and what it started, including a setsid child, when its owner closes', async () => {
     const {session, answer} = await run(sessions, 'setsid sleep 300 & echo $!; sleep 300', 500)
-    const child = Number(answer.text.trim())
+    const child = Number(await readUntil(sessions, session, answer, (text) => text.endsWith('\n')))
     expect(isProcessAlive(child)).to.equal(true)
     await sessions.closeOwner(OWNER)
     expect(isProcessAlive(session.pid)).to.equal(false)
@@ -159,7 +167,8 @@ describe('CommandSessions', () => {
   })
 
   it('SIGKILLs a command that ignores SIGTERM after the grace', async () => {
-    const {session} = await run(sessions, `trap '' TERM; echo ready; while true; do sleep 0.1; done`, 500)
+    const {session, answer} = await run(sessions, `trap '' TERM; echo ready; while true; do sleep 0.1; done`, 500)
+    await readUntil(sessions, session, answer, (text) => text.includes('ready'))
     await sessions.stop(session)
     await session.ended
     expect(session.exitCode).to.equal(137)
