@@ -56,8 +56,18 @@ export function formatListing(relative: string, entries: ListEntry[], total: num
   return [header, ...lines].join('\n')
 }
 
-async function describeLink(workspace: Workspace, linkPath: string): Promise<Pick<ListEntry, 'linkTarget' | 'linkOutside'>> {
+/**
+ * Describes where the symlink at `linkPath` (a real path inside the workspace) points. A target
+ * that lies outside the workspace by its path alone is reported as outside without any look at
+ * it, so listing never stats or resolves anything outside the workspace (DESIGN §4.2). A target
+ * inside is resolved, which may still find that it leads outside through another link.
+ */
+export async function describeLink(
+  workspace: Pick<Workspace, 'isInside' | 'resolve'>,
+  linkPath: string,
+): Promise<Pick<ListEntry, 'linkTarget' | 'linkOutside'>> {
   const target = path.resolve(path.dirname(linkPath), await readlink(linkPath))
+  if (!workspace.isInside(target)) return {linkOutside: true}
   try {
     const resolved = await workspace.resolve(target)
     return {linkTarget: resolved.relative + (resolved.exists ? '' : ' (missing)'), linkOutside: false}
