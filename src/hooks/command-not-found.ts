@@ -5,7 +5,8 @@ import {EXIT_USAGE} from '../errors.js'
 
 /**
  * What ak does with a command line that names no command (oclif's `command_not_found` hook).
- * Both cases are invalid arguments, so they exit 2 (not oclif's 127) with one line on stderr:
+ * All cases are invalid arguments, so they exit 2 (not oclif's 127) with one line on stderr:
+ * - a flag where a command should be (`ak --bogus`);
  * - a known command followed by words it does not take (`ak exec serve extra`): names them;
  * - an unknown command (`ak exec srve`): suggests the closest command id. In an interactive
  *   terminal (and without `--no-interactive`), `@oclif/plugin-not-found` first asks whether to run
@@ -15,6 +16,7 @@ const hook: Hook.CommandNotFound = async function (options) {
   const {config, id} = options
   const argv = options.argv ?? []
   const bin = config.bin
+  if (id.startsWith('-')) fail(`Unknown flag "${id}" before a command. Run "${bin} --help" for the commands.`)
   const words = id.split(':')
   for (let length = words.length - 1; length > 0; length--) {
     const commandId = words.slice(0, length).join(':')

@@ -27,6 +27,12 @@ describe('unknown commands', () => {
     expect(stdout).to.equal('')
   })
 
+  it('exits 2 for a flag where a command should be', async () => {
+    const {error, stderr} = await runCommand(['--bogus'], {root: REPO_ROOT})
+    expect(error?.oclif?.exit).to.equal(2)
+    expect(stderr).to.contain('Unknown flag "--bogus" before a command')
+  })
+
   it('exits 2 naming the extra words given to a command without arguments', async () => {
     const {error, stderr} = await runCommand(['exec', 'serve', 'extra'], {root: REPO_ROOT})
     expect(error?.oclif?.exit).to.equal(2)
