@@ -45,3 +45,23 @@ function anyOf(patterns: readonly string[]): (relative: string) => boolean {
   const matchesName = onName.length > 0 ? picomatch(onName, options) : () => false
   return (relative) => matchesPath(relative) || matchesName(relative.slice(relative.lastIndexOf('/') + 1))
 }
+
+/**
+ * For `search`'s `glob` argument, a test of whether a folder (workspace-relative) can hold a file
+ * the include patterns pass, so the walk can leave other folders out: with `src/**` it never
+ * lists `test/`. Undefined when that cannot be told from the patterns (no include pattern, or one
+ * without a fixed leading folder, such as `*.ts` or `**\/x`); then every folder is walked.
+ */
+export function createFolderFilter(patterns: readonly string[]): ((folder: string) => boolean) | undefined {
+  const bases: string[] = []
+  for (const raw of patterns) {
+    if (raw.startsWith('!')) continue
+    const pattern = raw.replace(/^\.\//, '')
+    if (!pattern.includes('/')) return undefined
+    const base = picomatch.scan(pattern).base.replace(/\/+$/, '')
+    if (base === '' || base.includes('\\')) return undefined
+    bases.push(base)
+  }
+  if (bases.length === 0) return undefined
+  return (folder) => bases.some((base) => folder === base || folder.startsWith(`${base}/`) || base.startsWith(`${folder}/`))
+}

@@ -4,7 +4,7 @@ import path from 'node:path'
 import {BadInputError} from '../../errors.js'
 import {BINARY_SNIFF_BYTES, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
 import type {Workspace} from '../workspace.js'
-import {createGlobFilter} from './glob-filter.js'
+import {createFolderFilter, createGlobFilter} from './glob-filter.js'
 import {compileQuery, type QueryInput} from './query.js'
 import type {ScanRequest, ScanResult} from './scanner.js'
 import {walkFiles} from './walk.js'
@@ -126,7 +126,7 @@ export async function runSearch(options: {
     } else {
       const maxInFlight = pool.size * BATCHES_IN_FLIGHT_PER_WORKER
       let pending: string[] = []
-      for await (const files of walkFiles(workspace.root, target.relative)) {
+      for await (const files of walkFiles(workspace.root, target.relative, createFolderFilter(request.globs))) {
         for (const file of files) {
           if (!isIncluded(file)) continue
           pending.push(file)

@@ -25,8 +25,9 @@ export const ALWAYS_SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'nod
  *
  * @param root the workspace's real path.
  * @param start workspace-relative folder to walk (`.` for the root), already confined.
+ * @param mayContain when given, subfolders (workspace-relative) it refuses are not walked.
  */
-export async function* walkFiles(root: string, start: string): AsyncGenerator<string[]> {
+export async function* walkFiles(root: string, start: string, mayContain?: (folder: string) => boolean): AsyncGenerator<string[]> {
   const prefetch = new ListingPrefetch(root)
   const first = start === '.' ? '' : start
   const stack: PendingFolder[] = [{folder: first, rules: await rulesAbove(root, start), listing: prefetch.list(first)}]
@@ -42,7 +43,8 @@ export async function* walkFiles(root: string, start: string): AsyncGenerator<st
     for (const entry of entries) {
       const relative = folder === '' ? entry.name : `${folder}/${entry.name}`
       if (entry.isDirectory()) {
-        if (!ALWAYS_SKIPPED_FOLDERS.has(entry.name) && !rules.isIgnored(relative, true)) folders.push(relative)
+        if (ALWAYS_SKIPPED_FOLDERS.has(entry.name) || (mayContain && !mayContain(relative))) continue
+        if (!rules.isIgnored(relative, true)) folders.push(relative)
       } else if (entry.isFile()) {
         if (!rules.isIgnored(relative, false)) files.push(relative)
       }

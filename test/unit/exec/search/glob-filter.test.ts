@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
 import {BadInputError} from '../../../../src/errors.js'
-import {createGlobFilter} from '../../../../src/exec/search/glob-filter.js'
+import {createFolderFilter, createGlobFilter} from '../../../../src/exec/search/glob-filter.js'
 
 describe('createGlobFilter', () => {
   it('passes every file without patterns', () => {
@@ -36,5 +36,27 @@ describe('createGlobFilter', () => {
   it('refuses an empty pattern', () => {
     expect(() => createGlobFilter(['  '])).to.throw(BadInputError, /empty/)
     expect(() => createGlobFilter(['!'])).to.throw(BadInputError, /empty/)
+  })
+})
+
+describe('createFolderFilter', () => {
+  it('walks only the folders that lead to or lie below the fixed folders of path patterns', () => {
+    const mayContain = createFolderFilter(['src/lib/**/*.ts', './docs/', '!src/lib/vendor/**']) as (folder: string) => boolean
+    expect(mayContain('src')).to.equal(true)
+    expect(mayContain('src/lib')).to.equal(true)
+    expect(mayContain('src/lib/deep')).to.equal(true)
+    expect(mayContain('docs')).to.equal(true)
+    expect(mayContain('src/other')).to.equal(false)
+    expect(mayContain('srcx')).to.equal(false)
+    expect(mayContain('test')).to.equal(false)
+  })
+
+  it('walks everything when a pattern could match in any folder', () => {
+    expect(createFolderFilter([])).to.equal(undefined)
+    expect(createFolderFilter(['!*.md'])).to.equal(undefined)
+    expect(createFolderFilter(['src/**', '*.ts'])).to.equal(undefined)
+    expect(createFolderFilter(['**/x/*.ts'])).to.equal(undefined)
+    expect(createFolderFilter(['{src,test}/**'])).to.equal(undefined)
+    expect(createFolderFilter(['a\\*b/*.ts'])).to.equal(undefined)
   })
 })

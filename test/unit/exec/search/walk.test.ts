@@ -116,6 +116,13 @@ describe('walkFiles', () => {
     expect(await walkAll(workspace, 'dist')).to.deep.equal(['dist/.gitignore', 'dist/a.js'])
   })
 
+  it('leaves out the subfolders a folder filter refuses', async () => {
+    await makeTree(workspace, {'a.txt': '', 'src/b.txt': '', 'src/deep/c.txt': '', 'test/d.txt': ''})
+    const files: string[] = []
+    for await (const batch of walkFiles(workspace, '.', (folder) => folder.startsWith('src'))) files.push(...batch)
+    expect(files).to.deep.equal(['a.txt', 'src/b.txt', 'src/deep/c.txt'])
+  })
+
   it('skips symlinks to files and folders, inside or outside the workspace', async () => {
     await makeTree(workspace, {'real/a.txt': ''})
     await writeFile(path.join(scratch, 'outside.txt'), '')
