@@ -93,7 +93,8 @@ async function writeTemporary(target: string, data: Uint8Array, keep?: KeptAttri
  * README), and extended attributes and ACLs are not carried over.
  *
  * @param original the `stat` of `real` taken before its content was read; if the file changed
- *   since then (another inode, size or modification time), nothing is written
+ *   since then (another inode, size, modification or change time), nothing is written. The
+ *   check runs right before the rename, but another process writing in between still races.
  * @throws BadInputError when the file changed meanwhile or its owner cannot be kept
  */
 export async function replaceFileAtomically(real: string, data: Uint8Array, original: Stats): Promise<void> {
@@ -103,8 +104,16 @@ export async function replaceFileAtomically(real: string, data: Uint8Array, orig
     gid: original.gid,
   })
   try {
+    // Checked as late as possible: only a write landing between this stat and the rename can
+    // still be lost (edits from this server never race here: they hold the path's lock).
     const now = await stat(real)
-    if (now.ino !== original.ino || now.size !== original.size || now.mtimeMs !== original.mtimeMs) {
+    const isSame =
+      now.ino === original.ino &&
+      now.dev === original.dev &&
+      now.size === original.size &&
+      now.mtimeMs === original.mtimeMs &&
+      now.ctimeMs === original.ctimeMs
+    if (!isSame) {
       throw new BadInputError('The file changed on disk while it was being edited. Read it again and retry the edit.')
     }
     await rename(temporary, real)

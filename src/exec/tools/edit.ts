@@ -5,8 +5,11 @@ import {z} from 'zod'
 import {AkError, BadInputError, LimitReachedError} from '../../errors.js'
 import {createFileExclusively, replaceFileAtomically} from '../files/atomic-write.js'
 import {unifiedDiff} from '../files/edit-diff.js'
+import {EDIT_LOCKS_SERVICE, PathLocks} from '../files/path-locks.js'
 import {applyTextEdit, listLines} from '../files/text-edit.js'
 import {EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
+import {runtimeService} from '../runtime.js'
+import type {ResolvedPath} from '../workspace.js'
 import {type ToolAnswer, type ToolContext, defineTool} from './tool.js'
 
 const inputSchema = z.object({
@@ -108,7 +111,7 @@ export const editTool = defineTool({
     'Line breaks in old_text match LF and CRLF alike, and those of new_text take the line ending of the file ' +
     '(a CRLF file stays CRLF); a BOM, the file mode and the owner are kept; a symlink inside the workspace edits its target. ' +
     'An empty old_text creates a new file (and missing parent folders) and fails if the path already exists. ' +
-    'The file is replaced in one step, never left half-written. Answers with a unified diff ' +
+    'The file is replaced in one step, never left half-written; edits of one file are applied one after another. Answers with a unified diff ' +
     `(cut after ${EDIT_MAX_DIFF_CHARS} characters). ` +
     `Errors: outside the workspace, not found, a folder, binary or not UTF-8, larger than ${EDIT_MAX_FILE_BYTES} bytes, ` +
     'old_text missing or ambiguous.',
@@ -125,21 +128,33 @@ export const editTool = defineTool({
   },
 })
 
-/** Creates or edits the file, as the tool's description says. */
-async function runEdit(input: z.infer<typeof inputSchema>, {workspace}: ToolContext): Promise<ToolAnswer> {
-  if (input.old_text === '') {
-    const target = await workspace.resolve(input.path)
-    if (target.exists) {
-      throw new BadInputError(
-        `"${input.path}" already exists. To change it, pass the text to replace as old_text; an empty old_text only creates new files.`,
-      )
-    }
-    const data = encodeWithinLimit(input.new_text, input.path)
-    await createFileExclusively(target.real, data, input.path)
-    const diff = unifiedDiff(target.relative, undefined, input.new_text, [], EDIT_MAX_DIFF_CHARS)
-    return {text: `Created ${target.relative} (${plural(data.length, 'byte')}).\n${diff}`}
+/**
+ * Creates or edits the file, as the tool's description says, holding the runtime's lock of its
+ * real path from reading it to replacing it, so concurrent edits of one file all apply.
+ */
+async function runEdit(input: z.infer<typeof inputSchema>, {runtime, workspace}: ToolContext): Promise<ToolAnswer> {
+  const locks = runtimeService(runtime, EDIT_LOCKS_SERVICE, () => new PathLocks())
+  const target = await workspace.resolve(input.path, {mustExist: input.old_text !== ''})
+  return locks.hold(target.real, () => (input.old_text === '' ? createFile(input, target) : editFile(input, target)))
+}
+
+type Input = z.infer<typeof inputSchema>
+
+/** Creates a new file with `new_text`; fails if anything exists at the path. */
+async function createFile(input: Input, target: ResolvedPath): Promise<ToolAnswer> {
+  if (target.exists) {
+    throw new BadInputError(
+      `"${input.path}" already exists. To change it, pass the text to replace as old_text; an empty old_text only creates new files.`,
+    )
   }
-  const file = await workspace.resolve(input.path, {mustExist: true})
+  const data = encodeWithinLimit(input.new_text, input.path)
+  await createFileExclusively(target.real, data, input.path)
+  const diff = unifiedDiff(target.relative, undefined, input.new_text, [], EDIT_MAX_DIFF_CHARS)
+  return {text: `Created ${target.relative} (${plural(data.length, 'byte')}).\n${diff}`}
+}
+
+/** Replaces `old_text` in the existing file `file`. */
+async function editFile(input: Input, file: ResolvedPath): Promise<ToolAnswer> {
   const {info, text} = await readEditableText(file.real, input.path)
   const result = applyTextEdit(text, {oldText: input.old_text, newText: input.new_text, replaceAll: input.replace_all})
   await replaceFileAtomically(file.real, encodeWithinLimit(result.text, input.path), info)
