@@ -3,7 +3,7 @@
  * filesystem server, Desktop Commander, and command-line tools spawned directly.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, mkdirSync, symlinkSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, symlinkSync} from 'node:fs'
 import {homedir} from 'node:os'
 import path from 'node:path'
 import {performance} from 'node:perf_hooks'
@@ -69,20 +69,24 @@ export function filesystemLine(peer: LocatedPeer, dir: string): ServerLine {
 }
 
 /**
- * Desktop Commander, with its telemetry off and its configuration in a home folder of its own
- * (its shell profile files link to the user's, so its login shells behave like everyone else's).
+ * Desktop Commander, with its telemetry off and its configuration in a home folder of its own.
+ * Every other entry of that home links to the user's, so its login shells read the same profile
+ * and find the same tools under $HOME as everyone else's (a profile that fails fast on a missing
+ * tool would make its shells look quicker than they are).
  */
 export function desktopCommanderLine(peer: LocatedPeer, tmp: string, cwd: string): ServerLine {
   const home = path.join(tmp, 'dc-home')
   if (!existsSync(home)) {
     mkdirSync(home, {recursive: true})
-    for (const profile of ['.profile', '.bash_profile', '.bash_login', '.bashrc']) {
-      const real = path.join(homedir(), profile)
-      if (existsSync(real)) symlinkSync(real, path.join(home, profile))
+    for (const entry of readdirSync(homedir())) {
+      if (entry !== DC_CONFIG_DIR) symlinkSync(path.join(homedir(), entry), path.join(home, entry))
     }
   }
   return {command: process.execPath, args: [peer.entry], cwd, env: {HOME: home, DESKTOP_COMMANDER_DISABLE_TELEMETRY: '1'}}
 }
+
+/** Where Desktop Commander keeps its configuration and usage statistics, under $HOME. */
+const DC_CONFIG_DIR = '.claude-server-commander'
 
 /** What a spawned command printed, and how long it took from spawn to exit, in ms. */
 export interface CommandRun {
