@@ -72,6 +72,9 @@ export async function searchCases(context: BenchContext): Promise<CaseReport[]> 
     `- search: a corpus of ${corpus.files.toLocaleString('en')} files, ${mib(corpus.bytes)} (${corpus.copies} cop${corpus.copies === 1 ? 'y' : 'ies'} of package sources from ${sources.map((s) => path.relative(context.repoRoot, s)).join(' and ')}, files over 4 MiB left out, \`node_modules\` renamed \`node_pkgs\`), a git repository with a root \`.gitignore\` (\`${CORPUS_GITIGNORE.trim().split('\n').slice(1).join(' ')}\`) and a nested one (\`${NESTED_GITIGNORE.trim().split('\n').join(' ')}\`)${visible === undefined ? '' : `; ${visible.toLocaleString('en')} files remain after the ignore rules`}. Removed after the run.`,
   )
 
+  if (context.peers.desktopCommander && context.peers.rg) {
+    context.setup.push(`- search: Desktop Commander is installed without its optional bundled ripgrep, so it runs the same ${context.peers.rg.entry} (${context.peers.rg.version}) as the ripgrep contender, found on PATH; the corpus is a git repository, so its ripgrep honours the .gitignore files too.`)
+  }
   const servers: McpServer[] = []
   try {
     const ak = await connectServer(context.ak.line(root, 'read', context.profileDir))

@@ -47,7 +47,9 @@ function installNpmPeers(peersDir: string): void {
   )
   console.error(`bench: installing ${Object.values(NPM_PEERS).map((p) => `${p.pkg}@${p.version}`).join(', ')} into ${peersDir}`)
   // --ignore-scripts: Desktop Commander's install scripts download browsers and binaries.
-  execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+  // --omit=optional: leaves out its bundled ripgrep (an optional platform package), so that its
+  // search runs the same Debian ripgrep as the ripgrep contender and only its own overhead differs.
+  execFileSync('npm', ['install', '--ignore-scripts', '--omit=optional', '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd: peersDir,
     stdio: ['ignore', 'inherit', 'inherit'],
     env: {...process.env, PUPPETEER_SKIP_DOWNLOAD: '1'},
