@@ -15,6 +15,13 @@ export class AkError extends Error {
 /** An argument, flag or tool input is malformed or out of range. Exit code 2. */
 export class BadInputError extends AkError {}
 
+/** A path leads through too many symbolic links (a link loop). Exit code 2, as bad input. */
+export class SymlinkLoopError extends BadInputError {
+  constructor(readonly requestedPath: string) {
+    super(`Too many symbolic links while resolving "${requestedPath}". Check for a link loop.`)
+  }
+}
+
 /** A path resolves outside the workspace. The message names the path as given, never its target. */
 export class OutsideWorkspaceError extends AkError {
   constructor(readonly requestedPath: string) {

@@ -1,7 +1,7 @@
 import {lstat, readlink, realpath, stat} from 'node:fs/promises'
 import path from 'node:path'
 
-import {BadInputError, NotFoundError, OutsideWorkspaceError} from '../errors.js'
+import {BadInputError, NotFoundError, OutsideWorkspaceError, SymlinkLoopError} from '../errors.js'
 
 /** Symlinks followed while resolving one path before giving up (Linux's own limit is 40). */
 export const MAX_SYMLINK_HOPS = 40
@@ -14,6 +14,11 @@ export interface ResolvedPath {
   relative: string
   /** Whether something exists at `real`. */
   exists: boolean
+  /**
+   * Set (true) when the path as written names a folder: it ends in `/`, `/.` or `/..`. Such a path
+   * to an existing file is refused by `resolve`; one that does not exist yet must become a folder.
+   */
+  namesFolder?: true
 }
 
 function isMissing(error: unknown): boolean {
@@ -21,14 +26,18 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR'
 }
 
-/** Turns the kernel's "too many levels of symbolic links" into bad input; rethrows anything else. */
-function rethrowUnlessLoop(error: unknown, requested: string): never {
-  if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw symlinkLoopError(requested)
-  throw error
+function notAFolderError(requested: string): BadInputError {
+  return new BadInputError(
+    `A part of "${requested}" is a file, not a folder (a path ending in "/" names a folder). ` +
+      'Check the path with the list tool.',
+  )
 }
 
-function symlinkLoopError(requested: string): BadInputError {
-  return new BadInputError(`Too many symbolic links while resolving "${requested}". Check for a link loop.`)
+function upFromMissingError(requested: string): BadInputError {
+  return new BadInputError(
+    `"${requested}" goes up ("..") out of a folder that does not exist, which the system refuses too. ` +
+      'Remove the "..", or create the folder first.',
+  )
 }
 
 /**
@@ -80,56 +89,71 @@ export class Workspace {
   /**
    * Resolves a tool's `path` argument (relative to the workspace, or absolute) to a real path
    * inside the workspace.
-   * @throws BadInputError for an empty path or one containing a NUL byte.
+   * @throws BadInputError for an empty path or one containing a NUL byte, a path that goes through
+   *   a file as if it were a folder (`file.txt/`), or one with `..` after a missing folder.
+   * @throws SymlinkLoopError (a BadInputError) after MAX_SYMLINK_HOPS symlinks.
    * @throws OutsideWorkspaceError when the real path lies outside the workspace.
    * @throws NotFoundError when `mustExist` and nothing is there.
    */
   async resolve(requested: string, options: {mustExist?: boolean} = {}): Promise<ResolvedPath> {
     if (requested.length === 0) throw new BadInputError('The path is empty. Pass a path inside the workspace.')
     if (requested.includes('\0')) throw new BadInputError('The path contains a NUL byte. Pass a plain path.')
-    const absolute = path.resolve(this.root, requested)
-    const {real, exists} = await realPathOf(absolute, requested)
+    const {real, exists, namesFolder} = await this.walk(requested)
     if (!this.isInside(real)) throw new OutsideWorkspaceError(requested)
     if (options.mustExist && !exists) {
       throw new NotFoundError(`Nothing exists at "${requested}" in the workspace. Check the path with the list tool.`)
     }
-    return {real, relative: this.relativeOf(real), exists}
+    return {real, relative: this.relativeOf(real), exists, ...(namesFolder ? {namesFolder} : {})}
+  }
+
+  /**
+   * Walks `requested` one name at a time as the kernel does: `..` goes to the parent of the real
+   * folder reached so far (not of the path as written), and a symlink's target continues the walk
+   * from the real folder holding the link. The first missing name ends the walk; the rest is kept
+   * as written, but a `..` in it is refused, since the kernel fails such a path (ENOENT). A refusal
+   * made while the walk stands outside the workspace says only "outside", revealing nothing there.
+   */
+  private async walk(requested: string): Promise<{real: string; exists: boolean; namesFolder?: true}> {
+    const pending = namesOf(requested)
+    const namesFolder = ['.', '..'].includes(pending.at(-1) ?? '.') || undefined
+    let real = path.isAbsolute(requested) ? path.sep : this.root
+    let isFolder = true
+    let hops = 0
+    const refuse = (error: BadInputError) => (this.isInside(real) ? error : new OutsideWorkspaceError(requested))
+    for (let name = pending.shift(); name !== undefined; name = pending.shift()) {
+      if (!isFolder) throw refuse(notAFolderError(requested))
+      if (name === '.') continue
+      if (name === '..') {
+        real = path.dirname(real)
+        continue
+      }
+      const next = path.join(real, name)
+      let info
+      try {
+        info = await lstat(next)
+      } catch (error) {
+        if (!isMissing(error)) throw error
+        const tail = [name, ...pending].filter((rest) => rest !== '.')
+        if (tail.includes('..')) throw refuse(upFromMissingError(requested))
+        return {real: path.join(real, ...tail), exists: false, namesFolder}
+      }
+      if (info.isSymbolicLink()) {
+        if (++hops > MAX_SYMLINK_HOPS) throw refuse(new SymlinkLoopError(requested))
+        const target = await readlink(next)
+        if (path.isAbsolute(target)) real = path.sep
+        pending.unshift(...namesOf(target))
+        continue
+      }
+      real = next
+      isFolder = info.isDirectory()
+    }
+    return {real, exists: true, namesFolder}
   }
 }
 
-/**
- * The real path of `absolute`: realpath of its nearest existing ancestor, with the missing tail
- * appended. A dangling symlink on the way is read and its target resolved in turn.
- */
-async function realPathOf(absolute: string, requested: string, hops = 0): Promise<{real: string; exists: boolean}> {
-  if (hops > MAX_SYMLINK_HOPS) throw symlinkLoopError(requested)
-  const missingTail: string[] = []
-  let current = absolute
-  for (;;) {
-    try {
-      await lstat(current)
-      break
-    } catch (error) {
-      if (!isMissing(error)) rethrowUnlessLoop(error, requested)
-      const parent = path.dirname(current)
-      if (parent === current) break
-      missingTail.unshift(path.basename(current))
-      current = parent
-    }
-  }
-  let real: string
-  try {
-    real = await realpath(current)
-  } catch (error) {
-    if (!isMissing(error)) rethrowUnlessLoop(error, requested)
-    // `current` exists but does not resolve: a dangling symlink (possibly through a chain).
-    // Follow it by hand so its target, not its parent, decides where the path lies. A relative
-    // target is relative to the folder the link really lives in (as the kernel reads it), not
-    // to the path as written, which may pass through other symlinks.
-    const folder = await realpath(path.dirname(current)).catch((cause: unknown) => rethrowUnlessLoop(cause, requested))
-    const target = path.resolve(folder, await readlink(current))
-    const followed = await realPathOf(target, requested, hops + 1)
-    return {real: path.join(followed.real, ...missingTail), exists: false}
-  }
-  return {real: path.join(real, ...missingTail), exists: missingTail.length === 0}
+/** The names of a path, in order; a trailing separator becomes a final `.` (it names a folder). */
+function namesOf(requested: string): string[] {
+  const names = requested.split(path.sep).filter((name) => name !== '')
+  if (requested.endsWith(path.sep)) names.push('.')
+  return names
 }

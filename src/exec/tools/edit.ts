@@ -142,6 +142,9 @@ type Input = z.infer<typeof inputSchema>
 
 /** Creates a new file with `new_text`; fails if anything exists at the path. */
 async function createFile(input: Input, target: ResolvedPath): Promise<ToolAnswer> {
+  if (target.namesFolder && !target.exists) {
+    throw new BadInputError(`"${input.path}" ends in "/", so it names a folder; edit creates files only. Drop the "/".`)
+  }
   if (target.exists) {
     throw new BadInputError(
       `"${input.path}" already exists. To change it, pass the text to replace as old_text; an empty old_text only creates new files.`,

@@ -2,7 +2,7 @@ import {lstat, readdir, readlink} from 'node:fs/promises'
 import path from 'node:path'
 import {z} from 'zod'
 
-import {BadInputError, OutsideWorkspaceError} from '../../errors.js'
+import {BadInputError, OutsideWorkspaceError, SymlinkLoopError} from '../../errors.js'
 import {LIST_MAX_ENTRIES} from '../limits.js'
 import type {Workspace} from '../workspace.js'
 import {defineTool} from './tool.js'
@@ -24,6 +24,8 @@ export interface ListEntry {
   linkTarget?: string
   /** For symlinks: whether the target is outside the workspace. */
   linkOutside?: boolean
+  /** For symlinks: whether the link leads into a loop of links inside the workspace. */
+  linkLoop?: boolean
 }
 
 /**
@@ -38,6 +40,7 @@ export function formatListing(relative: string, entries: ListEntry[], total: num
       case 'file':
         return `${entry.name}  ${entry.sizeBytes} bytes`
       case 'symlink':
+        if (entry.linkLoop) return `${entry.name} -> (symlink loop: the links lead back to each other)`
         return entry.linkOutside
           ? `${entry.name} -> (symlink to a path outside the workspace)`
           : `${entry.name} -> ${entry.linkTarget} (symlink)`
@@ -60,18 +63,21 @@ export function formatListing(relative: string, entries: ListEntry[], total: num
  * Describes where the symlink at `linkPath` (a real path inside the workspace) points. A target
  * that lies outside the workspace by its path alone is reported as outside without any look at
  * it, so listing never stats or resolves anything outside the workspace (DESIGN §4.2). A target
- * inside is resolved, which may still find that it leads outside through another link.
+ * inside is resolved, which may still find that it leads outside through another link, or into
+ * a loop of links (a loop met while the walk stands outside is reported as outside).
  */
 export async function describeLink(
   workspace: Pick<Workspace, 'isInside' | 'resolve'>,
   linkPath: string,
-): Promise<Pick<ListEntry, 'linkTarget' | 'linkOutside'>> {
-  const target = path.resolve(path.dirname(linkPath), await readlink(linkPath))
-  if (!workspace.isInside(target)) return {linkOutside: true}
+): Promise<Pick<ListEntry, 'linkTarget' | 'linkOutside' | 'linkLoop'>> {
+  const written = await readlink(linkPath)
+  if (!workspace.isInside(path.resolve(path.dirname(linkPath), written))) return {linkOutside: true}
   try {
-    const resolved = await workspace.resolve(target)
+    // Resolved as written, not folded: `..` after a linked folder goes where the kernel takes it.
+    const resolved = await workspace.resolve(path.isAbsolute(written) ? written : `${path.dirname(linkPath)}/${written}`)
     return {linkTarget: resolved.relative + (resolved.exists ? '' : ' (missing)'), linkOutside: false}
   } catch (error) {
+    if (error instanceof SymlinkLoopError) return {linkLoop: true}
     if (error instanceof OutsideWorkspaceError || error instanceof BadInputError) return {linkOutside: true}
     throw error
   }
@@ -88,7 +94,7 @@ export const listTool = defineTool({
   description:
     'Lists one folder of the workspace (not recursive). Names are sorted; folders end in "/"; ' +
     'files show their size in bytes; a symlink is shown as a link to its workspace-relative target ' +
-    '(a target outside the workspace is not described). ' +
+    '(a target outside the workspace is not described; a loop of links is shown as a loop). ' +
     `At most ${LIST_MAX_ENTRIES} entries are shown; the answer says how many more there are. ` +
     'Errors: the path is outside the workspace, does not exist, or is not a folder.',
   level: 'read',

@@ -3,7 +3,7 @@ import {mkdir, mkdtemp, realpath, rm, symlink, writeFile} from 'node:fs/promises
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {BadInputError, NotFoundError, OutsideWorkspaceError} from '../../../src/errors.js'
+import {BadInputError, NotFoundError, OutsideWorkspaceError, SymlinkLoopError} from '../../../src/errors.js'
 import {Workspace} from '../../../src/exec/workspace.js'
 
 /** Runs `action` and returns what it threw (fails the test when it did not throw). */
@@ -157,6 +157,79 @@ describe('Workspace confinement', () => {
   it('reports a symlink loop as bad input, not an internal error', async () => {
     expect(await thrown(() => workspace.resolve('loop-a'))).to.be.instanceOf(BadInputError)
     expect(await thrown(() => workspace.resolve('loop-a/child'))).to.be.instanceOf(BadInputError)
+  })
+
+  describe('walking the path as the kernel does', () => {
+    before(async () => {
+      await mkdir(path.join(root, 'links'))
+      await symlink('../src/deep', path.join(root, 'links', 'to-deep'))
+      await symlink('../src', path.join(root, 'links', 'to-src'))
+      await mkdir(path.join(root, 'sub', 'x'), {recursive: true})
+      await symlink('../..', path.join(root, 'sub', 'x', 'up')) // the workspace root
+      await symlink('two', path.join(root, 'links', 'one'))
+      await symlink('../sub/three', path.join(root, 'links', 'two'))
+      await symlink('../src-link/a.txt', path.join(root, 'sub', 'three'))
+      await symlink('self', path.join(root, 'self'))
+    })
+
+    it('takes .. after a symlinked folder to the parent of the real folder, where the kernel goes', async () => {
+      for (const requested of ['links/to-deep/../a.txt', 'sub/x/up/../ws/src/a.txt', 'links/to-src/./deep/..']) {
+        const resolved = await workspace.resolve(requested, {mustExist: true})
+        // Concatenated, not path.join-ed: joining would fold the .. as text before the kernel sees it.
+        expect(resolved.real, requested).to.equal(await realpath(`${root}/${requested}`))
+      }
+      expect((await workspace.resolve('links/to-deep/../a.txt')).relative).to.equal('src/a.txt')
+    })
+
+    it('refuses .. after a symlinked folder when the real parent leads outside', async () => {
+      // Folded as text this would be <ws>/outside/secret.txt, a missing path inside.
+      for (const requested of ['links/to-src/../../outside/secret.txt', 'sub/x/up/..', 'sub/x/up/../outside/new.txt']) {
+        expect(await thrown(() => workspace.resolve(requested)), requested).to.be.instanceOf(OutsideWorkspaceError)
+      }
+    })
+
+    it('follows a chain of relative links, each relative to the real folder holding it', async () => {
+      const resolved = await workspace.resolve('links/one', {mustExist: true})
+      expect(resolved.real).to.equal(await realpath(`${root}/links/one`))
+      expect(resolved.relative).to.equal('src/a.txt')
+    })
+
+    it('reports a link to itself and a loop of two links as a SymlinkLoopError', async () => {
+      for (const requested of ['self', 'self/child', 'loop-a', 'links/../loop-b/x']) {
+        const error = await thrown(() => workspace.resolve(requested))
+        expect(error, requested).to.be.instanceOf(SymlinkLoopError)
+        expect(error.message).to.contain(`"${requested}"`)
+      }
+    })
+
+    it('refuses .. inside a missing tail, which the kernel would not find either', async () => {
+      for (const requested of ['src/nope/../a.txt', 'nope/..']) {
+        const error = await thrown(() => workspace.resolve(requested))
+        expect(error, requested).to.be.instanceOf(BadInputError)
+        expect(error.message).to.contain('does not exist')
+      }
+    })
+
+    it('treats a trailing / as naming a folder: refused after a file, flagged when missing', async () => {
+      for (const requested of ['src/a.txt/', 'to-a/', 'src/a.txt/.', 'src/a.txt/..', 'src/a.txt/x']) {
+        const error = await thrown(() => workspace.resolve(requested))
+        expect(error, requested).to.be.instanceOf(BadInputError)
+        expect(error.message).to.contain('is a file, not a folder')
+      }
+      expect(await workspace.resolve('src/')).to.deep.equal({real: path.join(root, 'src'), relative: 'src', exists: true, namesFolder: true})
+      expect(await workspace.resolve('newdir2/')).to.deep.equal({
+        real: path.join(root, 'newdir2'),
+        relative: 'newdir2',
+        exists: false,
+        namesFolder: true,
+      })
+    })
+
+    it('says only "outside" when a path goes wrong outside the workspace', async () => {
+      for (const requested of ['to-outside/secret.txt/', 'to-outside/nope/../x', '../outside/secret.txt/x']) {
+        expect(await thrown(() => workspace.resolve(requested)), requested).to.be.instanceOf(OutsideWorkspaceError)
+      }
+    })
   })
 
   it('names the path as given and reveals nothing of the outside target', async () => {

@@ -3,7 +3,7 @@ import {mkdtemp, mkdir, rm, symlink} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {describeLink} from '../../../../src/exec/tools/list.js'
+import {describeLink, formatListing} from '../../../../src/exec/tools/list.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
 
 describe('list describing symlinks', () => {
@@ -18,6 +18,10 @@ describe('list describing symlinks', () => {
     await symlink('inner', path.join(root, 'ws', 'to-inner'))
     await symlink(path.join(root, 'outside'), path.join(root, 'ws', 'inner', 'door'))
     await symlink('inner/door/x', path.join(root, 'ws', 'through-door'))
+    await symlink('self', path.join(root, 'ws', 'self'))
+    await symlink('inner/door/../ws/inner', path.join(root, 'ws', 'back-in')) // door/.. is <root>, for the kernel
+    await symlink('loop-b', path.join(root, 'ws', 'loop-a'))
+    await symlink('loop-a', path.join(root, 'ws', 'loop-b'))
     workspace = await Workspace.open(path.join(root, 'ws'))
   })
 
@@ -42,5 +46,21 @@ describe('list describing symlinks', () => {
 
   it('calls a link outside when its inside-looking target leads out through another link', async () => {
     expect(await describeLink(workspace, path.join(workspace.root, 'through-door'))).to.deep.equal({linkOutside: true})
+  })
+
+  it('resolves .. after a linked folder in a target as the kernel does, not as text', async () => {
+    expect(await describeLink(workspace, path.join(workspace.root, 'back-in'))).to.deep.equal({
+      linkTarget: 'inner',
+      linkOutside: false,
+    })
+  })
+
+  it('shows a loop of links inside the workspace as a link loop, not as a link outside', async () => {
+    for (const name of ['self', 'loop-a']) {
+      expect(await describeLink(workspace, path.join(workspace.root, name)), name).to.deep.equal({linkLoop: true})
+    }
+    const listing = formatListing('.', [{name: 'self', kind: 'symlink', linkLoop: true}], 1)
+    expect(listing).to.contain('self -> (symlink loop')
+    expect(listing).not.to.contain('outside')
   })
 })
