@@ -1,4 +1,5 @@
 import {expect} from 'chai'
+import {readFileSync} from 'node:fs'
 import {mkdtemp, readFile, realpath, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -31,5 +32,45 @@ describe(`edit under load through ak exec serve, client ${CLIENT_LINES[0]}`, fun
     const failed = answers.filter((answer) => answer.isError).map((answer) => answer.text)
     expect(failed).to.deep.equal([])
     expect(await readFile(file, 'utf8')).to.equal(Array.from({length: count}, (_, i) => `TOK${i}\n`).join(''))
+  })
+})
+
+/** Peak resident memory of a process in kB (`VmHWM` in /proc/<pid>/status). */
+function peakMemoryKb(pid: number): number {
+  const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return Number(match![1])
+}
+
+describe(`edit of a large file through ak exec serve, client ${CLIENT_LINES[0]}`, function () {
+  this.timeout(300_000)
+  let ws: string
+  let client: TestClient
+
+  before(async () => {
+    ws = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-edit-big-')))
+    client = await connectStdio(CLIENT_LINES[0], ['exec', 'serve', '--workspace', ws, '--level', 'files', '--quiet'])
+  })
+
+  after(async () => {
+    await client?.close()
+    await rm(ws, {recursive: true, force: true})
+  })
+
+  it('replaces 63 million occurrences in a 63 MB file with bounded memory and a short answer', async () => {
+    const line = `${'x'.repeat(99)}\n`
+    const lineCount = 630_000
+    await writeFile(path.join(ws, 'big.txt'), line.repeat(lineCount))
+    const answer = await client.call('edit', {path: 'big.txt', old_text: 'x', new_text: 'y', replace_all: true})
+    expect(answer.isError, answer.text.slice(0, 500)).to.equal(false)
+    expect(answer.text).to.match(/^Edited big\.txt: replaced 62370000 occurrences/)
+    expect(answer.text.length).to.be.below(30_000)
+    expect(answer.text).to.contain(`+${'y'.repeat(99)}`)
+    const peakMb = peakMemoryKb(client.pid) / 1024
+    expect(peakMb, `peak resident memory of the server: ${peakMb.toFixed(0)} MB`).to.be.below(1536)
+    const after = await readFile(path.join(ws, 'big.txt'), 'utf8')
+    expect(after.length).to.equal(line.length * lineCount)
+    expect(after).to.equal(`${'y'.repeat(99)}\n`.repeat(lineCount))
+    // The server is still alive and answering.
+    expect((await client.call('read', {path: 'big.txt', limit: 1})).isError).to.equal(false)
   })
 })

@@ -20,9 +20,15 @@ export interface TextEditResult {
   text: string
   /** Occurrences replaced. */
   count: number
-  /** 1-based line of each replaced occurrence's start, in the old text. */
+  /**
+   * 1-based line of each replaced occurrence's start, in the old text: the first
+   * EDIT_MAX_RECORDED_SPANS of them (`count` says how many there are in all).
+   */
   lines: number[]
-  /** Where each replacement is, in both texts, in order (for the diff). */
+  /**
+   * Where each replacement is, in both texts, in order (for the diff): the first
+   * EDIT_MAX_RECORDED_SPANS of them.
+   */
   spans: ChangedSpan[]
 }
 
@@ -38,10 +44,15 @@ export interface ChangedSpan {
   newEnd: number
 }
 
-interface Occurrence {
-  index: number
-  matched: string
-}
+/**
+ * Replacements whose place (span and line) an edit records; past this only the count grows, so a
+ * `replace_all` with millions of occurrences keeps no per-occurrence data. More than the diff
+ * budget (EDIT_MAX_DIFF_CHARS) can ever show.
+ */
+export const EDIT_MAX_RECORDED_SPANS = 10_000
+
+/** Pieces of the new text gathered before they are joined into one chunk. */
+const JOIN_EVERY_PARTS = 4096
 
 /**
  * `body` with every `\r\n` turned into `\n`, and the positions (in the result) of the `\n`s
@@ -61,73 +72,54 @@ function withLfLineBreaks(body: string): {text: string; crlfAt: number[]} {
   return {text: parts.join(''), crlfAt}
 }
 
-/** How many entries of the ascending `values` are below `limit`. */
-function countBelow(values: number[], limit: number): number {
-  let low = 0
-  let high = values.length
-  while (low < high) {
-    const middle = (low + high) >> 1
-    if ((values[middle] as number) < limit) low = middle + 1
-    else high = middle
-  }
-  return low
-}
-
 /**
- * The non-overlapping occurrences of `oldText` in `body`, left to right. A line break in
- * `oldText` (`\n` or `\r\n`) matches either kind in the text, so text copied from a `read`
- * answer (which shows no `\r`) matches a CRLF file, and a mixed file too. The search runs on
- * both texts with `\r\n` made `\n` (plain `indexOf`, no RegExp, so any size of `oldText` works)
- * and maps the positions back.
+ * Calls `visit(start, end)` for each occurrence of `oldText` in `body`, left to right, without
+ * keeping them. A line break in `oldText` (`\n` or `\r\n`) matches either kind in the text, so
+ * text copied from a `read` answer (which shows no `\r`) matches a CRLF file, and a mixed file
+ * too. The search runs on both texts with `\r\n` made `\n` (plain `indexOf`, no RegExp, so any
+ * size of `oldText` works) and maps the positions back. Occurrences do not overlap.
  */
-function findOccurrences(body: string, oldText: string): Occurrence[] {
+function forEachOccurrence(body: string, oldText: string, visit: (start: number, end: number) => void): void {
   const {text, crlfAt} = withLfLineBreaks(body)
   const needle = oldText.replaceAll('\r\n', '\n')
   // A position in `text` maps to itself plus the \r dropped before it (a \r\n at the start of a
-  // match starts at its \r; one at the end of a match ends after its \n).
-  const toBody = (position: number) => position + countBelow(crlfAt, position)
-  const occurrences: Occurrence[] = []
+  // match starts at its \r; one at the end of a match ends after its \n). Positions only grow.
+  let below = 0
+  const toBody = (position: number) => {
+    while (below < crlfAt.length && (crlfAt[below] as number) < position) below++
+    return position + below
+  }
   for (let index = text.indexOf(needle); index !== -1; index = text.indexOf(needle, index + needle.length)) {
     const start = toBody(index)
-    const end = toBody(index + needle.length)
-    occurrences.push({index: start, matched: body.slice(start, end)})
+    visit(start, toBody(index + needle.length))
   }
-  return occurrences
 }
 
 /**
- * The line ending new text takes at an occurrence: the kind of the first line break inside the
- * matched text; else that of the line the occurrence is on (the next line break, or the one
- * before it on a last line without one); `\n` in a text without line breaks.
+ * The line endings new text takes at successive occurrences: the kind of the first line break
+ * inside the matched text; else that of the line the occurrence is on (the next line break, or
+ * the one before it on a last line without one); `\n` in a text without line breaks. Remembers
+ * the next line break, so many occurrences on one long line cost one scan of it.
  */
-function lineEndingAt(body: string, occurrence: Occurrence): string {
-  const inside = occurrence.matched.indexOf('\n')
-  if (inside !== -1) return occurrence.matched[inside - 1] === '\r' ? '\r\n' : '\n'
-  const after = body.indexOf('\n', occurrence.index + occurrence.matched.length)
-  const at = after !== -1 ? after : body.lastIndexOf('\n', occurrence.index - 1)
-  if (at === -1) return '\n'
-  return body[at - 1] === '\r' ? '\r\n' : '\n'
-}
-
-/** 1-based line numbers of sorted positions in `body`. */
-function lineNumbersOf(body: string, positions: number[]): number[] {
-  const numbers: number[] = []
-  let line = 1
-  let scanned = 0
-  for (const position of positions) {
-    for (let at = body.indexOf('\n', scanned); at !== -1 && at < position; at = body.indexOf('\n', at + 1)) {
-      line++
-      scanned = at + 1
-    }
-    numbers.push(line)
+function lineEndings(body: string): (start: number, end: number) => string {
+  let nextBreak = -2 // not looked up yet
+  const lastBreak = body.lastIndexOf('\n')
+  return (start, end) => {
+    if (nextBreak === -2 || (nextBreak !== -1 && nextBreak < start)) nextBreak = body.indexOf('\n', start)
+    const at = nextBreak !== -1 ? nextBreak : lastBreak
+    if (nextBreak !== -1 && nextBreak < end) return body[at - 1] === '\r' ? '\r\n' : '\n'
+    if (at === -1) return '\n'
+    return body[at - 1] === '\r' ? '\r\n' : '\n'
   }
-  return numbers
 }
 
-/** Line numbers for a message: the first 20, then how many more. */
-export function listLines(lines: number[]): string {
+/**
+ * Line numbers for a message: the first 20, then how many more.
+ * @param total how many there are in all (`lines` may hold only the first ones)
+ */
+export function listLines(lines: number[], total = lines.length): string {
   const shown = lines.slice(0, 20).join(', ')
-  return lines.length > 20 ? `${shown}, and ${lines.length - 20} more` : shown
+  return total > 20 ? `${shown}, and ${total - 20} more` : shown
 }
 
 /**
@@ -137,7 +129,7 @@ export function listLines(lines: number[]): string {
  * - `oldText` must occur exactly once, unless `replaceAll` (then at least once). Occurrences do
  *   not overlap (`aa` occurs once in `aaa`).
  * - Line breaks in `oldText` match `\n` and `\r\n` alike; line breaks in `newText` are written
- *   with the line ending of the place they go to (see `lineEndingAt`), so a CRLF file stays CRLF,
+ *   with the line ending of the place they go to (see `lineEndings`), so a CRLF file stays CRLF,
  *   an LF file stays LF and each part of a mixed file keeps its own kind.
  * - A leading UTF-8 BOM (U+FEFF) is kept and is never part of a match.
  *
@@ -153,37 +145,60 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
   if (oldText === newText) throw new BadInputError('old_text and new_text are the same, so the edit would change nothing.')
   const bom = content.startsWith(BOM) ? BOM : ''
   const body = content.slice(bom.length)
-  const occurrences = findOccurrences(body, oldText)
-  const lines = lineNumbersOf(
-    body,
-    occurrences.map((occurrence) => occurrence.index),
-  )
-  if (occurrences.length === 0) {
+  const hasBreak = /\r?\n/.test(newText)
+  const withLf = newText.replace(/\r?\n/g, '\n')
+  const withCrlf = newText.replace(/\r?\n/g, '\r\n')
+  const endingAt = lineEndings(body)
+  const lines: number[] = []
+  const spans: ChangedSpan[] = []
+  // The new text is gathered in pieces joined every JOIN_EVERY_PARTS, so millions of
+  // replacements never hold millions of small strings at once.
+  const chunks: string[] = []
+  let parts: string[] = [bom]
+  let count = 0
+  let position = 0
+  let written = bom.length
+  let line = 1
+  let nextLineBreak = body.indexOf('\n')
+  forEachOccurrence(body, oldText, (start, end) => {
+    count++
+    if (count <= EDIT_MAX_RECORDED_SPANS) {
+      while (nextLineBreak !== -1 && nextLineBreak < start) {
+        line++
+        nextLineBreak = body.indexOf('\n', nextLineBreak + 1)
+      }
+      lines.push(line)
+    }
+    if (count > 1 && !replaceAll) return // refused below: only the count and lines matter
+    const replacement = hasBreak ? (endingAt(start, end) === '\r\n' ? withCrlf : withLf) : newText
+    const unchanged = body.slice(position, start)
+    parts.push(unchanged, replacement)
+    if (parts.length >= JOIN_EVERY_PARTS) {
+      chunks.push(parts.join(''))
+      parts = []
+    }
+    written += unchanged.length
+    if (count <= EDIT_MAX_RECORDED_SPANS) {
+      const oldStart = bom.length + start
+      spans.push({oldStart, oldEnd: bom.length + end, newStart: written, newEnd: written + replacement.length})
+    }
+    written += replacement.length
+    position = end
+  })
+  if (count === 0) {
     throw new BadInputError(
       'old_text was not found in the file. Read the file again and copy the text exactly, including ' +
         'whitespace and indentation (without the line numbers read adds).',
     )
   }
-  if (occurrences.length > 1 && !replaceAll) {
+  if (count > 1 && !replaceAll) {
     throw new BadInputError(
-      `old_text occurs ${occurrences.length} times (lines ${listLines(lines)}). Add surrounding lines to old_text ` +
+      `old_text occurs ${count} times (lines ${listLines(lines, count)}). Add surrounding lines to old_text ` +
         'so that it occurs once, or set replace_all to replace every occurrence.',
     )
   }
-  const parts: string[] = [bom]
-  const spans: ChangedSpan[] = []
-  let position = 0
-  let written = bom.length
-  for (const occurrence of occurrences) {
-    const unchanged = body.slice(position, occurrence.index)
-    const replacement = newText.replace(/\r?\n/g, lineEndingAt(body, occurrence))
-    parts.push(unchanged, replacement)
-    written += unchanged.length
-    const oldStart = bom.length + occurrence.index
-    spans.push({oldStart, oldEnd: oldStart + occurrence.matched.length, newStart: written, newEnd: written + replacement.length})
-    written += replacement.length
-    position = occurrence.index + occurrence.matched.length
-  }
   parts.push(body.slice(position))
-  return {text: parts.join(''), count: occurrences.length, lines, spans}
+  chunks.push(parts.join(''))
+  parts = []
+  return {text: chunks.length === 1 ? (chunks[0] as string) : chunks.join(''), count, lines, spans}
 }

@@ -163,13 +163,15 @@ async function editFile(input: Input, file: ResolvedPath): Promise<ToolAnswer> {
   await replaceFileAtomically(file.real, encodeWithinLimit(result.text, input.path), info)
   const summary = [
     `Edited ${file.relative}: replaced ${plural(result.count, 'occurrence')} ` +
-      `(${result.lines.length === 1 ? 'line' : 'lines'} ${listLines(result.lines)}).`,
+      `(${result.count === 1 ? 'line' : 'lines'} ${listLines(result.lines, result.count)}).`,
   ]
   if (info.nlink > 1) {
     summary.push(
       `Note: the file had ${info.nlink} hard links; this path now has its own copy and the other links keep the old content.`,
     )
   }
-  const diff = unifiedDiff(file.relative, text, result.text, result.spans, EDIT_MAX_DIFF_CHARS)
+  const diff = unifiedDiff(file.relative, text, result.text, result.spans, EDIT_MAX_DIFF_CHARS, {
+    isComplete: result.spans.length === result.count,
+  })
   return {text: `${summary.join('\n')}\n${diff}`}
 }

@@ -108,6 +108,35 @@ describe('unifiedDiff (the diff an edit answers with)', () => {
   })
 })
 
+describe('unifiedDiff of very long lines', () => {
+  it('shows the changed characters of a 1 MB line, clipped around them with notes of what was left out', () => {
+    const before = `${'a'.repeat(600_000)}OLD${'b'.repeat(400_000)}\nnext\n`
+    const {diff} = diffOf(before, 'OLD', 'NEW')
+    expect(diff).to.contain('@@ -1,2 +1,2 @@')
+    const removed = diff.split('\n').find((line) => line.startsWith('-a') || line.startsWith('-['))
+    const added = diff.split('\n').find((line) => line.startsWith('+a') || line.startsWith('+['))
+    expect(removed).to.contain('OLD')
+    expect(added).to.contain('NEW')
+    expect(added).to.match(/\d+ characters clipped/)
+    expect(diff.length).to.be.below(5000)
+  })
+
+  it('shows the change of a long line even when it is far into the line and the budget is small', () => {
+    const before = `${'a'.repeat(5_000_000)}OLD${'b'.repeat(10)}\n`
+    const {diff} = diffOf(before, 'OLD', 'NEW', false, 2000)
+    expect(diff).to.contain('NEW')
+    expect(diff).to.contain('OLD')
+  })
+
+  it('shows the first changes of a line with more replacements than are recorded', () => {
+    const before = `${'x'.repeat(3_000_000)}\n`
+    const {diff} = diffOf(before, 'x', 'y', true)
+    expect(diff).to.contain('+yyyyyyyyyy')
+    expect(diff).to.contain('-xxxxxxxxxx')
+    expect(diff.length).to.be.below(21_000)
+  })
+})
+
 describe('capText', () => {
   it('leaves a short text alone and cuts a long one at a line with a note', () => {
     expect(capText('abc', 10)).to.equal('abc')

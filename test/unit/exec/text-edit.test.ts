@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
 import {BadInputError} from '../../../src/errors.js'
-import {applyTextEdit} from '../../../src/exec/files/text-edit.js'
+import {EDIT_MAX_RECORDED_SPANS, applyTextEdit} from '../../../src/exec/files/text-edit.js'
 
 const edit = (content: string, oldText: string, newText: string, replaceAll = false) =>
   applyTextEdit(content, {oldText, newText, replaceAll})
@@ -231,5 +231,23 @@ describe('applyTextEdit spans', () => {
       {oldStart: 1, oldEnd: 3, newStart: 1, newEnd: 4},
       {oldStart: 4, oldEnd: 6, newStart: 5, newEnd: 8},
     ])
+  })
+
+  describe('many occurrences', () => {
+    it('replaces them all but records the place of only the first ones', () => {
+      const count = EDIT_MAX_RECORDED_SPANS * 3
+      const result = edit('ab\r\n'.repeat(count), 'b\n', 'c\nd\n', true)
+      expect(result.count).to.equal(count)
+      expect(result.text).to.equal('ac\r\nd\r\n'.repeat(count))
+      expect(result.spans).to.have.length(EDIT_MAX_RECORDED_SPANS)
+      expect(result.lines).to.have.length(EDIT_MAX_RECORDED_SPANS)
+      expect(result.lines.at(-1)).to.equal(EDIT_MAX_RECORDED_SPANS)
+    })
+
+    it('still says how often old_text occurs when it is ambiguous', () => {
+      const message = editError('x\n'.repeat(EDIT_MAX_RECORDED_SPANS * 2), 'x', 'y')
+      expect(message).to.contain(`occurs ${EDIT_MAX_RECORDED_SPANS * 2} times (lines 1, 2, 3,`)
+      expect(message).to.contain(`and ${EDIT_MAX_RECORDED_SPANS * 2 - 20} more`)
+    })
   })
 })
