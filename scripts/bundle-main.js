@@ -5,6 +5,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {checkNodeVersion} from '../bin/node-version.js'
+import {endQuietlyOnEpipe} from '../bin/stdout-pipe.js'
 
 /**
  * Runs the CLI from the bundle. oclif gets package.json inline, with the `explicit` command
@@ -19,6 +20,7 @@ import {checkNodeVersion} from '../bin/node-version.js'
  */
 export async function runBundledCli(pjson, hooks) {
   checkNodeVersion()
+  endQuietlyOnEpipe()
   const file = fileURLToPath(import.meta.url)
   const target = `./${path.basename(file)}`
   const oclif = {

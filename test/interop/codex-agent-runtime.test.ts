@@ -5,6 +5,7 @@ import path from 'node:path'
 
 import {CLIENT_LINES, MODERN_PROTOCOL_VERSION, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
 import {eventually, isAlive, standInRuns, tempDir, trustConfig, writeStandInCodex, writeTree} from '../helpers/codex-fixtures.js'
+import {OVERLONG_LINE, initializeThrough, startStdioRelay} from '../helpers/stdio-relay.js'
 
 /**
  * A project trusted in a Codex home, with a project agent, a user agent, a kit agent and an
@@ -258,6 +259,32 @@ describe('ak codex-agent-runtime serve, process behaviour', () => {
     await client.close()
     await eventually(() => pids.every((pid) => !isAlive(pid)))
   })
+
+  for (const [ending, expected] of [['the client process is killed with SIGKILL', 0], ['a line exceeds 10 MiB (one line on stderr)', 1]] as const) {
+    it(`exits ${expected} and stops running agents when ${ending}`, async () => {
+      const pidsFile = `${fixture.record}.pids`
+      await writeFile(pidsFile, '')
+      const relay = await startStdioRelay(fixture.args, {cwd: fixture.project, env: fixture.env})
+      try {
+        await initializeThrough(relay)
+        relay.send({jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'agent_helper', arguments: {prompt: 'HANG'}}})
+        await eventually(async () => (await readFile(pidsFile, 'utf8')) !== '')
+        const pids = JSON.parse(await readFile(pidsFile, 'utf8')) as number[]
+        if (expected === 0) relay.relay.kill('SIGKILL')
+        else {
+          relay.relay.stdin.on('error', () => undefined)
+          relay.relay.stdin.write(OVERLONG_LINE)
+        }
+        const {code, stderr} = await relay.akExit()
+        expect(code, stderr).to.equal(expected)
+        expect(stderr).not.to.contain('unsettled')
+        if (expected === 1) expect(stderr.split('\n').filter((line) => line.includes('transport failed')), stderr).to.have.length(1)
+        await eventually(() => pids.every((pid) => !isAlive(pid)))
+      } finally {
+        await relay.remove()
+      }
+    })
+  }
 
   it('runs at most --max-dispatches agents at once; a further call waits, then runs', async () => {
     const pidsFile = `${fixture.record}.pids`

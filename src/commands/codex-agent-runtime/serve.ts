@@ -11,7 +11,7 @@ import {
 } from '../../codex/limits.js'
 import {createCodexAgentRuntime} from '../../codex/runtime.js'
 import {serveCodexAgentStdio} from '../../codex/stdio.js'
-import {DispatchFailedError} from '../../errors.js'
+import {transportFailed} from '../../exec/stdio-transport.js'
 import {stderrLogger} from '../../log.js'
 import {AK_VERSION} from '../../version.js'
 
@@ -74,7 +74,7 @@ Exit codes: 0 list printed, client disconnected, or stopped by SIGINT/SIGTERM; 1
     }
     const count = runtime.discovery.agents.length
     log.info(`ak ${AK_VERSION} serving ${count} agent${count === 1 ? '' : 's'} over stdio from ${runtime.cwd}`)
-    const reason = await serveCodexAgentStdio(runtime)
-    if (reason === 'transport-failed') throw new DispatchFailedError('The MCP transport failed: stdout could not be written. The client may have gone away.')
+    const end = await serveCodexAgentStdio(runtime)
+    if (end.reason === 'transport-failed') throw transportFailed(end.message)
   }
 }

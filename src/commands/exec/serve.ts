@@ -9,6 +9,7 @@ import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
 import {parseListenAddress} from '../../exec/http/listen-address.js'
 import {HTTP_SESSION_IDLE_MS} from '../../exec/limits.js'
 import {serveExecStdio} from '../../exec/stdio.js'
+import {transportFailed} from '../../exec/stdio-transport.js'
 import {Workspace} from '../../exec/workspace.js'
 
 export default class ExecServe extends BaseCommand {
@@ -84,6 +85,7 @@ The file tools check that paths stay inside the workspace, but this is not a sec
       return
     }
     log.info(`serving ${workspace.root} at level ${level} over stdio`)
-    await serveExecStdio(runtime)
+    const end = await serveExecStdio(runtime)
+    if (end.reason === 'transport-failed') throw transportFailed(end.message)
   }
 }

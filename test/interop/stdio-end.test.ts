@@ -1,0 +1,85 @@
+import {expect} from 'chai'
+import {spawn} from 'node:child_process'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {RUN_JS} from '../helpers/clients.js'
+import {isAlive, waitUntilGone} from '../helpers/processes.js'
+import {OVERLONG_LINE, type StdioRelay, initializeThrough, startStdioRelay} from '../helpers/stdio-relay.js'
+
+/** Starts `sleep 300` through exec_command over the relay and returns its pid. */
+async function startSleepThrough(relay: StdioRelay): Promise<number> {
+  relay.send({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: {name: 'exec_command', arguments: {cmd: 'echo "pid=$$"; exec sleep 300', yield_time_ms: 2000}},
+  })
+  const answer = JSON.stringify(await relay.response(2))
+  const pid = Number(/pid=(\d+)/.exec(answer)?.[1])
+  expect(pid, answer).to.be.above(0)
+  expect(isAlive(pid)).to.equal(true)
+  return pid
+}
+
+describe('ak exec serve over stdio, when the client or the transport goes away', () => {
+  let workspace: string
+  let relay: StdioRelay | undefined
+
+  before(async () => {
+    workspace = await mkdtemp(path.join(tmpdir(), 'ak-stdio-end-'))
+  })
+  afterEach(async () => {
+    await relay?.remove()
+    relay = undefined
+  })
+  after(() => rm(workspace, {recursive: true, force: true}))
+
+  const serve = ['exec', 'serve', '--level', 'terminal', '--workspace']
+
+  it('exits 0 and stops its commands when the client process is killed with SIGKILL', async () => {
+    relay = await startStdioRelay([...serve, workspace], {cwd: workspace})
+    await initializeThrough(relay)
+    const pid = await startSleepThrough(relay)
+    relay.relay.kill('SIGKILL')
+    const {code, stderr} = await relay.akExit()
+    expect(code, stderr).to.equal(0)
+    expect(await waitUntilGone(pid)).to.equal(true)
+  })
+
+  it('exits 0 when the client is killed before any call', async () => {
+    relay = await startStdioRelay([...serve, workspace], {cwd: workspace})
+    await initializeThrough(relay)
+    relay.relay.kill('SIGKILL')
+    const {code, stderr} = await relay.akExit()
+    expect(code, stderr).to.equal(0)
+  })
+
+  it('exits 1 with a one-line message and stops its commands when a line exceeds 10 MiB', async () => {
+    relay = await startStdioRelay([...serve, workspace], {cwd: workspace})
+    await initializeThrough(relay)
+    const pid = await startSleepThrough(relay)
+    relay.relay.stdin.on('error', () => undefined)
+    relay.relay.stdin.write(OVERLONG_LINE)
+    const {code, stderr} = await relay.akExit()
+    expect(code, stderr).to.equal(1)
+    const lines = stderr.split('\n').filter((line) => line.includes('transport failed'))
+    expect(lines, stderr).to.have.length(1)
+    expect(lines[0]).to.contain('10 MiB')
+    expect(stderr).not.to.contain('unsettled')
+    expect(await waitUntilGone(pid)).to.equal(true)
+  })
+})
+
+describe('ak writing to a pipe its reader closed early', () => {
+  it('exits 0 for `ak help exec serve` whose stdout reader is gone', async () => {
+    const child = spawn(process.execPath, [RUN_JS, 'help', 'exec', 'serve'], {stdio: ['ignore', 'pipe', 'pipe']})
+    child.stdout.destroy()
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+    expect(code, stderr).to.equal(0)
+    expect(stderr).to.equal('')
+  })
+})
