@@ -28,6 +28,12 @@ export const BINARY_SNIFF_BYTES = 8192
 export const EDIT_MAX_FILE_BYTES = 64 * 1024 * 1024
 /** Characters of unified diff an `edit` answer shows before it cuts the diff with a note. */
 export const EDIT_MAX_DIFF_CHARS = 20_000
+/**
+ * Bytes of files that edits of one server may hold in memory at once (summed over the files being
+ * edited); an edit that would pass it waits for others to end, and one edit always runs. An edit
+ * holds about five times its file's size at its peak, so edits together stay near 700 MB.
+ */
+export const EDIT_MAX_BYTES_IN_FLIGHT = 2 * EDIT_MAX_FILE_BYTES
 
 /** Matching lines `search` returns when the call names no `max_results`. */
 export const SEARCH_DEFAULT_MAX_RESULTS = 200

@@ -73,4 +73,21 @@ describe(`edit of a large file through ak exec serve, client ${CLIENT_LINES[0]}`
     // The server is still alive and answering.
     expect((await client.call('read', {path: 'big.txt', limit: 1})).isError).to.equal(false)
   })
+
+  it('keeps memory bounded when several large files are edited at once', async () => {
+    const line = `${'x'.repeat(99)}\n`
+    const names = ['p1.txt', 'p2.txt', 'p3.txt', 'p4.txt', 'p5.txt', 'p6.txt']
+    for (const name of names) await writeFile(path.join(ws, name), line.repeat(630_000))
+    const answers = await Promise.all([
+      ...names.map((name) => client.call('edit', {path: name, old_text: 'not there', new_text: 'y'})),
+      ...names.slice(0, 3).map((name) => client.call('edit', {path: name, old_text: 'x', new_text: 'z', replace_all: true})),
+    ])
+    expect(answers.slice(0, names.length).every((answer) => answer.isError)).to.equal(true)
+    expect(answers.slice(names.length).map((answer) => answer.isError)).to.deep.equal([false, false, false])
+    // Measured: about 640 MB with the byte budget (two large edits at a time), about 890 MB
+    // with every edit running at once.
+    const peakMb = peakMemoryKb(client.pid) / 1024
+    expect(peakMb, `peak resident memory of the server: ${peakMb.toFixed(0)} MB`).to.be.below(800)
+    expect(await readFile(path.join(ws, 'p2.txt'), 'utf8')).to.equal(`${'z'.repeat(99)}\n`.repeat(630_000))
+  })
 })

@@ -47,3 +47,64 @@ export class PathLocks implements RuntimeService {
   /** Nothing to free: tasks still running finish on their own. */
   async close(): Promise<void> {}
 }
+
+/** The runtime service key of the edit byte budget (shared by all connections of a runtime). */
+export const EDIT_BYTES_SERVICE = 'edit-bytes'
+
+/**
+ * A budget of bytes that tasks take while they run: a task waits (in arrival order) until its
+ * bytes fit in what is left, except that a task always runs when no other holds bytes, so one
+ * larger than the whole budget still runs, alone.
+ */
+export class ByteBudget implements RuntimeService {
+  private inUse = 0
+  private holders = 0
+  private readonly waiting: Array<{bytes: number; start: () => void}> = []
+
+  /** @param totalBytes bytes that running tasks may hold together */
+  constructor(private readonly totalBytes: number) {}
+
+  /** Bytes held by running tasks. */
+  get bytesInUse(): number {
+    return this.inUse
+  }
+
+  /** Runs `task` once `bytes` fit in the budget, holding them until it settles. */
+  async hold<T>(bytes: number, task: () => Promise<T>): Promise<T> {
+    if (this.waiting.length > 0 || !this.fits(bytes)) {
+      await new Promise<void>((resolve) => {
+        this.waiting.push({bytes, start: resolve})
+      })
+    } else {
+      this.take(bytes)
+    }
+    try {
+      return await task()
+    } finally {
+      this.inUse -= bytes
+      this.holders--
+      this.startWaiting()
+    }
+  }
+
+  /** Nothing to free: tasks still running finish on their own. */
+  async close(): Promise<void> {}
+
+  private fits(bytes: number): boolean {
+    return this.holders === 0 || this.inUse + bytes <= this.totalBytes
+  }
+
+  private take(bytes: number): void {
+    this.inUse += bytes
+    this.holders++
+  }
+
+  /** Starts waiting tasks, oldest first, while the oldest fits. */
+  private startWaiting(): void {
+    while (this.waiting.length > 0 && this.fits((this.waiting[0] as {bytes: number}).bytes)) {
+      const next = this.waiting.shift() as {bytes: number; start: () => void}
+      this.take(next.bytes)
+      next.start()
+    }
+  }
+}

@@ -5,9 +5,9 @@ import {z} from 'zod'
 import {AkError, BadInputError, LimitReachedError} from '../../errors.js'
 import {createFileExclusively, replaceFileAtomically} from '../files/atomic-write.js'
 import {unifiedDiff} from '../files/edit-diff.js'
-import {EDIT_LOCKS_SERVICE, PathLocks} from '../files/path-locks.js'
+import {ByteBudget, EDIT_BYTES_SERVICE, EDIT_LOCKS_SERVICE, PathLocks} from '../files/path-locks.js'
 import {applyTextEdit, listLines} from '../files/text-edit.js'
-import {EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
+import {EDIT_MAX_BYTES_IN_FLIGHT, EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
 import {runtimeService} from '../runtime.js'
 import type {ResolvedPath} from '../workspace.js'
 import {type ToolAnswer, type ToolContext, defineTool} from './tool.js'
@@ -130,12 +130,20 @@ export const editTool = defineTool({
 
 /**
  * Creates or edits the file, as the tool's description says, holding the runtime's lock of its
- * real path from reading it to replacing it, so concurrent edits of one file all apply.
+ * real path from reading it to replacing it, so concurrent edits of one file all apply. An edit
+ * also takes its file's size from the runtime's budget of EDIT_MAX_BYTES_IN_FLIGHT, so parallel
+ * edits of large files run one after another instead of together.
  */
 async function runEdit(input: z.infer<typeof inputSchema>, {runtime, workspace}: ToolContext): Promise<ToolAnswer> {
   const locks = runtimeService(runtime, EDIT_LOCKS_SERVICE, () => new PathLocks())
   const target = await workspace.resolve(input.path, {mustExist: input.old_text !== ''})
-  return locks.hold(target.real, () => (input.old_text === '' ? createFile(input, target) : editFile(input, target)))
+  if (input.old_text === '') return locks.hold(target.real, () => createFile(input, target))
+  const budget = runtimeService(runtime, EDIT_BYTES_SERVICE, () => new ByteBudget(EDIT_MAX_BYTES_IN_FLIGHT))
+  return locks.hold(target.real, async () => {
+    // Larger files than the limit are refused by readEditableText, after taking only the limit.
+    const bytes = Math.min((await stat(target.real)).size, EDIT_MAX_FILE_BYTES)
+    return budget.hold(bytes, () => editFile(input, target))
+  })
 }
 
 type Input = z.infer<typeof inputSchema>

@@ -18,6 +18,7 @@ describe('documented limits of read and edit', () => {
       ['BINARY_SNIFF_BYTES', `first ${limits.BINARY_SNIFF_BYTES} bytes`],
       ['EDIT_MAX_FILE_BYTES', `at most ${limits.EDIT_MAX_FILE_BYTES} bytes`],
       ['EDIT_MAX_DIFF_CHARS', `after ${limits.EDIT_MAX_DIFF_CHARS} characters`],
+      ['EDIT_MAX_BYTES_IN_FLIGHT', `at most ${limits.EDIT_MAX_BYTES_IN_FLIGHT} bytes`],
     ]
     for (const [name, text] of quoted) expect(readme, name).to.contain(text)
   })
