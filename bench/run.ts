@@ -1,23 +1,27 @@
 /**
- * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search] [--profile] [--keep] [--ak CHECKOUT] [--out FILE]`
+ * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search,exec-output,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE]`
  *
  * Compares AgentExec with named peers in one run and writes the results (bench/RESULTS.md for a
- * full run, bench/.work/RESULTS-quick.md for --quick). Never part of `npm test`.
+ * full run, bench/.work/RESULTS-quick.md for --quick). A run with --only folds its cases into the
+ * existing results file (see mergeResults) rather than replacing the other cases' results.
+ * Never part of `npm test`.
  */
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 import {editCase} from './cases/edit.js'
 import {execCase} from './cases/exec.js'
+import {execOutputCase} from './cases/exec-output.js'
+import {httpSessionsCase} from './cases/http-sessions.js'
 import {initializeCase} from './cases/initialize.js'
 import {readCases} from './cases/read.js'
 import {searchCases} from './cases/search.js'
 import {akLauncher, type BenchContext} from './lib/contenders.js'
 import {locatePeers} from './lib/peers.js'
-import {machineDescription, ratioChartSvg, resultsMarkdown, type CaseReport} from './lib/report.js'
+import {machineDescription, mergeResults, ratioChartSvg, resultsMarkdown, type CaseReport} from './lib/report.js'
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url))
 const REPO_ROOT = path.resolve(BENCH_DIR, '..')
@@ -29,6 +33,8 @@ const CASES: Record<string, (context: BenchContext) => Promise<CaseReport[]>> = 
   read: readCases,
   edit: async (context) => [await editCase(context)],
   search: searchCases,
+  'exec-output': async (context) => [await execOutputCase(context)],
+  http: async (context) => [await httpSessionsCase(context)],
 }
 
 const {values: flags} = parseArgs({
@@ -55,7 +61,9 @@ if (!existsSync(path.join(AK_CHECKOUT, 'dist', 'index.js'))) {
   execFileSync('npm', ['run', 'build'], {cwd: AK_CHECKOUT, stdio: 'inherit'})
 }
 mkdirSync(WORK_DIR, {recursive: true})
-const peers = locatePeers(path.join(WORK_DIR, 'peers'), !quick)
+/** Cases that measure ak alone, so a run of only these installs no peer. */
+const AK_ONLY_CASES = new Set(['exec-output', 'http'])
+const peers = locatePeers(path.join(WORK_DIR, 'peers'), !quick && selected.some((name) => !AK_ONLY_CASES.has(name)))
 const tmp = mkdtempSync(path.join(tmpdir(), 'ak-bench-'))
 const cleanup = (): void => {
   if (!flags.keep) rmSync(tmp, {recursive: true, force: true})
@@ -112,22 +120,36 @@ const versions = [
 ]
 const outFile = flags.out ? path.resolve(flags.out) : quick ? path.join(WORK_DIR, 'RESULTS-quick.md') : path.join(BENCH_DIR, 'RESULTS.md')
 const chartFile = outFile.replace(/\.md$/, '.svg')
-writeFileSync(chartFile, ratioChartSvg(reports))
-writeFileSync(
-  outFile,
-  resultsMarkdown({
-    mode: quick ? 'quick' : 'full',
-    started,
-    seconds: (Date.now() - started.getTime()) / 1000,
-    machine: machineDescription(loadAtStart),
-    versions,
-    setup: [...setup, ...context.setup],
-    cases: reports,
-    chartFile: path.basename(chartFile),
-    analysisFile: path.dirname(outFile) === BENCH_DIR && existsSync(path.join(BENCH_DIR, 'ANALYSIS.md')) ? 'ANALYSIS.md' : undefined,
-  }),
-)
-console.error(`bench: wrote ${path.relative(process.cwd(), outFile)} and ${path.basename(chartFile)}${profileDir ? `; ak CPU profiles in ${profileDir}` : ''}`)
+const merging = flags.only !== undefined && existsSync(outFile)
+if (merging) {
+  writeFileSync(
+    outFile,
+    mergeResults(readFileSync(outFile, 'utf8'), {
+      started,
+      label: `\`npm run bench -- ${quick ? '--quick ' : ''}--only ${selected.join(',')}\` (ak ${context.ak.form}, commit ${gitHead()})`,
+      load: loadAtStart.map((v) => v.toFixed(2)).join(' / '),
+      setup: [...setup, ...context.setup],
+      cases: reports,
+    }),
+  )
+} else {
+  writeFileSync(chartFile, ratioChartSvg(reports))
+  writeFileSync(
+    outFile,
+    resultsMarkdown({
+      mode: quick ? 'quick' : 'full',
+      started,
+      seconds: (Date.now() - started.getTime()) / 1000,
+      machine: machineDescription(loadAtStart),
+      versions,
+      setup: [...setup, ...context.setup],
+      cases: reports,
+      chartFile: path.basename(chartFile),
+      analysisFile: path.dirname(outFile) === BENCH_DIR && existsSync(path.join(BENCH_DIR, 'ANALYSIS.md')) ? 'ANALYSIS.md' : undefined,
+    }),
+  )
+}
+console.error(`bench: ${merging ? 'merged these cases into' : 'wrote'} ${path.relative(process.cwd(), outFile)}${merging ? '' : ` and ${path.basename(chartFile)}`}${profileDir ? `; ak CPU profiles in ${profileDir}` : ''}`)
 
 function gitHead(): string {
   try {

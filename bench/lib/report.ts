@@ -178,3 +178,68 @@ export function ratioChartSvg(cases: CaseReport[]): string {
   out.push('</svg>')
   return out.join('\n') + '\n'
 }
+
+/**
+ * Folds the cases of a partial run (`--only`) into an existing results file instead of replacing
+ * it: each case's section and its rows of the targets table replace those of the same title (or
+ * are added), setup lines replace those of the same case prefix (`- exec:`), and a line under the
+ * machine section records when the partial run was made, on which commit, under which load.
+ * Everything else (the other cases, the chart) stays as the last run left it.
+ */
+export function mergeResults(existing: string, parts: {started: Date; label: string; load: string; setup: string[]; cases: CaseReport[]}): string {
+  const lines = existing.split('\n')
+  const titles = new Set(parts.cases.map((c) => c.title))
+  const sectionEnd = (from: number): number => {
+    let i = from + 1
+    while (i < lines.length && !lines[i]!.startsWith('## ')) i++
+    return i
+  }
+  const sectionStart = (heading: string): number => lines.findIndex((l) => l === heading)
+  const out: string[] = []
+  let i = 0
+  while (i < lines.length) {
+    const line = lines[i]!
+    if (line === '## Machine') {
+      const end = sectionEnd(i)
+      const body = lines.slice(i, end)
+      while (body.length && body.at(-1) === '') body.pop()
+      out.push(...body, `- ${parts.label} on ${parts.started.toISOString().slice(0, 16).replace('T', ' ')} UTC: load average (1/5/15 min) at its start ${parts.load}.`, '')
+      i = end
+    } else if (line === '## Setup') {
+      const end = sectionEnd(i)
+      const prefixOf = (l: string): string | undefined => /^- ([\w-]+):/.exec(l)?.[1]
+      const replaced = new Set(parts.setup.map(prefixOf).filter((p) => p !== undefined))
+      const body = lines.slice(i, end).filter((l) => !replaced.has(prefixOf(l) ?? ''))
+      while (body.length && body.at(-1) === '') body.pop()
+      out.push(...body, ...parts.setup, '')
+      i = end
+    } else if (line === '## Targets') {
+      const end = sectionEnd(i)
+      const body = lines.slice(i, end)
+      const tableEnd = body.findIndex((l, k) => k > 0 && l.startsWith('|') && (body[k + 1] === undefined || !body[k + 1]!.startsWith('|')))
+      const kept = body.slice(0, tableEnd + 1).filter((l) => !titles.has(l.split(' | ')[0]!.replace(/^\| /, '')))
+      const rows = parts.cases.flatMap((c) => c.verdicts.map((v) => `| ${c.title} | ${v.label} | ${v.ratio === undefined ? '–' : v.ratio.toFixed(2)} | ${v.met === undefined ? 'not measured' : v.met ? 'met' : '**missed**'} |`))
+      out.push(...kept, ...rows, ...body.slice(tableEnd + 1))
+      i = end
+    } else if (line === '## Cases') {
+      const end = sectionEnd(i)
+      const body = lines.slice(i + 1, end).join('\n')
+      const chunks = body.split(/\n(?=### )/).filter((chunk) => chunk.trim() !== '')
+      const fresh = new Map(parts.cases.map((c) => [c.title, caseMarkdown(c).trimEnd()]))
+      const merged = chunks.map((chunk) => {
+        const title = /^\n*### (.*)/.exec(chunk)?.[1]
+        if (title === undefined || !fresh.has(title)) return chunk.trimEnd()
+        const replacement = fresh.get(title)!
+        fresh.delete(title)
+        return replacement
+      })
+      out.push(line, '', ...merged.join('\n\n').split('\n'), '', ...[...fresh.values()].flatMap((c) => [...c.split('\n'), '']))
+      i = end
+    } else {
+      out.push(line)
+      i++
+    }
+  }
+  if (sectionStart('## Cases') === -1) throw new Error('the existing results have no "## Cases" section: run the full bench instead')
+  return out.join('\n').replace(/\n*$/, '\n')
+}
