@@ -95,7 +95,10 @@ export function fileNotes(agent: AgentDefinition, state: AgentFileState): string
   if (state.status === 'unreadable') {
     return [`warning: cannot read ${agent.file} (${state.reason}); ${tool} is listed with an empty policy, which allows everything`]
   }
-  if (state.status === 'invalid') return [`warning: ${agent.file}: ${state.reason}; every call to ${tool} fails until it is fixed`]
+  if (state.status === 'invalid') {
+    const reason = /[.!?]$/.test(state.reason) ? state.reason : `${state.reason}.`
+    return [`warning: ${agent.file}: ${reason} Every call to ${tool} fails until it is fixed.`]
+  }
   if (state.name !== undefined && state.name !== agent.slug) {
     return [`warning: ${agent.file} names the agent "${state.name}", but it is served as ${tool} after its file name`]
   }

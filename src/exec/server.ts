@@ -1,14 +1,20 @@
 import {McpServer} from '@modelcontextprotocol/server'
 
 import {AK_VERSION} from '../version.js'
-import {levelIncludes} from './level.js'
+import {type Level, levelIncludes} from './level.js'
 import {toolErrorResult, toolSuccessResult} from './tool-result.js'
 import {EXEC_TOOLS} from './tools/index.js'
 import type {ExecConnection, ExecRuntime, ExecTool} from './tools/tool.js'
 
+/** What a server at each level offers, as the opening of its MCP `instructions`. */
+const LEVEL_OFFERS: Record<Level, string> = {
+  read: 'Read-only access to files (read, list, search)',
+  files: 'Files to read and edit (read, list, search, edit)',
+  terminal: 'Files to read and edit and a terminal to run commands in (read, list, search, edit, exec_command, write_stdin)',
+}
+
 /** The name AgentExec reports in MCP's `serverInfo`. */
 export const EXEC_SERVER_NAME = 'ak-exec'
-
 
 /** The tools a server at the runtime's level offers, in listing order. */
 export function toolsForLevel(level: ExecRuntime['level']): ExecTool[] {
@@ -25,7 +31,7 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
     {
       capabilities: {tools: {}},
       instructions:
-        `Files and a terminal confined to the workspace ${runtime.workspace.root}. ` +
+        `${LEVEL_OFFERS[runtime.level]}, confined to the workspace ${runtime.workspace.root}. ` +
         `Relative paths are resolved against it; paths outside it are refused.`,
     },
   )

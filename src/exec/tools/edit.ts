@@ -10,20 +10,17 @@ import {applyTextEdit, listLines} from '../files/text-edit.js'
 import {EDIT_MAX_BYTES_IN_FLIGHT, EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
 import {runtimeService} from '../runtime.js'
 import type {ResolvedPath} from '../workspace.js'
+import {flagField, textField} from './input-fields.js'
 import {type ToolAnswer, type ToolContext, defineTool} from './tool.js'
 
 const inputSchema = z.object({
-  path: z
-    .string({error: 'path must be a string: the file to edit, relative to the workspace.'})
+  path: textField('path', 'the file to edit or create, relative to the workspace', {nonEmpty: true})
     .describe('File to edit or create, relative to the workspace (or absolute inside it).'),
-  old_text: z
-    .string({error: 'old_text must be a string: the exact text to replace ("" to create a new file).'})
+  old_text: textField('old_text', 'the exact text to replace ("" to create a new file)')
     .describe('Exact text to replace, as it appears in the file. Empty to create a new file.'),
-  new_text: z
-    .string({error: 'new_text must be a string: the text to put in place of old_text.'})
+  new_text: textField('new_text', 'the text to put in place of old_text')
     .describe('Text to put in place of old_text, literally (no $ patterns).'),
-  replace_all: z
-    .boolean({error: 'replace_all must be true or false.'})
+  replace_all: flagField('replace_all', 'true replaces every occurrence of old_text, false requires exactly one')
     .default(false)
     .describe('Replace every occurrence of old_text instead of requiring exactly one. Default false.'),
 })

@@ -17,23 +17,21 @@ import {
   maxOutputTokens,
 } from '../terminal/limits.js'
 import {commandSessionsFor} from '../terminal/runtime-sessions.js'
+import {clampedNumberField, textField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
 const inputSchema = z.object({
-  cmd: z.string().min(1).describe('Shell command to run, e.g. "npm test" or "ls -la | head". Runs in a login shell.'),
-  workdir: z
-    .string()
+  cmd: textField('cmd', 'the shell command to run, e.g. "npm test"', {nonEmpty: true}).describe('Shell command to run, e.g. "npm test" or "ls -la | head". Runs in a login shell.'),
+  workdir: textField('workdir', 'the folder to run the command in, relative to the workspace')
     .optional()
     .describe('Folder to run it in, relative to the workspace (or absolute inside it). Default: the workspace root.'),
-  yield_time_ms: z
-    .number()
+  yield_time_ms: clampedNumberField('yield_time_ms', `how long to wait for the command in ms, ${MIN_YIELD_TIME_MS} to ${MAX_YIELD_TIME_MS}`)
     .optional()
     .describe(
       `How long to wait for the command to end before answering that it still runs, in ms ` +
         `(${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS}, default ${DEFAULT_EXEC_YIELD_TIME_MS}).`,
     ),
-  max_output_tokens: z
-    .number()
+  max_output_tokens: clampedNumberField('max_output_tokens', `the budget for the answer's text in tokens, 1 to ${MAX_OUTPUT_TOKENS}`)
     .optional()
     .describe(
       `Budget for the answer's text in tokens of ${CHARS_PER_TOKEN} characters (default ` +

@@ -5,11 +5,11 @@ import {z} from 'zod'
 import {BadInputError, OutsideWorkspaceError, SymlinkLoopError} from '../../errors.js'
 import {LIST_MAX_ENTRIES} from '../limits.js'
 import type {Workspace} from '../workspace.js'
+import {textField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
 const inputSchema = z.object({
-  path: z
-    .string()
+  path: textField('path', 'the folder to list, relative to the workspace ("." for its root)')
     .default('.')
     .describe('Folder to list, relative to the workspace (or absolute inside it). Default: the workspace root.'),
 })

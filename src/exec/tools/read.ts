@@ -12,25 +12,16 @@ import {
   READ_MAX_LIMIT_LINES,
   READ_MAX_LINE_CHARS,
 } from '../limits.js'
+import {textField, wholeNumberField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
-const wholeLines = (name: string, what: string) =>
-  z
-    .number({error: `${name} must be a number: ${what}.`})
-    .int({error: `${name} must be a whole number: ${what}.`})
-    .min(1, {error: `${name} must be 1 or more: ${what}.`})
-
 const inputSchema = z.object({
-  path: z
-    .string({error: 'path must be a string: the file to read, relative to the workspace.'})
+  path: textField('path', 'the file to read, relative to the workspace')
     .describe('File to read, relative to the workspace (or absolute inside it).'),
-  offset: wholeLines('offset', 'the first line to show, counting from 1')
+  offset: wholeNumberField('offset', 'the first line to show, counting from 1', 1, Number.MAX_SAFE_INTEGER)
     .default(1)
     .describe('First line to show, 1-based. Default 1.'),
-  limit: wholeLines('limit', `how many lines to show, at most ${READ_MAX_LIMIT_LINES}`)
-    .max(READ_MAX_LIMIT_LINES, {
-      error: `limit must be at most ${READ_MAX_LIMIT_LINES} lines. Read a long file in several calls using offset.`,
-    })
+  limit: wholeNumberField('limit', 'how many lines to show; read a long file in several calls using offset', 1, READ_MAX_LIMIT_LINES, 'lines')
     .default(READ_DEFAULT_LIMIT_LINES)
     .describe(`How many lines to show, 1 to ${READ_MAX_LIMIT_LINES}. Default ${READ_DEFAULT_LIMIT_LINES}.`),
 })

@@ -12,34 +12,31 @@ import {SEARCH_MAX_GLOBS} from '../search/glob-filter.js'
 import {runSearch} from '../search/run-search.js'
 import {SearchWorkerPool, searchTimeLimitFromEnv} from '../search/worker-pool.js'
 import type {ExecRuntime} from './tool.js'
+import {flagField, textField, wholeNumberField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
 /** The key of the search worker pool among a runtime's services. */
 export const SEARCH_POOL_SERVICE = 'search-pool'
 
 const inputSchema = z.object({
-  query: z.string().min(1).describe('Text to find (exact, unless regex is true). Matched within single lines.'),
-  path: z
-    .string()
+  query: textField('query', 'the text (or with regex: true, the regular expression) to find', {nonEmpty: true}).describe('Text to find (exact, unless regex is true). Matched within single lines.'),
+  path: textField('path', 'the folder or file to search, relative to the workspace ("." for its root)')
     .default('.')
     .describe('Folder to search, relative to the workspace (or absolute inside it); a single file also works. Default: the workspace root.'),
-  regex: z
-    .boolean()
+  regex: flagField('regex', 'true reads query as a JavaScript regular expression, false as exact text')
     .default(false)
     .describe('Treat query as a JavaScript regular expression (no flags; use case_sensitive for the i flag). Default: false, exact text.'),
-  case_sensitive: z.boolean().default(true).describe('Match letter case exactly. Default: true.'),
+  case_sensitive: flagField('case_sensitive', 'true matches letter case exactly').default(true).describe('Match letter case exactly. Default: true.'),
   glob: z
-    .union([z.string(), z.array(z.string()).max(SEARCH_MAX_GLOBS)])
+    .union([z.string(), z.array(z.string()).max(SEARCH_MAX_GLOBS)], {
+      error: `glob must be a glob pattern or a list of at most ${SEARCH_MAX_GLOBS} patterns, e.g. "*.ts" or ["src/**", "!*.min.js"]`,
+    })
     .optional()
     .describe(
       'Only search files matching these glob patterns, on workspace-relative paths: "*.ts" matches names at any depth, ' +
         '"src/**" a folder\'s contents, "!*.min.js" excludes. One pattern or a list.',
     ),
-  max_results: z
-    .number()
-    .int()
-    .min(1)
-    .max(SEARCH_MAX_RESULTS)
+  max_results: wholeNumberField('max_results', 'how many matching lines to return at most', 1, SEARCH_MAX_RESULTS)
     .default(SEARCH_DEFAULT_MAX_RESULTS)
     .describe(`Matching lines to return at most (1-${SEARCH_MAX_RESULTS}). Default: ${SEARCH_DEFAULT_MAX_RESULTS}.`),
 })

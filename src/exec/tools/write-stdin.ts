@@ -14,6 +14,7 @@ import {
   writeStdinYieldTimeMs,
 } from '../terminal/limits.js'
 import {commandSessionsFor} from '../terminal/runtime-sessions.js'
+import {clampedNumberField, textField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
 /** Typed as Ctrl-C: sends SIGINT to the command's process group. */
@@ -37,22 +38,19 @@ export function stdinSteps(chars: string): StdinStep[] {
 
 const inputSchema = z.object({
   session_id: z
-    .union([z.string(), z.number()])
+    .union([z.string(), z.number()], {error: 'session_id must be a string or a number: the session_id an earlier exec_command or write_stdin answer gave.'})
     .describe('The session_id an earlier exec_command or write_stdin answer gave.'),
-  chars: z
-    .string()
+  chars: textField('chars', 'the text to type into the command\'s stdin, "" to only wait for output')
     .optional()
     .describe('Text to type into the command\'s stdin (include "\\n" to end a line). "\\u0003" interrupts, "\\u0004" ends the input. Empty or absent: only wait for output.'),
-  yield_time_ms: z
-    .number()
+  yield_time_ms: clampedNumberField('yield_time_ms', `how long to wait for output in ms, up to ${MAX_YIELD_TIME_MS}`)
     .optional()
     .describe(
       `How long to wait for the command to end before answering, in ms: with chars ${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS} ` +
         `(default ${DEFAULT_WRITE_STDIN_YIELD_TIME_MS}); without, ${MIN_EMPTY_POLL_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS} ` +
         `(default ${MIN_EMPTY_POLL_YIELD_TIME_MS}).`,
     ),
-  max_output_tokens: z
-    .number()
+  max_output_tokens: clampedNumberField('max_output_tokens', `the budget for the answer's text in tokens, 1 to ${MAX_OUTPUT_TOKENS}`)
     .optional()
     .describe(
       `Budget for the answer's text in tokens of ${CHARS_PER_TOKEN} characters (default ` +

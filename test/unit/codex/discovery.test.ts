@@ -209,6 +209,13 @@ describe('codex agent discovery', () => {
       expect(agent?.state.status === 'invalid' && agent.state.reason).to.contain('sandbox_mode = "read_only"')
     })
 
+    it('warns about an invalid file in whole sentences', async () => {
+      await writeTree(codexHome, {'agents/typo.toml': 'sandbox_mode = "read_only"\n'})
+      const [warning] = (await discover(root)).notes
+      expect(warning).to.match(/Fix the agent file\. Every call to agent_typo fails until it is fixed\.$/)
+      expect(warning).not.to.contain('.;')
+    })
+
     it('lists a file that cannot be read with the empty policy and a warning', async () => {
       await mkdir(path.join(codexHome, 'agents'), {recursive: true})
       await symlink('loop.toml', path.join(codexHome, 'agents', 'loop.toml')) // reading it fails with ELOOP

@@ -1,0 +1,58 @@
+import {expect} from 'chai'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {type TestClient, connectStdio} from '../helpers/clients.js'
+import {startStdioRelay} from '../helpers/stdio-relay.js'
+
+describe('tool input errors name the field and say what to pass', () => {
+  let workspace: string
+  let client: TestClient
+
+  before(async () => {
+    workspace = await mkdtemp(path.join(tmpdir(), 'ak-input-errors-'))
+    client = await connectStdio('v1 (2025 era)', ['exec', 'serve', '--level', 'terminal', '--workspace', workspace])
+  })
+  after(async () => {
+    await client?.close()
+    await rm(workspace, {recursive: true, force: true})
+  })
+
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['exec_command', {cmd: ''}, /cmd must not be empty: the shell command to run/],
+    ['exec_command', {cmd: 123}, /cmd must be a string: the shell command to run/],
+    ['exec_command', {cmd: 'true', yield_time_ms: 'soon'}, /yield_time_ms must be a number: how long to wait/],
+    ['exec_command', {cmd: 'true', workdir: 1}, /workdir must be a string: the folder/],
+    ['write_stdin', {session_id: true}, /session_id must be a string or a number: the session_id an earlier/],
+    ['write_stdin', {session_id: '1', max_output_tokens: 'many'}, /max_output_tokens must be a number: the budget/],
+    ['search', {query: ''}, /query must not be empty: the text/],
+    ['search', {query: 'a', max_results: 0}, /max_results must be 1 or more: how many matching lines/],
+    ['search', {query: 'a', regex: 'yes'}, /regex must be true or false/],
+    ['search', {query: 'a', glob: 5}, /glob must be a glob pattern or a list/],
+    ['read', {path: 'a', offset: 1e300}, /offset must be at most \d+: the first line to show/],
+    ['list', {path: 7}, /path must be a string: the folder to list/],
+    ['edit', {path: '', old_text: '', new_text: 'x'}, /path must not be empty: the file to edit/],
+  ]
+  for (const [tool, args, message] of cases) {
+    it(`answers ${tool} ${JSON.stringify(args)} with a message naming the field and the fix`, async () => {
+      const answer = await client.call(tool, args)
+      expect(answer.isError).to.equal(true)
+      expect(answer.text).to.match(message)
+      expect(answer.text).not.to.match(/Too small|Invalid input|expected (string|number)/)
+    })
+  }
+
+  for (const [level, opening] of [['read', /^Read-only access to files \(read, list, search\), confined/], ['terminal', /terminal to run commands in/]] as const) {
+    it(`says in its instructions what level ${level} offers`, async () => {
+      const relay = await startStdioRelay(['exec', 'serve', '--level', level, '--workspace', workspace], {cwd: workspace})
+      try {
+        relay.send({jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 't', version: '1'}}})
+        const {result} = (await relay.response(1)) as {result: {instructions: string}}
+        expect(result.instructions).to.match(opening)
+      } finally {
+        await relay.remove()
+      }
+    })
+  }
+})
