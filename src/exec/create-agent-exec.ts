@@ -30,6 +30,11 @@ export interface AgentExecOptions {
    * its commands.
    */
   sessionIdleMs?: number
+  /**
+   * Most 2025-era MCP sessions open at once (default 256, HTTP_MAX_SESSIONS); past it a new
+   * `initialize` is answered 503 until a session ends (DELETE or idle expiry).
+   */
+  maxSessions?: number
   /** Where operator lines (one per tool call) go; default: nowhere. */
   log?: Logger
 }
@@ -63,6 +68,7 @@ export async function createAgentExec(options: AgentExecOptions): Promise<AgentE
     origins: {hosts: options.allowedHosts, origins: options.allowedOrigins},
     ...(options.maxBodyBytes === undefined ? {} : {maxBodyBytes: options.maxBodyBytes}),
     ...(options.sessionIdleMs === undefined ? {} : {sessionIdleMs: options.sessionIdleMs}),
+    ...(options.maxSessions === undefined ? {} : {maxSessions: options.maxSessions}),
   })
   let closing: Promise<void> | undefined
   return {

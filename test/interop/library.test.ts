@@ -94,6 +94,36 @@ describe('createAgentExec mounted in a node:http server under a non-/mcp path', 
     expect(error).to.be.instanceOf(Error).with.property('message').that.matches(/does not exist/)
   })
 
+  it('refuses a 2025-era initialize past maxSessions with 503 saying the limit and how sessions end', async () => {
+    const capped = await createAgentExec({workspace, maxSessions: 2})
+    const cappedServer = createServer((req, res) => void capped.handle(req, res))
+    await new Promise<void>((resolve) => cappedServer.listen(0, '127.0.0.1', resolve))
+    const cappedUrl = `http://127.0.0.1:${(cappedServer.address() as AddressInfo).port}/mcp`
+    const initialize = () => fetch(cappedUrl, {method: 'POST', headers: mcpPostHeaders(undefined), body: INITIALIZE_BODY})
+    try {
+      const opened = [await initialize(), await initialize()]
+      expect(opened.map((answer) => answer.status)).to.deep.equal([200, 200])
+      const refused = await initialize()
+      expect(refused.status).to.equal(503)
+      const body = (await refused.json()) as {jsonrpc: string; error: {message: string}}
+      expect(body.jsonrpc).to.equal('2.0')
+      expect(body.error.message).to.match(/2 are open/)
+      expect(body.error.message).to.match(/expire after \d+ s/)
+      expect(body.error.message).to.contain('DELETE')
+      // Ending one session frees its place.
+      const ended = await fetch(cappedUrl, {
+        method: 'DELETE',
+        headers: mcpPostHeaders(undefined, {'mcp-session-id': opened[0]!.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25'}),
+      })
+      expect(ended.status).to.equal(200)
+      expect((await initialize()).status).to.equal(200)
+    } finally {
+      await capped.close()
+      cappedServer.closeAllConnections()
+      await new Promise((resolve) => cappedServer.close(resolve))
+    }
+  })
+
   it('ends every session on close(), leaving no process behind; later requests get 503', async () => {
     const other = await createAgentExec({workspace, level: 'terminal'})
     const otherServer = createServer((req, res) => void other.handle(req, res))

@@ -6,6 +6,13 @@ import {createExecServer} from '../server.js'
 import type {ExecConnection, ExecRuntime} from '../tools/tool.js'
 import {jsonRpcErrorResponse} from './error-response.js'
 
+/**
+ * Most 2025-era HTTP sessions open at once (256). Each holds an MCP server instance and its
+ * commands, so past this a new `initialize` is answered 503 until a session ends (DELETE or idle
+ * expiry). Change it with the library's `maxSessions` option.
+ */
+export const HTTP_MAX_SESSIONS = 256
+
 /** Why a 2025-era session ended. */
 export type SessionEndReason = 'deleted' | 'expired' | 'closed'
 
@@ -37,8 +44,11 @@ export class LegacySessions {
 
   constructor(
     private readonly runtime: ExecRuntime,
-    private readonly options: {idleMs: number; maxBodyBytes: number},
+    private readonly options: {idleMs: number; maxBodyBytes: number; maxSessions: number},
   ) {}
+
+  /** Sessions being opened (their `initialize` not answered yet): they count against the limit. */
+  private opening = 0
 
   /** Serves one 2025-era request (POST, GET or DELETE). */
   async handle(request: Request): Promise<Response> {
@@ -63,6 +73,24 @@ export class LegacySessions {
   }
 
   private async open(request: Request): Promise<Response> {
+    const {maxSessions, idleMs} = this.options
+    if (this.sessions.size + this.opening >= maxSessions) {
+      this.runtime.log.warn(`HTTP session refused: ${maxSessions} sessions are open, the most allowed`)
+      return jsonRpcErrorResponse(
+        503,
+        `Too many sessions: ${maxSessions} are open, the most this server allows. Idle sessions expire after ` +
+          `${Math.round(idleMs / 1000)} s without a request; end sessions you no longer use with DELETE, then initialize again.`,
+      )
+    }
+    this.opening++
+    try {
+      return await this.openSession(request)
+    } finally {
+      this.opening--
+    }
+  }
+
+  private async openSession(request: Request): Promise<Response> {
     const connection = createExecConnection()
     const server = createExecServer(this.runtime, connection)
     const session: LegacySession = {

@@ -5,7 +5,7 @@ import {createExecConnection} from '../runtime.js'
 import {createExecServer} from '../server.js'
 import type {ExecRuntime} from '../tools/tool.js'
 import {jsonRpcErrorResponse} from './error-response.js'
-import {LegacySessions} from './legacy-sessions.js'
+import {HTTP_MAX_SESSIONS, LegacySessions} from './legacy-sessions.js'
 
 /** Tuning of the HTTP endpoint; the defaults are the documented limits. */
 export interface McpEndpointOptions {
@@ -13,6 +13,8 @@ export interface McpEndpointOptions {
   maxBodyBytes?: number
   /** Idle time after which a 2025-era session expires, in ms (default HTTP_SESSION_IDLE_MS). */
   sessionIdleMs?: number
+  /** Most 2025-era sessions open at once (default HTTP_MAX_SESSIONS); past it `initialize` → 503. */
+  maxSessions?: number
 }
 
 /** AgentExec's MCP endpoint as a web-standard handler, for both protocol eras. */
@@ -42,7 +44,11 @@ export function createMcpEndpoint(runtime: ExecRuntime, options: McpEndpointOpti
     maxRequestBodySize: maxBodyBytes,
     onerror,
   })
-  const legacy = new LegacySessions(runtime, {idleMs: options.sessionIdleMs ?? HTTP_SESSION_IDLE_MS, maxBodyBytes})
+  const legacy = new LegacySessions(runtime, {
+    idleMs: options.sessionIdleMs ?? HTTP_SESSION_IDLE_MS,
+    maxBodyBytes,
+    maxSessions: options.maxSessions ?? HTTP_MAX_SESSIONS,
+  })
   let closing: Promise<void> | undefined
   return {
     async fetch(request) {
