@@ -127,6 +127,7 @@ if (merging) {
     mergeResults(readFileSync(outFile, 'utf8'), {
       started,
       label: `\`npm run bench -- ${quick ? '--quick ' : ''}--only ${selected.join(',')}\` (ak ${context.ak.form}, commit ${gitHead()})`,
+      only: selected,
       load: loadAtStart.map((v) => v.toFixed(2)).join(' / '),
       setup: [...setup, ...context.setup],
       cases: reports,

@@ -18,11 +18,16 @@ const QUICK_BYTES = 128 * 2 ** 20
 const PEAK_RSS_LIMIT_BYTES = 150 * 2 ** 20
 /** ak's drain throughput must be at least this share of `cat`'s: its time at most 1 / share of cat's. */
 const MIN_THROUGHPUT_SHARE = 0.3
-/** Each call waits this long for the command to end (ak's maximum yield), in ms. */
-const YIELD_MS = 30_000
+/**
+ * How long `exec_command` waits for the command to end before answering that it runs, in ms: short,
+ * so that the drain goes through several `write_stdin` polls as an agent's would.
+ */
+const EXEC_YIELD_MS = 1_000
+/** How long each `write_stdin` poll waits, in ms (ak's minimum for a poll without input). */
+const POLL_YIELD_MS = 5_000
 /** A small answer budget, in tokens: the case measures the drain, not the transfer of the text. */
 const ANSWER_TOKENS = 256
-/** Polls after which a run gives up (1 GiB at 1 MB/s would still end within this many 30 s polls). */
+/** Polls after which a run gives up (1 GiB at 4 MB/s would still end within this many 5 s polls). */
 const MAX_POLLS = 60
 
 /** A 64-byte line (63 characters and a newline) repeated by `yes`, cut at exactly `bytes`. */
@@ -53,12 +58,12 @@ function runShell(command: string): Promise<number> {
 /** Runs the generator through exec_command and polls it to its end; answers the wall time and the characters drained. */
 async function drainThroughAk(ak: McpServer, command: string): Promise<{ms: number; chars: number; polls: number}> {
   const started = performance.now()
-  let answer: CallAnswer = await ak.call('exec_command', {cmd: command, yield_time_ms: YIELD_MS, max_output_tokens: ANSWER_TOKENS})
+  let answer: CallAnswer = await ak.call('exec_command', {cmd: command, yield_time_ms: EXEC_YIELD_MS, max_output_tokens: ANSWER_TOKENS})
   let chars = charsReported(answer.text)
   let polls = 0
   while (answer.structured?.exit_code === 'running') {
     if (++polls > MAX_POLLS) throw new Error(`the command still ran after ${MAX_POLLS} polls`)
-    answer = await ak.call('write_stdin', {session_id: answer.structured.session_id, yield_time_ms: YIELD_MS, max_output_tokens: ANSWER_TOKENS})
+    answer = await ak.call('write_stdin', {session_id: answer.structured.session_id, yield_time_ms: POLL_YIELD_MS, max_output_tokens: ANSWER_TOKENS})
     chars += charsReported(answer.text)
   }
   const ms = performance.now() - started
@@ -118,7 +123,7 @@ export async function execOutputCase(context: BenchContext): Promise<CaseReport>
       id: 'exec-output',
       title: `a command printing ${mib(bytes)}, drained through exec_command`,
       measures:
-        `One ak run is one \`exec_command\` (yield ${YIELD_MS} ms, ${ANSWER_TOKENS}-token answers) then \`write_stdin\` polls until the command ends, ` +
+        `One ak run is one \`exec_command\` (yield ${EXEC_YIELD_MS} ms) then \`write_stdin\` polls (yield ${POLL_YIELD_MS} ms) until the command ends, ${ANSWER_TOKENS}-token answers, ` +
         'on an already-initialized server; every answer is checked to account for every byte. One floor run is one spawn of the same pipeline into `cat > /dev/null`.',
       target: `ak server peak RSS ≤ ${mib(PEAK_RSS_LIMIT_BYTES)}; drain throughput ≥ ${MIN_THROUGHPUT_SHARE * 100}% of cat's (time ≤ ${(1 / MIN_THROUGHPUT_SHARE).toFixed(2)} × cat's).`,
       akName: 'ak',

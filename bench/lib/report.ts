@@ -183,10 +183,11 @@ export function ratioChartSvg(cases: CaseReport[]): string {
  * Folds the cases of a partial run (`--only`) into an existing results file instead of replacing
  * it: each case's section and its rows of the targets table replace those of the same title (or
  * are added), setup lines replace those of the same case prefix (`- exec:`), and a line under the
- * machine section records when the partial run was made, on which commit, under which load.
+ * machine section records when the partial run was made, on which commit, under which load
+ * (replacing the lines of earlier partial runs of no other cases).
  * Everything else (the other cases, the chart) stays as the last run left it.
  */
-export function mergeResults(existing: string, parts: {started: Date; label: string; load: string; setup: string[]; cases: CaseReport[]}): string {
+export function mergeResults(existing: string, parts: {started: Date; label: string; only: string[]; load: string; setup: string[]; cases: CaseReport[]}): string {
   const lines = existing.split('\n')
   const titles = new Set(parts.cases.map((c) => c.title))
   const sectionEnd = (from: number): number => {
@@ -201,7 +202,12 @@ export function mergeResults(existing: string, parts: {started: Date; label: str
     const line = lines[i]!
     if (line === '## Machine') {
       const end = sectionEnd(i)
-      const body = lines.slice(i, end)
+      // A line of an earlier partial run whose cases this run measured again no longer describes any result.
+      const superseded = (l: string): boolean => {
+        const only = /^- `npm run bench -- (?:--quick )?--only ([\w,-]+)`/.exec(l)?.[1]
+        return only !== undefined && only.split(',').every((name) => parts.only.includes(name))
+      }
+      const body = lines.slice(i, end).filter((l) => !superseded(l))
       while (body.length && body.at(-1) === '') body.pop()
       out.push(...body, `- ${parts.label} on ${parts.started.toISOString().slice(0, 16).replace('T', ' ')} UTC: load average (1/5/15 min) at its start ${parts.load}.`, '')
       i = end
