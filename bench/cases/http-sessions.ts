@@ -73,14 +73,15 @@ async function round(url: string, token: string, sessions: number): Promise<{wal
   const clients = await Promise.all(
     Array.from({length: sessions}, async () => {
       const client = new Client({name: 'ak-bench-http', version: '1.0.0'})
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), {requestInit: {headers}}))
-      return client
+      const transport = new StreamableHTTPClientTransport(new URL(url), {requestInit: {headers}})
+      await client.connect(transport)
+      return {client, transport}
     }),
   )
   const connectMs = performance.now() - connectStarted
   const started = performance.now()
   await Promise.all(
-    clients.map(async (client) => {
+    clients.map(async ({client}) => {
       for (let i = 0; i < CALLS_PER_SESSION; i++) {
         const callStarted = performance.now()
         try {
@@ -98,7 +99,14 @@ async function round(url: string, token: string, sessions: number): Promise<{wal
     }),
   )
   const wallMs = performance.now() - started
-  await Promise.all(clients.map((client) => client.close().catch(() => {})))
+  // Ending each session (DELETE) rather than only closing the client: the server counts open
+  // sessions, and the next round's would otherwise join these until they expire.
+  await Promise.all(
+    clients.map(async ({client, transport}) => {
+      await transport.terminateSession().catch(() => {})
+      await client.close().catch(() => {})
+    }),
+  )
   return {wallMs, connectMs, latencies, errors}
 }
 
