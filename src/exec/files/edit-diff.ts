@@ -249,9 +249,32 @@ function plainHunk(
   const count = (sideLines: string[]) => sideLines.filter((line) => !line.startsWith('\\')).length
   const lines: string[] = []
   let size = 0
-  const clipped = clipHunkLines([...oldLines, ...newLines])
+  // Lines the two sides share at the start (and, unless the slices end inside a line, at the
+  // end) are context, not changes.
+  const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.slice(1) === b.slice(1)
+  let head = 0
+  while (head < oldLines.length - 1 && head < newLines.length - 1 && same(oldLines[head], newLines[head])) head++
+  let tail = 0
+  while (
+    !isPartial &&
+    tail < oldLines.length - head - 1 &&
+    tail < newLines.length - head - 1 &&
+    same(oldLines.at(-1 - tail), newLines.at(-1 - tail))
+  ) {
+    tail++
+  }
+  // A "\ No newline" note alone is no shared line: it stays with the changed last lines.
+  if (tail > 0 && oldLines.at(-tail)!.startsWith('\\')) tail = 0
+  const asContext = (line: string) => (line.startsWith('\\') ? line : ` ${line.slice(1)}`)
+  const removed = oldLines.slice(head, oldLines.length - tail)
+  const clipped = clipHunkLines([
+    ...oldLines.slice(0, head).map(asContext),
+    ...removed,
+    ...newLines.slice(head, newLines.length - tail),
+    ...newLines.slice(newLines.length - tail).map(asContext),
+  ])
   if (isPartial) {
-    for (const last of [oldLines.length - 1, clipped.length - 1]) clipped[last] += ' …[the rest of this line is not shown]'
+    for (const last of [head + removed.length - 1, clipped.length - 1]) clipped[last] += ' …[the rest of this line is not shown]'
   }
   for (const line of clipped) {
     if (size > maxChars) break

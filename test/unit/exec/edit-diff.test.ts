@@ -90,6 +90,14 @@ describe('unifiedDiff (the diff an edit answers with)', () => {
     }
   })
 
+  it('shows the unchanged lines around such a cluster as context', () => {
+    const before = `keep 1\nkeep 2\n${numbered(1500)}keep 3\nkeep 4`
+    const {after, diff} = diffOf(before, 'line', 'row', true)
+    expect(diff).to.contain('\n keep 2\n')
+    expect(diff).to.contain('\n keep 4\n\\ No newline at end of file')
+    expect(applyPatch(before, diff)).to.equal(after)
+  })
+
   it('shows a new file against /dev/null, leaving out a BOM', () => {
     expect(unifiedDiff('n.txt', undefined, '\uFEFFhi\nthere\n', [], 1000)).to.equal(
       ['--- /dev/null', '+++ b/n.txt', '@@ -0,0 +1,2 @@', '+hi', '+there'].join('\n'),
@@ -118,6 +126,8 @@ describe('unifiedDiff of very long lines', () => {
     expect(removed).to.contain('OLD')
     expect(added).to.contain('NEW')
     expect(added).to.match(/\d+ characters clipped/)
+    expect(diff).to.contain('\n next')
+    expect(diff).to.not.contain('-next')
     expect(diff.length).to.be.below(5000)
   })
 
