@@ -4,14 +4,14 @@
  * speaks 2026-07-28), each installed from its pinned requirements file.
  *
  * A Python named by `AGENTEXEC_PYTHON` (1.x line) or `AGENTEXEC_PYTHON_V2` (2.x line) is used as
- * it is. Otherwise a virtual environment is made under `.venv-test/<line>/` with `python3 -m venv`
- * and the requirements are installed into it; it is reused while the requirements file and the
- * base interpreter are unchanged (a stamp holds their hash), so only the first run installs.
+ * it is. Otherwise a virtual environment is made under `.venv-test/<line>/` from the interpreter
+ * `python3` on PATH resolves to, and the requirements are installed into it; it is reused while
+ * the requirements file is unchanged (a stamp holds its hash) and its `mcp` is the pinned one, so
+ * only the first run installs.
  */
 import {execa} from 'execa'
 import {createHash} from 'node:crypto'
-import {existsSync} from 'node:fs'
-import {readFile, rm, writeFile} from 'node:fs/promises'
+import {readFile, rename, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 
 import {REPO_ROOT} from './clients.js'
@@ -64,28 +64,45 @@ export async function pythonForLine(line: PythonClientLine): Promise<{python: st
     }
     return {python: named, origin: `${line.envVar}, mcp ${installed}`}
   }
-  const base = await basePython()
   const venv = path.join(VENV_ROOT, line.id)
   const python = path.join(venv, 'bin', 'python')
   const requirements = await readFile(path.join(REPO_ROOT, line.requirements), 'utf8')
-  const stamp = createHash('sha256').update(`${base.version}\n${base.executable}\n${requirements}`).digest('hex')
-  const stampPath = path.join(venv, STAMP_FILE)
-  if (existsSync(python) && existsSync(stampPath) && (await readFile(stampPath, 'utf8')) === stamp) {
-    return {python, origin: `.venv-test/${line.id}, Python ${base.version}`}
+  const stamp = createHash('sha256').update(requirements).digest('hex')
+  if ((await readStamp(venv)) === stamp && (await mcpVersionOf(python)) === line.mcpVersion) {
+    return {python, origin: `.venv-test/${line.id}`}
   }
-  await rm(venv, {recursive: true, force: true})
+  // Built beside the old one and renamed into place, so a run never sees a half-made environment.
+  const base = await basePython()
+  const building = `${venv}.${process.pid}.tmp`
+  await rm(building, {recursive: true, force: true})
   try {
-    await execa(BASE_PYTHON, ['-m', 'venv', venv])
+    await execa(base.executable, ['-m', 'venv', building])
   } catch (error) {
-    throw new Error(`${BASE_PYTHON} -m venv ${venv} failed: ${(error as Error).message}\n${NO_PYTHON_HELP}`)
+    await rm(building, {recursive: true, force: true})
+    throw new Error(`${base.executable} -m venv ${building} failed: ${(error as Error).message}\n${NO_PYTHON_HELP}`)
   }
-  await execa(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--quiet', '-r', line.requirements], {
-    cwd: REPO_ROOT,
-  })
-  await writeFile(stampPath, stamp)
-  return {python, origin: `.venv-test/${line.id}, Python ${base.version}, installed now`}
+  try {
+    await execa(path.join(building, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--quiet', '-r', line.requirements], {
+      cwd: REPO_ROOT,
+    })
+    await writeFile(path.join(building, STAMP_FILE), stamp)
+    await rm(venv, {recursive: true, force: true})
+    await rename(building, venv)
+  } finally {
+    await rm(building, {recursive: true, force: true})
+  }
+  return {python, origin: `.venv-test/${line.id}, made now from Python ${base.version}`}
 }
 
+async function readStamp(venv: string): Promise<string | undefined> {
+  try {
+    return await readFile(path.join(venv, STAMP_FILE), 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+/** The interpreter `python3` on PATH resolves to (through shims such as pyenv's), and its version. */
 async function basePython(): Promise<{version: string; executable: string}> {
   let output: string
   try {

@@ -53,14 +53,15 @@ async function runProgram(python: string, workspace: string, programArgs: string
     .map((text) => JSON.parse(text) as CheckLine | {summary: Summary})
   const checks = parsed.filter((entry): entry is CheckLine => 'check' in entry)
   const summary = parsed.find((entry): entry is {summary: Summary} => 'summary' in entry)?.summary
-  return {exitCode: run.exitCode, checks, summary, stderr: run.stderr, stdout: run.stdout}
+  const how = `exit code ${run.exitCode}, signal ${run.signal ?? 'none'}${run.timedOut ? ', timed out' : ''}${run.failed && run.exitCode === undefined ? `: ${run.message}` : ''}`
+  return {exitCode: run.exitCode, checks, summary, stderr: run.stderr, stdout: run.stdout, how}
 }
 
 function expectAllPassed(line: PythonClientLine, result: Awaited<ReturnType<typeof runProgram>>, extraStderr = ''): void {
   const stderr = `${result.stderr}${extraStderr}`.slice(-4000)
   const failures = result.checks.filter((check) => !check.ok).map((check) => `${check.check}\n  ${check.detail}`)
   expect(failures, `failed checks:\n${failures.join('\n')}\n--- stderr ---\n${stderr}`).to.deep.equal([])
-  expect(result.summary, `no summary; stdout:\n${result.stdout}\nstderr:\n${stderr}`).to.not.equal(undefined)
+  expect(result.summary, `no summary (${result.how}); stdout:\n${result.stdout}\nstderr:\n${stderr}`).to.not.equal(undefined)
   expect(result.exitCode).to.equal(0)
   const summary = result.summary!
   expect(summary.mcp).to.equal(line.mcpVersion)
