@@ -2,7 +2,6 @@
  * Builders for Codex agent runtime fixtures in temporary folders: file trees, Codex homes with
  * trust entries, and a stand-in `codex` executable that records how it was called.
  */
-import {readFileSync} from 'node:fs'
 import {chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -90,23 +89,7 @@ export async function standInRuns(recordFile: string): Promise<StandInRun[]> {
     .map((line) => JSON.parse(line) as StandInRun)
 }
 
-/**
- * True while a process with this pid runs. A zombie (ended, not yet reaped by its new parent,
- * which in a container may reap slowly) counts as ended: on Linux its /proc state is `Z`.
- */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-  } catch {
-    return true
-  }
-}
+export {isAlive} from './processes.js'
 
 /** Waits until `check()` holds, polling; fails after `limitMs` (a safety net, not a timing assertion). */
 export async function eventually(check: () => boolean | Promise<boolean>, limitMs = 20_000): Promise<void> {

@@ -13,7 +13,9 @@ export function isAlive(pid: number): boolean {
     return false
   }
   try {
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'))
+    // The state follows the command name, which may itself hold ") Z ": read it after the last ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
   } catch {
     return false
   }

@@ -5,20 +5,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {CLIENT_LINES, type TestClient, type ToolCallAnswer, connectStdio} from '../helpers/clients.js'
-
-/** Whether `pid` is a live process (a zombie waiting to be reaped counts as dead). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'))
-  } catch {
-    return false
-  }
-}
+import {isAlive} from '../helpers/processes.js'
 
 /** Peak resident memory of a process in kB (`VmHWM` in /proc/<pid>/status). */
 function peakMemoryKb(pid: number): number {
