@@ -20,6 +20,17 @@ import {commandSessionsFor} from '../terminal/runtime-sessions.js'
 import {clampedNumberField, textField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
+/** The `max_output_tokens` argument, shared by exec_command and write_stdin. */
+export const maxOutputTokensField = clampedNumberField(
+  'max_output_tokens',
+  `the budget for the answer's text in tokens, 1 to ${MAX_OUTPUT_TOKENS}`,
+)
+  .optional()
+  .describe(
+    `Budget for the answer's text in tokens of ${CHARS_PER_TOKEN} characters (default ` +
+      `${DEFAULT_MAX_OUTPUT_TOKENS}, at most ${MAX_OUTPUT_TOKENS}); longer output is cut in the middle.`,
+  )
+
 const inputSchema = z.object({
   cmd: textField('cmd', 'the shell command to run, e.g. "npm test"', {nonEmpty: true}).describe('Shell command to run, e.g. "npm test" or "ls -la | head". Runs in a login shell.'),
   workdir: textField('workdir', 'the folder to run the command in, relative to the workspace')
@@ -31,12 +42,7 @@ const inputSchema = z.object({
       `How long to wait for the command to end before answering that it still runs, in ms ` +
         `(${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS}, default ${DEFAULT_EXEC_YIELD_TIME_MS}).`,
     ),
-  max_output_tokens: clampedNumberField('max_output_tokens', `the budget for the answer's text in tokens, 1 to ${MAX_OUTPUT_TOKENS}`)
-    .optional()
-    .describe(
-      `Budget for the answer's text in tokens of ${CHARS_PER_TOKEN} characters (default ` +
-        `${DEFAULT_MAX_OUTPUT_TOKENS}, at most ${MAX_OUTPUT_TOKENS}); longer output is cut in the middle.`,
-    ),
+  max_output_tokens: maxOutputTokensField,
 })
 
 /** The `exec_command` tool: runs a shell command (DESIGN §4.3–4.5; Codex's unified exec shape). */

@@ -3,10 +3,7 @@ import {z} from 'zod'
 import {BadInputError} from '../../errors.js'
 import {commandAnswerSchema, renderCommandAnswer} from '../terminal/answer.js'
 import {
-  CHARS_PER_TOKEN,
-  DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_WRITE_STDIN_YIELD_TIME_MS,
-  MAX_OUTPUT_TOKENS,
   MAX_YIELD_TIME_MS,
   MIN_EMPTY_POLL_YIELD_TIME_MS,
   MIN_YIELD_TIME_MS,
@@ -15,6 +12,7 @@ import {
 } from '../terminal/limits.js'
 import {commandSessionsFor} from '../terminal/runtime-sessions.js'
 import {clampedNumberField, textField} from './input-fields.js'
+import {maxOutputTokensField} from './exec-command.js'
 import {defineTool} from './tool.js'
 
 /** Typed as Ctrl-C: sends SIGINT to the command's process group. */
@@ -50,12 +48,7 @@ const inputSchema = z.object({
         `(default ${DEFAULT_WRITE_STDIN_YIELD_TIME_MS}); without, ${MIN_EMPTY_POLL_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS} ` +
         `(default ${MIN_EMPTY_POLL_YIELD_TIME_MS}).`,
     ),
-  max_output_tokens: clampedNumberField('max_output_tokens', `the budget for the answer's text in tokens, 1 to ${MAX_OUTPUT_TOKENS}`)
-    .optional()
-    .describe(
-      `Budget for the answer's text in tokens of ${CHARS_PER_TOKEN} characters (default ` +
-        `${DEFAULT_MAX_OUTPUT_TOKENS}, at most ${MAX_OUTPUT_TOKENS}); longer output is cut in the middle.`,
-    ),
+  max_output_tokens: maxOutputTokensField,
 })
 
 /** The `write_stdin` tool: types into a running command and reads its output (DESIGN §4.3–4.5). */
