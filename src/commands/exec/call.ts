@@ -1,8 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
+import {levelFlag, workspaceFlag} from '../../exec-flags.js'
 import {EXIT_FAILURE} from '../../errors.js'
-import {DEFAULT_LEVEL, LEVELS, parseLevel} from '../../exec/level.js'
+import {parseLevel} from '../../exec/level.js'
 import {parseToolArgs} from '../../exec/tool-args.js'
 import {callExecTool, resultText} from '../../exec/tool-call.js'
 import {Workspace} from '../../exec/workspace.js'
@@ -32,16 +33,8 @@ The answer's text goes to stdout. When the tool answers with an error (isError),
   }
 
   static override flags = {
-    workspace: Flags.string({
-      char: 'w',
-      description: 'Folder the tools are confined to. Default: the current directory.',
-    }),
-    level: Flags.string({
-      char: 'l',
-      description: `Access level of the server: ${LEVELS.join(' | ')}.`,
-      options: [...LEVELS],
-      default: DEFAULT_LEVEL,
-    }),
+    workspace: workspaceFlag,
+    level: levelFlag('Access level of the server'),
     arg: Flags.string({
       char: 'a',
       description: 'A tool argument as key=value (JSON value, else string). Repeat for more.',

@@ -1,8 +1,9 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
+import {levelFlag, workspaceFlag} from '../../exec-flags.js'
 import {CONFIG_CLIENTS, type ConfigClient, DEFAULT_CONFIG_SERVER_NAME, renderClientConfig} from '../../exec/client-config.js'
-import {DEFAULT_LEVEL, LEVELS, parseLevel} from '../../exec/level.js'
+import {parseLevel} from '../../exec/level.js'
 import {Workspace} from '../../exec/workspace.js'
 
 export default class ExecConfig extends BaseCommand {
@@ -28,16 +29,8 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
       options: [...CONFIG_CLIENTS],
       required: true,
     }),
-    workspace: Flags.string({
-      char: 'w',
-      description: 'Folder the tools are confined to. Default: the current directory.',
-    }),
-    level: Flags.string({
-      char: 'l',
-      description: `Access level to serve: ${LEVELS.join(' | ')}.`,
-      options: [...LEVELS],
-      default: DEFAULT_LEVEL,
-    }),
+    workspace: workspaceFlag,
+    level: levelFlag('Access level to serve'),
     name: Flags.string({
       description: 'Server name in the block (letters, digits, "_" and "-").',
       default: DEFAULT_CONFIG_SERVER_NAME,

@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
+import {levelFlag, workspaceFlag} from '../../exec-flags.js'
 import {BadInputError} from '../../errors.js'
 import {stderrLogger} from '../../log.js'
-import {DEFAULT_LEVEL, LEVELS, parseLevel} from '../../exec/level.js'
+import {parseLevel} from '../../exec/level.js'
 import {createExecRuntime} from '../../exec/runtime.js'
 import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
 import {parseListenAddress} from '../../exec/http/listen-address.js'
@@ -33,16 +34,8 @@ The file tools check that paths stay inside the workspace, but this is not a sec
   ]
 
   static override flags = {
-    workspace: Flags.string({
-      char: 'w',
-      description: 'Folder the tools are confined to. Default: the current directory.',
-    }),
-    level: Flags.string({
-      char: 'l',
-      description: `Access level: ${LEVELS.join(' | ')}.`,
-      options: [...LEVELS],
-      default: DEFAULT_LEVEL,
-    }),
+    workspace: workspaceFlag,
+    level: levelFlag('Access level'),
     http: Flags.string({
       description: `Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio. HOST must be loopback; port 0 picks a free one. Needs ${TOKEN_ENV}.`,
       helpValue: 'HOST:PORT',

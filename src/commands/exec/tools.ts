@@ -1,7 +1,6 @@
-import {Flags} from '@oclif/core'
-
 import {BaseCommand} from '../../base-command.js'
-import {DEFAULT_LEVEL, LEVELS, parseLevel} from '../../exec/level.js'
+import {levelFlag} from '../../exec-flags.js'
+import {parseLevel} from '../../exec/level.js'
 import {formatToolCatalog, listExecToolDefinitions} from '../../exec/tool-catalog.js'
 import {Workspace} from '../../exec/workspace.js'
 
@@ -19,12 +18,7 @@ With --json, prints the MCP tool definitions exactly as a client receives them: 
   ]
 
   static override flags = {
-    level: Flags.string({
-      char: 'l',
-      description: `Access level whose tools to list: ${LEVELS.join(' | ')}.`,
-      options: [...LEVELS],
-      default: DEFAULT_LEVEL,
-    }),
+    level: levelFlag('Access level whose tools to list'),
   }
 
   async run(): Promise<void> {
