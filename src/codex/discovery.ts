@@ -5,8 +5,9 @@ import path from 'node:path'
 
 import {AkError} from '../errors.js'
 import {type AgentDefinition, type AgentFileState, type AgentOrigin, readAgentFile} from './agent-file.js'
-import {canonical, codexConfigPath, readCodexConfig, trustLevelOf} from './codex-config.js'
+import {canonical, codexConfigPath, readCodexConfig} from './codex-config.js'
 import {SLUG_MAX_CHARS} from './limits.js'
+import {projectTrustOf} from './project-trust.js'
 import type {CodexRoots} from './roots.js'
 import {slugOfFileName, toolNameOf} from './slug.js'
 import {describeFsError} from './toml-file.js'
@@ -120,11 +121,10 @@ export async function discoverProject(codexHome: string, cwd: string, homeDir: s
   if (config.status === 'invalid') return {status: 'skipped', dir, reason: `cannot check trust: ${configPath} does not parse (${config.reason})`}
   if (config.status === 'unreadable') return {status: 'skipped', dir, reason: `cannot check trust: cannot read ${configPath} (${config.reason})`}
   const data = config.status === 'ok' ? config.data : {}
-  const repoRoot = await repositoryRootOf(projectDir)
-  const levels = [await trustLevelOf(data, projectDir), repoRoot ? await trustLevelOf(data, repoRoot) : 'not-recorded']
-  if (!levels.includes('trusted')) {
+  const {repoRoot, level} = await projectTrustOf(data, projectDir)
+  if (level !== 'trusted') {
     const where = repoRoot && repoRoot !== projectDir ? `${projectDir} (repository ${repoRoot})` : projectDir
-    const reason = levels.includes('untrusted')
+    const reason = level === 'untrusted'
       ? `the project ${where} is marked untrusted in ${configPath}`
       : `the project ${where} is not recorded as trusted in ${configPath}; trust it in Codex first`
     return {status: 'skipped', dir, reason}
