@@ -7,11 +7,13 @@ import {
   SEARCH_MAX_RESULTS,
 } from '../limits.js'
 import {runtimeService} from '../runtime.js'
-import {formatSearchAnswer} from '../search/format.js'
+import {formatFileListAnswer, formatSearchAnswer} from '../search/format.js'
 import {SEARCH_MAX_GLOBS} from '../search/glob-filter.js'
+import {listMatchingFiles} from '../search/list-files.js'
 import {runSearch} from '../search/run-search.js'
 import {SearchWorkerPool, searchTimeLimitFromEnv} from '../search/worker-pool.js'
 import type {ExecRuntime} from './tool.js'
+import {BadInputError} from '../../errors.js'
 import {flagField, textField, wholeNumberField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
@@ -19,7 +21,9 @@ import {defineTool} from './tool.js'
 export const SEARCH_POOL_SERVICE = 'search-pool'
 
 const inputSchema = z.object({
-  query: textField('query', 'the text (or with regex: true, the regular expression) to find', {nonEmpty: true}).describe('Text to find (exact, unless regex is true). Matched within single lines.'),
+  query: textField('query', 'the text (or with regex: true, the regular expression) to find', {nonEmpty: true})
+    .optional()
+    .describe('Text to find (exact, unless regex is true). Matched within single lines. Leave it out (and pass glob) to list file paths.'),
   path: textField('path', 'the folder or file to search, relative to the workspace ("." for its root)')
     .default('.')
     .describe('Folder to search, relative to the workspace (or absolute inside it); a single file also works. Default: the workspace root.'),
@@ -61,11 +65,24 @@ export const searchTool = defineTool({
     'is stopped with an error. Errors: invalid regex or glob, path outside the workspace or missing, search time limit passed.',
   level: 'read',
   inputSchema,
+  argumentHints: {
+    pattern: 'the text or regex to find is query; a file name pattern is glob.',
+    include: 'to search only some files, pass glob (e.g. "*.ts").',
+  },
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
-  describeTarget: (input) => `${input.path}: ${input.query}`,
+  describeTarget: (input) => `${input.path}: ${input.query ?? `files ${JSON.stringify(input.glob)}`}`,
   async run(input, {runtime, workspace, signal}) {
-    const query = {query: input.query, isRegex: input.regex, isCaseSensitive: input.case_sensitive}
     const globs = input.glob === undefined ? [] : typeof input.glob === 'string' ? [input.glob] : input.glob
+    if (input.query === undefined) {
+      if (globs.length === 0) {
+        throw new BadInputError(
+          'search needs query (the text to find) or glob (to list the paths of files matching it, e.g. "**/*.test.ts"), or both.',
+        )
+      }
+      const listing = await listMatchingFiles({workspace, request: {path: input.path, globs, maxResults: input.max_results}, signal})
+      return {text: formatFileListAnswer(listing, globs)}
+    }
+    const query = {query: input.query, isRegex: input.regex, isCaseSensitive: input.case_sensitive}
     const outcome = await runSearch({
       workspace,
       pool: searchPoolOf(runtime),
