@@ -2,6 +2,7 @@ import {McpServer} from '@modelcontextprotocol/server'
 
 import {AK_VERSION} from '../version.js'
 import {type Level, levelIncludes} from './level.js'
+import {advertisedInputSchema, parseToolInput} from './tool-input.js'
 import {toolErrorResult, toolSuccessResult} from './tool-result.js'
 import {EXEC_TOOLS} from './tools/index.js'
 import type {ExecConnection, ExecRuntime, ExecTool} from './tools/tool.js'
@@ -45,15 +46,15 @@ function registerExecTool(server: McpServer, runtime: ExecRuntime, connection: E
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.inputSchema,
+      inputSchema: advertisedInputSchema(tool.inputSchema),
       ...(tool.outputSchema ? {outputSchema: tool.outputSchema} : {}),
       annotations: tool.annotations,
     },
     async (input: unknown, ctx) => {
       const started = performance.now()
-      const args = input as Record<string, unknown>
       let target = ''
       try {
+        const {input: args, ignored} = parseToolInput(tool, input)
         target = tool.describeTarget(args)
         const answer = await tool.run(args, {
           runtime,
@@ -62,13 +63,19 @@ function registerExecTool(server: McpServer, runtime: ExecRuntime, connection: E
           signal: ctx.mcpReq.signal,
         })
         runtime.log.info(logLine(tool.name, target, started, 'ok'))
-        return toolSuccessResult(answer)
+        return toolSuccessResult(ignored.length > 0 ? {...answer, note: ignoredNote(tool, ignored)} : answer)
       } catch (error) {
         runtime.log.info(logLine(tool.name, target, started, `error: ${firstLine(error)}`))
         return toolErrorResult(error)
       }
     },
   )
+}
+
+/** One remark naming every ignored argument of a call and why each had no effect. */
+function ignoredNote(tool: ExecTool, ignored: string[]): string {
+  const reasons = ignored.map((name) => `${name}: ${tool.ignoredArguments?.[name] ?? 'not used'}`)
+  return `[Note: ${ignored.join(', ')} had no effect (${reasons.join('; ')}).]`
 }
 
 function firstLine(error: unknown): string {

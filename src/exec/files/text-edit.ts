@@ -113,13 +113,78 @@ function lineEndings(body: string): (start: number, end: number) => string {
   }
 }
 
+/** Distinct lines a message names before it only counts the rest. */
+const MAX_NAMED_LINES = 20
+
+/** Near matches (ignoring whitespace) a failed edit names at most. */
+const MAX_NAMED_NEAR_MATCHES = 5
+
 /**
- * Line numbers for a message: the first 20, then how many more.
- * @param total how many there are in all (`lines` may hold only the first ones)
+ * The lines of a set of occurrences for a message, each line once with its count:
+ * "line 4", "lines 1 (2 times), 7", and past MAX_NAMED_LINES lines "…, and 31 more occurrences".
+ * @param lines the 1-based line of each occurrence, ascending (possibly only the first ones)
+ * @param total how many occurrences there are in all
  */
-export function listLines(lines: number[], total = lines.length): string {
-  const shown = lines.slice(0, 20).join(', ')
-  return total > 20 ? `${shown}, and ${total - 20} more` : shown
+export function describeLines(lines: readonly number[], total = lines.length): string {
+  const groups: Array<{line: number; count: number}> = []
+  for (const line of lines) {
+    const last = groups.at(-1)
+    if (last?.line === line) last.count++
+    else groups.push({line, count: 1})
+  }
+  const shown = groups.slice(0, MAX_NAMED_LINES)
+  const rest = total - shown.reduce((sum, group) => sum + group.count, 0)
+  const text = shown.map(({line, count}) => (count > 1 ? `${line} (${count} times)` : String(line))).join(', ')
+  const more = rest > 0 ? `, and ${rest} more ${rest === 1 ? 'occurrence' : 'occurrences'}` : ''
+  return `${shown.length === 1 && rest === 0 ? 'line' : 'lines'} ${text}${more}`
+}
+
+/**
+ * Where `oldText` would match `body` if whitespace were ignored (as `diff -w` ignores it):
+ * the first and last line of up to MAX_NAMED_NEAR_MATCHES such places. Empty when `oldText`
+ * is only whitespace. Used to explain a failed edit, never to apply one. The pattern puts
+ * `\s*` between literal non-space characters, so it cannot backtrack explosively.
+ */
+export function whitespaceNearMatches(body: string, oldText: string): Array<{first: number; last: number}> {
+  const characters = [...oldText.replace(/\s+/g, '')]
+  if (characters.length === 0) return []
+  const pattern = new RegExp(characters.map((character) => escapeRegexCharacter(character)).join('\\s*'), 'gu')
+  const found: Array<{first: number; last: number}> = []
+  let line = 1
+  let counted = 0
+  const lineAt = (position: number): number => {
+    for (let at = body.indexOf('\n', counted); at !== -1 && at < position; at = body.indexOf('\n', at + 1)) {
+      line++
+      counted = at + 1
+    }
+    return line
+  }
+  for (const match of body.matchAll(pattern)) {
+    const first = lineAt(match.index)
+    found.push({first, last: lineAt(match.index + match[0].length - 1)})
+    if (found.length >= MAX_NAMED_NEAR_MATCHES) break
+  }
+  return found
+}
+
+function escapeRegexCharacter(character: string): string {
+  return /[\\^$.*+?()[\]{}|/]/.test(character) ? `\\${character}` : character
+}
+
+function notFoundError(body: string, oldText: string): BadInputError {
+  const near = whitespaceNearMatches(body, oldText)
+  if (near.length === 0) {
+    return new BadInputError(
+      'old_text was not found in the file. Read the file again and copy the text exactly, including ' +
+        'whitespace and indentation (without the line numbers read adds).',
+    )
+  }
+  const places = near.map(({first, last}) => (first === last ? String(first) : `${first}-${last}`))
+  const where = `${near.length === 1 && near[0]?.first === near[0]?.last ? 'line' : 'lines'} ${places.join(', ')}`
+  return new BadInputError(
+    `old_text was not found in the file, but it matches ${where} if whitespace is ignored (indentation, tabs, ` +
+      'spaces or line breaks differ). Nothing was changed. Read those lines and copy old_text exactly as they are.',
+  )
 }
 
 /**
@@ -185,15 +250,10 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
     written += replacement.length
     position = end
   })
-  if (count === 0) {
-    throw new BadInputError(
-      'old_text was not found in the file. Read the file again and copy the text exactly, including ' +
-        'whitespace and indentation (without the line numbers read adds).',
-    )
-  }
+  if (count === 0) throw notFoundError(body, oldText)
   if (count > 1 && !replaceAll) {
     throw new BadInputError(
-      `old_text occurs ${count} times (lines ${listLines(lines, count)}). Add surrounding lines to old_text ` +
+      `old_text occurs ${count} times (${describeLines(lines, count)}). Add surrounding lines to old_text ` +
         'so that it occurs once, or set replace_all to replace every occurrence.',
     )
   }

@@ -6,7 +6,7 @@ import {AkError, BadInputError, LimitReachedError} from '../../errors.js'
 import {createFileExclusively, replaceFileAtomically} from '../files/atomic-write.js'
 import {unifiedDiff} from '../files/edit-diff.js'
 import {ByteBudget, EDIT_BYTES_SERVICE, EDIT_LOCKS_SERVICE, PathLocks} from '../files/path-locks.js'
-import {applyTextEdit, listLines} from '../files/text-edit.js'
+import {applyTextEdit, describeLines} from '../files/text-edit.js'
 import {EDIT_MAX_BYTES_IN_FLIGHT, EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
 import {runtimeService} from '../runtime.js'
 import type {ResolvedPath} from '../workspace.js'
@@ -114,6 +114,14 @@ export const editTool = defineTool({
     'old_text missing or ambiguous.',
   level: 'files',
   inputSchema,
+  argumentHints: {
+    dryRun: 'edit has no dry run; it changes the file and answers with the diff.',
+    dry_run: 'edit has no dry run; it changes the file and answers with the diff.',
+    edits: 'edit makes one change per call: pass old_text and new_text, and call it again for the next change.',
+    oldText: 'the argument is old_text.',
+    newText: 'the argument is new_text.',
+    file_path: 'the argument is path.',
+  },
   annotations: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false},
   describeTarget: (input) => input.path,
   async run(input, context) {
@@ -168,7 +176,7 @@ async function editFile(input: Input, file: ResolvedPath): Promise<ToolAnswer> {
   await replaceFileAtomically(file.real, encodeWithinLimit(result.text, input.path), info)
   const summary = [
     `Edited ${file.relative}: replaced ${plural(result.count, 'occurrence')} ` +
-      `(${result.count === 1 ? 'line' : 'lines'} ${listLines(result.lines, result.count)}).`,
+      `(${describeLines(result.lines, result.count)}).`,
   ]
   if (info.nlink > 1) {
     summary.push(

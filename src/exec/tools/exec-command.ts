@@ -66,6 +66,11 @@ export const execCommandTool = defineTool({
     'Errors: workdir outside the workspace or not a folder; too many commands running (lists them).',
   level: 'terminal',
   inputSchema,
+  ignoredArguments: {
+    tty: 'commands run over pipes, never in a terminal',
+    shell: 'ak chooses the shell, as the tool description says',
+    login: 'ak chooses how the shell starts, as the tool description says',
+  },
   outputSchema: commandAnswerSchema,
   annotations: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true},
   describeTarget: (input) => input.cmd.slice(0, COMMAND_PREVIEW_CHARS),

@@ -96,6 +96,11 @@ export const readTool = defineTool({
     'looks binary (a NUL byte near the start), or offset is past the end of the file.',
   level: 'read',
   inputSchema,
+  argumentHints: {
+    tail: 'for the last lines, pass a negative offset: offset -20 reads the last 20 lines.',
+    head: 'for the first lines, pass limit: limit 20 reads the first 20 lines.',
+    file_path: 'the argument is path.',
+  },
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   describeTarget: (input) => input.path,
   async run(input, {workspace, signal}) {

@@ -45,6 +45,8 @@ export interface ToolAnswer {
   text: string
   /** `structuredContent`, for tools that declare an output schema. */
   structured?: Record<string, unknown>
+  /** Remarks about the call itself (not its result), sent as a second text block. */
+  note?: string
 }
 
 /**
@@ -60,6 +62,13 @@ export interface ExecTool<Input extends z.ZodObject = z.ZodObject> {
   /** The lowest level that offers this tool. */
   level: Level
   inputSchema: Input
+  /**
+   * Argument names the tool accepts and ignores, each with why it has no effect (Codex's
+   * `exec_command` fields ak does not use). Any other name outside `inputSchema` is refused.
+   */
+  ignoredArguments?: Record<string, string>
+  /** Advice for argument names other servers use and this tool does not (`tail` → a negative offset). */
+  argumentHints?: Record<string, string>
   outputSchema?: z.ZodObject
   annotations: ToolAnnotations
   /** A short description of the call's target for the operator log (a path or a command). */
