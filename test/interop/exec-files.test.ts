@@ -197,6 +197,24 @@ for (const line of CLIENT_LINES) {
         expect(await fails('edit', {path: 'src/many.txt', old_text: '= 9', new_text: '= 2'})).to.contain('not found')
       })
 
+      it('names a line with two occurrences once, with its count', async () => {
+        await writeFile(inWs('src', 'twice.txt'), 'x = x\ny\nx\n')
+        expect(await fails('edit', {path: 'src/twice.txt', old_text: 'x', new_text: 'z'})).to.contain('occurs 3 times (lines 1 (2 times), 3)')
+        expect(await ok('edit', {path: 'src/twice.txt', old_text: 'x', new_text: 'z', replace_all: true})).to.contain(
+          'replaced 3 occurrences (lines 1 (2 times), 3)',
+        )
+      })
+
+      it('says where old_text matches if whitespace is ignored, without applying it', async () => {
+        const content = 'def f():\n    if ready:\n        go()\n'
+        await writeFile(inWs('src', 'near.py'), content)
+        const text = await fails('edit', {path: 'src/near.py', old_text: 'if ready:\n    go()', new_text: 'if ready:\n    stop()'})
+        expect(text).to.match(/^old_text was not found in the file, but it matches lines 2-3 if whitespace is ignored/)
+        expect(await readFile(inWs('src', 'near.py'), 'utf8')).to.equal(content)
+        const read = await ok('read', {path: 'src/near.py', offset: 2, limit: 2})
+        expect(read).to.contain('    if ready:').and.contain('        go()')
+      })
+
       it('replaces every occurrence with replace_all', async () => {
         await writeFile(inWs('src', 'all.txt'), 'x\ny\nx\n')
         expect(await ok('edit', {path: 'src/all.txt', old_text: 'x', new_text: 'z', replace_all: true})).to.contain(
@@ -363,7 +381,7 @@ for (const line of CLIENT_LINES) {
         ['read', {path: 'src/lines.txt', offset: 0}, /offset must be 1 or more/],
         ['read', {path: 'src/lines.txt', offset: 2.5}, /offset must be a whole number/],
         ['read', {path: 'src/lines.txt', limit: 1e12}, new RegExp(`at most ${READ_MAX_LIMIT_LINES}`)],
-        ['read', {path: 'src/lines.txt', limit: '10'}, /limit must be a number/],
+        ['read', {path: 'src/lines.txt', limit: '10.5'}, /limit must be a number/],
         ['edit', {path: 'src/lines.txt', new_text: 'x'}, /old_text/],
         ['edit', {path: 'src/lines.txt', old_text: 'line 1', new_text: 7}, /new_text/],
         ['edit', {path: 'src/lines.txt', old_text: 'a', new_text: 'b', replace_all: 'yes'}, /replace_all/],
