@@ -19,6 +19,12 @@ export const READ_MAX_ANSWER_CHARS = 100_000
  * that the marker says "at least" rather than reading on through a giant line.
  */
 export const READ_MAX_CLIPPED_SCAN_BYTES = 1024 * 1024
+/**
+ * With a negative offset (lines from the end), `read` also counts the lines before the window,
+ * to number lines from the start, when they take at most this many bytes; past that it numbers
+ * them from the end rather than read the whole file.
+ */
+export const READ_TAIL_COUNT_MAX_BYTES = 8 * 1024 * 1024
 /** Bytes `read` asks the kernel for at a time while streaming a file. */
 export const READ_CHUNK_BYTES = 64 * 1024
 /** Leading bytes checked for a NUL byte to tell a binary file from text (git checks 8000). */
