@@ -240,10 +240,11 @@ describe('read tool', () => {
       expect(readTool.inputSchema.parse({path: 'a'})).to.deep.equal({path: 'a', offset: 1, limit: 2000})
     })
 
-    it('rejects a zero or negative offset, a fraction, a wrong type, a missing path', () => {
-      expect(messageOf({path: 'a', offset: 0})).to.contain('offset must be 1 or more')
-      expect(messageOf({path: 'a', offset: -5})).to.contain('offset must be 1 or more')
+    it('rejects a zero offset, a fraction, a wrong type, a missing path, and takes a negative offset', () => {
+      expect(messageOf({path: 'a', offset: 0})).to.contain('offset must not be 0')
+      expect(readTool.inputSchema.parse({path: 'a', offset: -5})).to.include({offset: -5})
       expect(messageOf({path: 'a', offset: 1.5})).to.contain('offset must be a whole number')
+      expect(messageOf({path: 'a', offset: -1.5})).to.contain('offset must be a whole number')
       expect(messageOf({path: 'a', offset: '3'})).to.contain('offset must be a number')
       expect(messageOf({})).to.contain('path must be a string')
     })
