@@ -33,7 +33,8 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
       capabilities: {tools: {}},
       instructions:
         `${LEVEL_OFFERS[runtime.level]}, confined to the workspace ${runtime.workspace.root}. ` +
-        `Relative paths are resolved against it; paths outside it are refused.`,
+        `Relative paths are resolved against it; paths outside it are refused. ` +
+        `A tool refuses arguments it does not define, naming those it takes; whole numbers and true/false may be sent as strings.`,
     },
   )
   for (const tool of toolsForLevel(runtime.level)) registerExecTool(server, runtime, connection, tool)

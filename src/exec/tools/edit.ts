@@ -104,7 +104,9 @@ export const editTool = defineTool({
   title: 'Edit or create a text file',
   description:
     'Replaces old_text with new_text in a UTF-8 text file of the workspace, literally ($& or $1 in new_text stay as typed). ' +
-    'old_text must occur exactly once unless replace_all is true; otherwise the error says how many times and on which lines. ' +
+    'old_text must occur exactly once unless replace_all is true; otherwise the error says how many times and on which lines ' +
+    '(each line once, with its count). When old_text is missing only because whitespace differs (indentation, tabs, trailing ' +
+    'spaces, line breaks), the error names the lines where it would match; such a near match is never applied. ' +
     'Line breaks in old_text match LF and CRLF alike, and those of new_text take the line ending of the file ' +
     '(a CRLF file stays CRLF); a BOM, the file mode and the owner are kept; a symlink inside the workspace edits its target. ' +
     'An empty old_text creates a new file (and missing parent folders) and fails if the path already exists. ' +

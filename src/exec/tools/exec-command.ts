@@ -57,12 +57,13 @@ export const execCommandTool = defineTool({
     'lets write_stdin read more output, type input, interrupt it ("\\u0003") or end its input ("\\u0004"). ' +
     'The answer has four fields in order: exit_code (a number; 128+n if killed by signal n; "running" while it runs), ' +
     'seconds (this call), session_id ("none" once ended), text (output since the last answer, cut in the middle ' +
-    `past max_output_tokens × ${CHARS_PER_TOKEN} characters, default ${DEFAULT_MAX_OUTPUT_TOKENS} tokens). ` +
+    `past max_output_tokens × ${CHARS_PER_TOKEN} characters (Unicode code points), default ${DEFAULT_MAX_OUTPUT_TOKENS} tokens). ` +
     'A non-zero exit code is a normal answer, not an error. ' +
     `At most ${MAX_RUNNING_COMMANDS} commands run at once; a command nobody polls for ` +
     `${COMMAND_IDLE_LIMIT_MS / 60_000} minutes is stopped, and all stop when the connection closes. ` +
     'Background processes (cmd &) keep running after the command ends, until the connection closes, but their ' +
     'later output is discarded: to follow a server, run it without & and poll it with write_stdin. ' +
+    "Codex's tty, shell and login arguments are accepted and have no effect (a note in the answer says so). " +
     'Errors: workdir outside the workspace or not a folder; too many commands running (lists them).',
   level: 'terminal',
   inputSchema,

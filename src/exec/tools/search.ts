@@ -38,11 +38,11 @@ const inputSchema = z.object({
     .optional()
     .describe(
       'Only search files matching these glob patterns, on workspace-relative paths: "*.ts" matches names at any depth, ' +
-        '"src/**" a folder\'s contents, "!*.min.js" excludes. One pattern or a list.',
+        '"src/**" a folder\'s contents, "!*.min.js" excludes. One pattern or a list. Without query: list the matching files.',
     ),
   max_results: wholeNumberField('max_results', 'how many matching lines to return at most', 1, SEARCH_MAX_RESULTS)
     .default(SEARCH_DEFAULT_MAX_RESULTS)
-    .describe(`Matching lines to return at most (1-${SEARCH_MAX_RESULTS}). Default: ${SEARCH_DEFAULT_MAX_RESULTS}.`),
+    .describe(`Matching lines (or, without query, file paths) to return at most (1-${SEARCH_MAX_RESULTS}). Default: ${SEARCH_DEFAULT_MAX_RESULTS}.`),
 })
 
 /** The runtime's search worker pool, started on first use and closed with the runtime. */
@@ -58,11 +58,15 @@ export const searchTool = defineTool({
     'Finds lines containing a text (exact by default, or a JavaScript regex with regex: true) in the files below a ' +
     'folder of the workspace. Answers one "path:line:text" line per matching line, paths relative to the workspace, ' +
     `then a summary line (or one line saying nothing matched). At most max_results lines (default ${SEARCH_DEFAULT_MAX_RESULTS}, ` +
-    `at most ${SEARCH_MAX_RESULTS}); when more match, the answer says it stopped. Lines longer than ` +
-    `${SEARCH_MAX_LINE_CHARS} characters are clipped around the match with a marker. Skips what .gitignore files ` +
+    `at most ${SEARCH_MAX_RESULTS}); when more match, the answer says it stopped. Lines are matched and shown as read ` +
+    'shows them: without their line break (so regex $ matches before CRLF as before LF) and line 1 without a UTF-8 BOM. ' +
+    `Lines longer than ${SEARCH_MAX_LINE_CHARS} characters (Unicode code points) are clipped around the match with a marker. ` +
+    'Without query, glob is required and the answer lists the paths of the matching files instead (empty and binary ' +
+    'files too, at most max_results). Skips what .gitignore files ' +
     'ignore (nested ones too, as git does) and .git/info/exclude, the .git and node_modules folders, symlinks, binary ' +
     `files and files over ${SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB (named in the answer). A search that runs too long ` +
-    'is stopped with an error. Errors: invalid regex or glob, path outside the workspace or missing, search time limit passed.',
+    'is stopped with an error. Errors: invalid regex, malformed glob (an unclosed [, { or ( is named), neither query nor glob, ' +
+    'path outside the workspace or missing, search time limit passed.',
   level: 'read',
   inputSchema,
   argumentHints: {
