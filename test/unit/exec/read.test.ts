@@ -123,7 +123,7 @@ describe('LineWindow (the line reader behind read)', () => {
     expect(result.lines).to.have.length(10) // each formatted line: 6 + 1 + 50 + 1 = 58 characters
   })
 
-  it('counts the answer length of a line exactly as the line is formatted', () => {
+  it('counts the answer length of a line in characters (code points) exactly as the line is formatted', () => {
     const lines = [
       {number: 1, text: 'short', cutChars: 0, cutIsLowerBound: false},
       {number: 12_345_678, text: 'a line number wider than its column', cutChars: 0, cutIsLowerBound: false},
@@ -131,7 +131,7 @@ describe('LineWindow (the line reader behind read)', () => {
       {number: 8, text: 'giant', cutChars: 9, cutIsLowerBound: true},
       {number: 9, text: 'émoji 😀 text', cutChars: 0, cutIsLowerBound: false},
     ]
-    for (const line of lines) expect(formatLineLength(line), line.text).to.equal(formatLine(line).length + 1)
+    for (const line of lines) expect(formatLineLength(line), line.text).to.equal([...formatLine(line)].length + 1)
   })
 
   it('keeps a line of maxLineChars characters whole even when it has more UTF-16 units than that', () => {
