@@ -55,28 +55,23 @@ function registerExecTool(server: McpServer, runtime: ExecRuntime, connection: E
       const started = performance.now()
       let target = ''
       try {
-        const {input: args, ignored} = parseToolInput(tool, input)
+        const {input: args, ignored: ignoredArguments} = parseToolInput(tool, input)
         target = tool.describeTarget(args)
         const answer = await tool.run(args, {
           runtime,
           workspace: runtime.workspace,
           connection,
           signal: ctx.mcpReq.signal,
+          ignoredArguments,
         })
         runtime.log.info(logLine(tool.name, target, started, 'ok'))
-        return toolSuccessResult(ignored.length > 0 ? {...answer, note: ignoredNote(tool, ignored)} : answer)
+        return toolSuccessResult(answer)
       } catch (error) {
         runtime.log.info(logLine(tool.name, target, started, `error: ${firstLine(error)}`))
         return toolErrorResult(error)
       }
     },
   )
-}
-
-/** One remark naming every ignored argument of a call and why each had no effect. */
-function ignoredNote(tool: ExecTool, ignored: string[]): string {
-  const reasons = ignored.map((name) => `${name}: ${tool.ignoredArguments?.[name] ?? 'not used'}`)
-  return `[Note: ${ignored.join(', ')} had no effect (${reasons.join('; ')}).]`
 }
 
 function firstLine(error: unknown): string {

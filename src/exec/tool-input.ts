@@ -89,6 +89,16 @@ function coerce(field: z.ZodType, value: unknown): unknown {
 }
 
 /**
+ * One line naming every ignored argument a call gave and why each had no effect, or '' when it
+ * gave none: `[Note: tty, login had no effect (tty: …; login: …).]`.
+ */
+export function ignoredArgumentsNote(tool: Pick<ExecTool, 'ignoredArguments'>, ignored: readonly string[]): string {
+  if (ignored.length === 0) return ''
+  const reasons = ignored.map((name) => `${name}: ${tool.ignoredArguments?.[name] ?? 'not used'}`)
+  return `[Note: ${ignored.join(', ')} had no effect (${reasons.join('; ')}).]`
+}
+
+/**
  * The schema a tool is registered with: it advertises the tool's JSON Schema in `tools/list`
  * and lets every `arguments` object through, so that `parseToolInput` checks it inside the
  * tool's handler (where the refusal becomes an ordinary tool error with ak's message, and is

@@ -6,7 +6,6 @@ import type {ToolAnswer} from './tools/tool.js'
 /** A successful MCP tool result from a tool's answer. */
 export function toolSuccessResult(answer: ToolAnswer): CallToolResult {
   const result: CallToolResult = {content: [{type: 'text', text: answer.text}]}
-  if (answer.note) result.content.push({type: 'text', text: answer.note})
   if (answer.structured) result.structuredContent = answer.structured
   return result
 }

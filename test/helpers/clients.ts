@@ -60,7 +60,7 @@ function answerOf(raw: unknown): ToolCallAnswer {
   const result = raw as {content?: unknown; isError?: unknown; structuredContent?: unknown}
   const content = (result.content ?? []) as Array<{type: string; text?: string}>
   return {
-    text: content.filter((block) => block.type === 'text').map((block) => block.text ?? '').join('\n'),
+    text: content.filter((block) => block.type === 'text').map((block) => block.text ?? '').join(''),
     isError: result.isError === true,
     structured: result.structuredContent as Record<string, unknown> | undefined,
   }

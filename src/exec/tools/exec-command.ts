@@ -17,6 +17,7 @@ import {
   maxOutputTokens,
 } from '../terminal/limits.js'
 import {commandSessionsFor} from '../terminal/runtime-sessions.js'
+import {ignoredArgumentsNote} from '../tool-input.js'
 import {clampedNumberField, textField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
@@ -45,6 +46,16 @@ const inputSchema = z.object({
   max_output_tokens: maxOutputTokensField,
 })
 
+/**
+ * Fields of Codex's own `exec_command` that ak accepts and does not use, with why: a model trained
+ * on Codex sends them, and refusing the call would cost it a retry (DESIGN §4.3).
+ */
+const IGNORED_CODEX_ARGUMENTS: Record<string, string> = {
+  tty: 'commands run over pipes, never in a terminal',
+  shell: 'ak chooses the shell, as the tool description says',
+  login: 'ak chooses how the shell starts, as the tool description says',
+}
+
 /** The `exec_command` tool: runs a shell command (DESIGN §4.3–4.5; Codex's unified exec shape). */
 export const execCommandTool = defineTool({
   name: 'exec_command',
@@ -63,15 +74,11 @@ export const execCommandTool = defineTool({
     `${COMMAND_IDLE_LIMIT_MS / 60_000} minutes is stopped, and all stop when the connection closes. ` +
     'Background processes (cmd &) keep running after the command ends, until the connection closes, but their ' +
     'later output is discarded: to follow a server, run it without & and poll it with write_stdin. ' +
-    "Codex's tty, shell and login arguments are accepted and have no effect (a note in the answer says so). " +
+    "Codex's tty, shell and login arguments are accepted and have no effect (a note on the first line of text says so). " +
     'Errors: workdir outside the workspace or not a folder; too many commands running (lists them).',
   level: 'terminal',
   inputSchema,
-  ignoredArguments: {
-    tty: 'commands run over pipes, never in a terminal',
-    shell: 'ak chooses the shell, as the tool description says',
-    login: 'ak chooses how the shell starts, as the tool description says',
-  },
+  ignoredArguments: IGNORED_CODEX_ARGUMENTS,
   outputSchema: commandAnswerSchema,
   annotations: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true},
   describeTarget: (input) => input.cmd.slice(0, COMMAND_PREVIEW_CHARS),
@@ -95,6 +102,9 @@ export const execCommandTool = defineTool({
         callStartedAt,
         signal,
       })
+      // Codex shows the model only structuredContent, so the note goes into the answer's text.
+      const note = ignoredArgumentsNote({ignoredArguments: IGNORED_CODEX_ARGUMENTS}, context.ignoredArguments ?? [])
+      if (note !== '') answer.text = `${note}\n${answer.text}`
       return {text: renderCommandAnswer(answer), structured: {...answer}}
     } catch (error) {
       // Nobody learns the id of a command whose first answer is lost: stop it.

@@ -37,6 +37,8 @@ export interface ToolContext {
   connection: ExecConnection
   /** Aborted when the client cancels the call or the connection closes. */
   signal: AbortSignal
+  /** Names of the tool's `ignoredArguments` this call gave (see `parseToolInput`); none when absent. */
+  ignoredArguments?: readonly string[]
 }
 
 /** A tool's successful answer. */
@@ -45,8 +47,6 @@ export interface ToolAnswer {
   text: string
   /** `structuredContent`, for tools that declare an output schema. */
   structured?: Record<string, unknown>
-  /** Remarks about the call itself (not its result), sent as a second text block. */
-  note?: string
 }
 
 /**

@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
 import {BadInputError} from '../../../src/errors.js'
-import {parseToolInput} from '../../../src/exec/tool-input.js'
+import {ignoredArgumentsNote, parseToolInput} from '../../../src/exec/tool-input.js'
 import {editTool} from '../../../src/exec/tools/edit.js'
 import {execCommandTool} from '../../../src/exec/tools/exec-command.js'
 import {readTool} from '../../../src/exec/tools/read.js'
@@ -42,6 +42,13 @@ describe('parseToolInput', () => {
         'Its arguments are: cmd, workdir, yield_time_ms, max_output_tokens.',
       )
       expect(refusal(writeStdinTool as unknown as ExecTool, {session_id: '1', tty: true})).to.match(/^write_stdin has no argument "tty"/)
+    })
+
+    it('writes one note naming every ignored argument and why it had no effect', () => {
+      expect(ignoredArgumentsNote(execCommandTool, [])).to.equal('')
+      expect(ignoredArgumentsNote(execCommandTool, ['tty', 'login'])).to.match(
+        /^\[Note: tty, login had no effect \(tty: commands run over pipes, never in a terminal; login: [^;]+\)\.\]$/,
+      )
     })
 
     it('refuses arguments that are not an object', () => {
