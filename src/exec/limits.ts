@@ -32,6 +32,11 @@ export const BINARY_SNIFF_BYTES = 8192
 
 /** The largest file `edit` changes, in bytes (the file is read whole, changed and rewritten). */
 export const EDIT_MAX_FILE_BYTES = 64 * 1024 * 1024
+/**
+ * Characters (UTF-16 units) of a file that a failed `edit` looks through for a place where
+ * old_text would match if whitespace were ignored; larger files get a plain "not found".
+ */
+export const EDIT_NEAR_MATCH_MAX_CHARS = 8 * 1024 * 1024
 /** Characters of unified diff an `edit` answer shows before it cuts the diff with a note. */
 export const EDIT_MAX_DIFF_CHARS = 20_000
 /**

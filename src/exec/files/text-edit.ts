@@ -4,6 +4,7 @@
  * endings. The tool (src/exec/tools/edit.ts) reads and writes the file around this.
  */
 import {BadInputError} from '../../errors.js'
+import {EDIT_NEAR_MATCH_MAX_CHARS} from '../limits.js'
 
 const BOM = '\uFEFF'
 
@@ -142,33 +143,45 @@ export function describeLines(lines: readonly number[], total = lines.length): s
 /**
  * Where `oldText` would match `body` if whitespace were ignored (as `diff -w` ignores it):
  * the first and last line of up to MAX_NAMED_NEAR_MATCHES such places. Empty when `oldText`
- * is only whitespace. Used to explain a failed edit, never to apply one. The pattern puts
- * `\s*` between literal non-space characters, so it cannot backtrack explosively.
+ * is only whitespace, or when `body` is longer than EDIT_NEAR_MATCH_MAX_CHARS (the search
+ * would cost more than the hint is worth). Used to explain a failed edit, never to apply one.
+ * Both texts are compared with their whitespace removed, by plain `indexOf`, so the cost is
+ * linear in practice whatever `oldText` holds (a regex with `\s*` between characters could
+ * take the product of both lengths).
  */
 export function whitespaceNearMatches(body: string, oldText: string): Array<{first: number; last: number}> {
-  const characters = [...oldText.replace(/\s+/g, '')]
-  if (characters.length === 0) return []
-  const pattern = new RegExp(characters.map((character) => escapeRegexCharacter(character)).join('\\s*'), 'gu')
-  const found: Array<{first: number; last: number}> = []
-  let line = 1
-  let counted = 0
-  const lineAt = (position: number): number => {
-    for (let at = body.indexOf('\n', counted); at !== -1 && at < position; at = body.indexOf('\n', at + 1)) {
-      line++
-      counted = at + 1
-    }
-    return line
+  const needle = oldText.replace(/\s+/g, '')
+  if (needle === '' || body.length > EDIT_NEAR_MATCH_MAX_CHARS) return []
+  // The body without whitespace, and where each line's text starts in it.
+  const lineStarts: number[] = []
+  const parts: string[] = []
+  let compactLength = 0
+  for (let lineStart = 0; lineStart <= body.length; ) {
+    let lineEnd = body.indexOf('\n', lineStart)
+    if (lineEnd === -1) lineEnd = body.length
+    const compact = body.slice(lineStart, lineEnd).replace(/\s+/g, '')
+    lineStarts.push(compactLength)
+    parts.push(compact)
+    compactLength += compact.length
+    lineStart = lineEnd + 1
   }
-  for (const match of body.matchAll(pattern)) {
-    const first = lineAt(match.index)
-    found.push({first, last: lineAt(match.index + match[0].length - 1)})
-    if (found.length >= MAX_NAMED_NEAR_MATCHES) break
+  const compact = parts.join('')
+  /** 1-based line of the character at `position` of `compact`: the last line starting at or before it. */
+  const lineOf = (position: number): number => {
+    let low = 0
+    let high = lineStarts.length - 1
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2)
+      if ((lineStarts[middle] as number) <= position) low = middle
+      else high = middle - 1
+    }
+    return low + 1
+  }
+  const found: Array<{first: number; last: number}> = []
+  for (let at = compact.indexOf(needle); at !== -1 && found.length < MAX_NAMED_NEAR_MATCHES; at = compact.indexOf(needle, at + needle.length)) {
+    found.push({first: lineOf(at), last: lineOf(at + needle.length - 1)})
   }
   return found
-}
-
-function escapeRegexCharacter(character: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(character) ? `\\${character}` : character
 }
 
 function notFoundError(body: string, oldText: string): BadInputError {

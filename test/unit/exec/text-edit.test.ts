@@ -2,6 +2,7 @@ import {expect} from 'chai'
 
 import {BadInputError} from '../../../src/errors.js'
 import {EDIT_MAX_RECORDED_SPANS, applyTextEdit, describeLines, whitespaceNearMatches} from '../../../src/exec/files/text-edit.js'
+import {EDIT_NEAR_MATCH_MAX_CHARS} from '../../../src/exec/limits.js'
 
 const edit = (content: string, oldText: string, newText: string, replaceAll = false) =>
   applyTextEdit(content, {oldText, newText, replaceAll})
@@ -282,6 +283,14 @@ describe('applyTextEdit spans', () => {
     it('finds trailing spaces, tabs for spaces and CRLF files', () => {
       expect(whitespaceNearMatches('one  \r\ntwo\r\n', 'one\ntwo')).to.deep.equal([{first: 1, last: 2}])
       expect(whitespaceNearMatches('x\n\t\tdeep();\n', '        deep();')).to.deep.equal([{first: 2, last: 2}])
+    })
+
+    it('looks for a near match in files up to EDIT_NEAR_MATCH_MAX_CHARS only, in linear time', () => {
+      const large = `${'x'.repeat(99)}\n`.repeat(Math.ceil(EDIT_NEAR_MATCH_MAX_CHARS / 100) + 1)
+      expect(whitespaceNearMatches(large, 'x x')).to.deep.equal([])
+      const fits = large.slice(0, EDIT_NEAR_MATCH_MAX_CHARS - 100)
+      expect(whitespaceNearMatches(fits, `${'x'.repeat(3000)}Q`)).to.deep.equal([])
+      expect(whitespaceNearMatches(`${fits}y\n  z\n`, 'y z')).to.have.length(1)
     })
 
     it('says plain "not found" when no near match exists, or old_text is only whitespace', () => {
