@@ -89,8 +89,8 @@ async function writeTemporary(target: string, data: Uint8Array, keep?: KeptAttri
  * folder, flushed, given the original's mode and owner, then renamed over `real`. `real` must
  * be the file's real path (a symlink resolved), so a link pointing at it stays a link.
  *
- * The new file is a new inode: other hard links to the old one keep the old content (see the
- * README), and extended attributes and ACLs are not carried over.
+ * The new file is a new inode: other hard links to the old one keep the old content (see
+ * docs/tools.md), and extended attributes and ACLs are not carried over.
  *
  * @param original the `stat` of `real` taken before its content was read; if the file changed
  *   since then (another inode, size, modification or change time), nothing is written. The
