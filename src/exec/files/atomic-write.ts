@@ -118,8 +118,8 @@ async function writeTemporary(folder: ConfinedFolder, data: Uint8Array, keep?: K
  * reached through the folder's descriptor, so the write lands in the folder that was verified
  * even if its path is swapped meanwhile. `name` must not be a symlink (the caller resolved it).
  *
- * The new file is a new inode: other hard links to the old one keep the old content (see the
- * README), and extended attributes and ACLs are not carried over.
+ * The new file is a new inode: other hard links to the old one keep the old content (see
+ * docs/tools.md), and extended attributes and ACLs are not carried over.
  *
  * @param original the `fstat` of the file taken before its content was read; if the entry
  *   changed since then (another inode, size, modification or change time), nothing is written.

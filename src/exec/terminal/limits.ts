@@ -2,7 +2,7 @@
  * Limits and defaults of AgentExec's terminal (`exec_command`, `write_stdin`; DESIGN §4.3–4.5),
  * with their units in their names. The yield bounds and the 64-command limit follow Codex's
  * unified exec (`codex-rs/core/src/unified_exec/mod.rs`); the output budget and everything about
- * stopping commands are ak's own. Tool descriptions and the README quote these constants.
+ * stopping commands are ak's own. Tool descriptions and docs/terminal.md quote these constants.
  */
 
 /** Shortest wait of any call before it answers while the command still runs. */
