@@ -1,8 +1,8 @@
-import {stat} from 'node:fs/promises'
-
 import {BadInputError} from '../../errors.js'
+import {escapeControls} from '../../text-escape.js'
 import type {Workspace} from '../workspace.js'
 import {createFolderFilter, createGlobFilter} from './glob-filter.js'
+import {relativeBytes, statVerified} from './run-search.js'
 import {walkFiles} from './walk.js'
 
 /** A `search` call without a query: which files below `path` match `globs`. */
@@ -19,7 +19,10 @@ export interface FileListRequest {
 export interface FileListOutcome {
   /** The folder or file looked in, workspace-relative (`.` for the root). */
   target: string
-  /** Workspace-relative paths (`/` separators) of the matching files, in walk order, at most `maxResults`. */
+  /**
+   * Workspace-relative paths (`/` separators, names in the display form of display-name.ts) of the
+   * matching files, in walk order, at most `maxResults`.
+   */
   paths: string[]
   /** Whether more files match than were returned. */
   isCut: boolean
@@ -40,22 +43,24 @@ export async function listMatchingFiles(options: {
   const {workspace, request, signal} = options
   const isIncluded = createGlobFilter(request.globs)
   const target = await workspace.resolve(request.path, {mustExist: true})
-  const info = await stat(target.real)
+  const info = await statVerified(workspace, target, request.path)
   const outcome: FileListOutcome = {target: target.relative, paths: [], isCut: false}
   if (info.isFile()) {
     if (isIncluded(target.relative)) outcome.paths.push(target.relative)
     return outcome
   }
-  if (!info.isDirectory()) throw new BadInputError(`"${request.path}" is neither a folder nor a file. Pass a folder to search.`)
-  for await (const files of walkFiles(workspace.root, target.relative, createFolderFilter(request.globs))) {
+  if (!info.isDirectory()) {
+    throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a file. Pass a folder to search.`)
+  }
+  for await (const files of walkFiles(workspace, relativeBytes(workspace, target), createFolderFilter(request.globs))) {
     signal?.throwIfAborted()
     for (const file of files) {
-      if (!isIncluded(file)) continue
+      if (!isIncluded(file.shown)) continue
       if (outcome.paths.length >= request.maxResults) {
         outcome.isCut = true
         return outcome
       }
-      outcome.paths.push(file)
+      outcome.paths.push(file.shown)
     }
   }
   return outcome

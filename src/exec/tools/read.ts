@@ -1,7 +1,9 @@
-import {open, stat} from 'node:fs/promises'
+import type {FileHandle} from 'node:fs/promises'
 import {z} from 'zod'
 
 import {BadInputError} from '../../errors.js'
+import {escapeControls} from '../../text-escape.js'
+import {openFile} from '../files/confined-open.js'
 import {LineWindow, type WindowResult, formatLine} from '../files/line-window.js'
 import {readFromEnd} from '../files/read-from-end.js'
 import {
@@ -38,32 +40,27 @@ export function looksBinary(head: Uint8Array): boolean {
 
 function binaryFileError(requested: string): BadInputError {
   return new BadInputError(
-    `"${requested}" looks like a binary file (it has a NUL byte in its first ${BINARY_SNIFF_BYTES} bytes); ` +
+    `"${escapeControls(requested)}" looks like a binary file (it has a NUL byte in its first ${BINARY_SNIFF_BYTES} bytes); ` +
       'read shows text files only. Use list to see its size.',
   )
 }
 
 /**
- * Streams the file at `real` from its start through a line window and stops reading as soon as
- * the window is complete, so only the bytes up to the last wanted line (plus one chunk) are read.
+ * Streams the open file `handle` from its start through a line window and stops reading as soon
+ * as the window is complete, so only the bytes up to the last wanted line (plus one chunk) are read.
  * @throws BadInputError when the first chunk looks binary.
  */
-async function readWindow(real: string, requested: string, window: LineWindow, signal: AbortSignal): Promise<WindowResult> {
-  const handle = await open(real, 'r')
-  try {
-    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES)
-    let isFirstChunk = true
-    for (;;) {
-      signal.throwIfAborted()
-      const {bytesRead} = await handle.read(buffer, 0, buffer.length, null)
-      if (bytesRead === 0) break
-      const chunk = buffer.subarray(0, bytesRead)
-      if (isFirstChunk && looksBinary(chunk)) throw binaryFileError(requested)
-      isFirstChunk = false
-      if (!window.push(chunk)) break
-    }
-  } finally {
-    await handle.close()
+async function readWindow(handle: FileHandle, requested: string, window: LineWindow, signal: AbortSignal): Promise<WindowResult> {
+  const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES)
+  let isFirstChunk = true
+  for (;;) {
+    signal.throwIfAborted()
+    const {bytesRead} = await handle.read(buffer, 0, buffer.length, null)
+    if (bytesRead === 0) break
+    const chunk = buffer.subarray(0, bytesRead)
+    if (isFirstChunk && looksBinary(chunk)) throw binaryFileError(requested)
+    isFirstChunk = false
+    if (!window.push(chunk)) break
   }
   return window.finish()
 }
@@ -94,35 +91,36 @@ export function formatReadAnswer(relative: string, offset: number, result: Windo
 }
 
 /**
- * Reads the lines from `linesFromEnd` lines before the end of the file at `real`, backwards in
- * bounded memory (see `readFromEnd`), and formats the answer.
+ * Reads the lines from `-offset` lines before the end of the open file `handle` (`size` bytes),
+ * backwards in bounded memory (see `readFromEnd`), and formats the answer.
  * @throws BadInputError when the file looks binary.
  */
-async function readLastLines(real: string, requested: string, relative: string, input: {offset: number; limit: number}, signal: AbortSignal): Promise<string> {
-  const handle = await open(real, 'r')
-  try {
-    const {size} = await handle.stat()
-    const head = Buffer.alloc(Math.min(size, BINARY_SNIFF_BYTES))
-    await handle.read(head, 0, head.length, 0)
-    if (looksBinary(head)) throw binaryFileError(requested)
-    const {window, isCounted} = await readFromEnd(handle, size, {
-      linesFromEnd: -input.offset,
-      limit: input.limit,
-      maxLineChars: READ_MAX_LINE_CHARS,
-      maxAnswerChars: READ_MAX_ANSWER_CHARS,
-      maxClippedScanBytes: READ_MAX_CLIPPED_SCAN_BYTES,
-      chunkBytes: READ_CHUNK_BYTES,
-      maxCountBytes: READ_TAIL_COUNT_MAX_BYTES,
-      signal,
-    })
-    const note = isCounted
-      ? undefined
-      : `[Lines are numbered from the end (-1 is the last line): the lines before them were not counted, to spare reading ` +
-        `all ${size} bytes of the file. Pass a shown number as offset to read from that line.]`
-    return formatReadAnswer(relative, input.offset, window, note)
-  } finally {
-    await handle.close()
-  }
+async function readLastLines(
+  handle: FileHandle,
+  size: number,
+  requested: string,
+  relative: string,
+  input: {offset: number; limit: number},
+  signal: AbortSignal,
+): Promise<string> {
+  const head = Buffer.alloc(Math.min(size, BINARY_SNIFF_BYTES))
+  await handle.read(head, 0, head.length, 0)
+  if (looksBinary(head)) throw binaryFileError(requested)
+  const {window, isCounted} = await readFromEnd(handle, size, {
+    linesFromEnd: -input.offset,
+    limit: input.limit,
+    maxLineChars: READ_MAX_LINE_CHARS,
+    maxAnswerChars: READ_MAX_ANSWER_CHARS,
+    maxClippedScanBytes: READ_MAX_CLIPPED_SCAN_BYTES,
+    chunkBytes: READ_CHUNK_BYTES,
+    maxCountBytes: READ_TAIL_COUNT_MAX_BYTES,
+    signal,
+  })
+  const note = isCounted
+    ? undefined
+    : `[Lines are numbered from the end (-1 is the last line): the lines before them were not counted, to spare reading ` +
+      `all ${size} bytes of the file. Pass a shown number as offset to read from that line.]`
+  return formatReadAnswer(relative, input.offset, window, note)
 }
 
 /** The `read` tool: a text file as numbered lines, a window at a time (DESIGN §4.3). */
@@ -151,15 +149,14 @@ export const readTool = defineTool({
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   describeTarget: (input) => input.path,
   async run(input, {workspace, signal}) {
-    const file = await workspace.resolve(input.path, {mustExist: true})
-    const info = await stat(file.real)
-    if (info.isDirectory()) {
-      throw new BadInputError(`"${input.path}" is a folder, not a file. Use the list tool to see what it contains.`)
+    const file = await openFile(workspace, input.path)
+    if (input.offset < 0) {
+      try {
+        return {text: await readLastLines(file.handle, file.info.size, input.path, file.path.relative, input, signal)}
+      } finally {
+        await file.handle.close()
+      }
     }
-    if (!info.isFile()) {
-      throw new BadInputError(`"${input.path}" is not a regular file (a device, pipe or socket); read shows text files only.`)
-    }
-    if (input.offset < 0) return {text: await readLastLines(file.real, input.path, file.relative, input, signal)}
     const window = new LineWindow({
       offset: input.offset,
       limit: input.limit,
@@ -167,14 +164,19 @@ export const readTool = defineTool({
       maxAnswerChars: READ_MAX_ANSWER_CHARS,
       maxClippedScanBytes: READ_MAX_CLIPPED_SCAN_BYTES,
     })
-    const result = await readWindow(file.real, input.path, window, signal)
+    let result: WindowResult
+    try {
+      result = await readWindow(file.handle, input.path, window, signal)
+    } finally {
+      await file.handle.close()
+    }
     if (result.end === 'eof' && result.lines.length === 0 && result.totalLines !== 0) {
       const total = result.totalLines ?? 0
       throw new BadInputError(
-        `offset ${input.offset} is past the end of "${input.path}", which has ${total} ${total === 1 ? 'line' : 'lines'}. ` +
+        `offset ${input.offset} is past the end of "${escapeControls(input.path)}", which has ${total} ${total === 1 ? 'line' : 'lines'}. ` +
           `Use an offset from 1 to ${total}.`,
       )
     }
-    return {text: formatReadAnswer(file.relative, input.offset, result)}
+    return {text: formatReadAnswer(file.path.relative, input.offset, result)}
   },
 })
