@@ -16,9 +16,9 @@
  * resolved without following swapped links at the last name, but a swap of a folder higher up,
  * at the right instant, is not detected (the README says so).
  */
-import {existsSync, constants as fsConstants} from 'node:fs'
+import {existsSync, constants as fsConstants, readlinkSync} from 'node:fs'
 import type {Stats} from 'node:fs'
-import {type FileHandle, open, readlink} from 'node:fs/promises'
+import {type FileHandle, open} from 'node:fs/promises'
 
 import {BadInputError, OutsideWorkspaceError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
@@ -49,9 +49,16 @@ export function descriptorPath(fd: number): string {
  * @throws OutsideWorkspaceError naming `requested` when it does not.
  */
 export async function verifyOpened(workspace: Workspace, handle: FileHandle, requested: string): Promise<void> {
+  verifyDescriptor(workspace, handle.fd, requested)
+}
+
+/**
+ * `verifyOpened` for a plain descriptor, synchronously (reading a /proc link never waits on a disk).
+ * @throws OutsideWorkspaceError naming `requested` when the object is not inside.
+ */
+export function verifyDescriptor(workspace: Workspace, fd: number, requested: string): void {
   if (!CAN_VERIFY_DESCRIPTORS) return
-  const where = await readlink(descriptorPath(handle.fd), {encoding: 'buffer'})
-  if (!workspace.isInside(where)) throw new OutsideWorkspaceError(requested)
+  if (!workspace.isInside(readlinkSync(descriptorPath(fd), {encoding: 'buffer'}))) throw new OutsideWorkspaceError(requested)
 }
 
 /** A regular file of the workspace, open for reading. Close `handle` when done. */
