@@ -7,7 +7,7 @@
  */
 import {close} from 'node:fs'
 
-import {CAN_VERIFY_DESCRIPTORS, descriptorPath} from '../files/confined-open.js'
+import {folderBase} from '../files/confined-open.js'
 import {joinBytes} from '../workspace.js'
 
 /** An open folder of the workspace, verified inside, with a count of holders. */
@@ -23,7 +23,7 @@ export class FolderLease {
     readonly fd: number,
     readonly real: Buffer,
   ) {
-    this.base = CAN_VERIFY_DESCRIPTORS ? Buffer.from(descriptorPath(fd)) : real
+    this.base = folderBase(fd, real)
   }
 
   /** A path that reaches the entry `name` of this very folder while the lease is held. */
