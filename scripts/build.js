@@ -95,6 +95,8 @@ async function bundle() {
     lines.push(`export {default as HOOK_${i}} from ${JSON.stringify(file)}`)
     ;(hookExports[event] ??= []).push(`HOOK_${i}`)
   })
+  // The help class too: oclif would load it from a path that does not exist beside the bundle.
+  if (pjson.oclif.helpClass) lines.push(`export {default as HELP_CLASS} from ${JSON.stringify(path.join(root, pjson.oclif.helpClass))}`)
   lines.push(`;(async () => { await runBundledCli(pjson, ${JSON.stringify(hookExports)}) })()`)
   const result = await build({
     stdin: {contents: lines.join('\n'), resolveDir: root, sourcefile: 'ak-bundle-entry.js', loader: 'js'},
