@@ -75,3 +75,9 @@ export function writeStdinYieldTimeMs(requested: number | undefined, hasChars: b
 export function maxOutputTokens(requested: number | undefined): number {
   return clamp(requested ?? DEFAULT_MAX_OUTPUT_TOKENS, 1, MAX_OUTPUT_TOKENS)
 }
+
+/**
+ * Longest `cmd`, in UTF-8 bytes. The command is one argument of the shell, and Linux refuses a
+ * single argument of MAX_ARG_STRLEN (32 pages, 131072 bytes) or more, counting its NUL.
+ */
+export const MAX_COMMAND_BYTES = 131_071
