@@ -11,7 +11,7 @@ import {EXIT_USAGE} from '../errors.js'
  * - a known command followed by words it does not take (`ak exec serve extra`): names them;
  * - an unknown command or topic (`ak exec srve`, `ak exce`): suggests the closest command or
  *   topic. In an interactive terminal (and without `--no-interactive`), `@oclif/plugin-not-found`
- *   first asks whether to run the suggestion instead.
+ *   first asks whether to run a suggested command instead.
  */
 const hook: Hook.CommandNotFound = async function (options) {
   const {config, id} = options
@@ -29,12 +29,15 @@ const hook: Hook.CommandNotFound = async function (options) {
   }
   const suggestion = suggestCommand(config, id)
   const message = unknownCommandMessage(config, id)
-  if (suggestion && process.stdin.isTTY && process.stderr.isTTY && !argv.includes('--no-interactive')) {
+  const isCommand = suggestion !== undefined && config.findCommand(suggestion) !== undefined
+  if (isCommand && process.stdin.isTTY && process.stderr.isTTY && !argv.includes('--no-interactive')) {
     // The plugin prompts "Did you mean …?" and runs the suggestion when confirmed; when declined
-    // it calls `error`, which becomes the same exit 2 as the non-interactive path.
+    // it calls `error`, which becomes the same exit 2 as the non-interactive path. It is given
+    // ak's suggestion as the id, so that it offers the same command (its own closest match only
+    // looks at whole command ids). A topic is suggested without the prompt: there is nothing to run.
     return suggestInteractively.call(
       {...this, warn() {}, error: () => fail(message)},
-      options,
+      {...options, id: suggestion, argv},
     )
   }
   fail(message)
