@@ -4,7 +4,7 @@ import {homedir} from 'node:os'
 import path from 'node:path'
 
 import {AkError} from '../errors.js'
-import {type AgentDefinition, type AgentFileState, type AgentOrigin, readAgentFile} from './agent-file.js'
+import {type AgentDefinition, type AgentFileState, type AgentOrigin, asSentenceEnd, readAgentFile} from './agent-file.js'
 import {canonical, codexConfigPath, readCodexConfig} from './codex-config.js'
 import {SLUG_MAX_CHARS} from './limits.js'
 import {projectTrustOf} from './project-trust.js'
@@ -90,15 +90,14 @@ export async function discoverAgents(
   return {...roots, project, agents, notes}
 }
 
-/** The stderr notes about one agent file as read: unreadable, invalid, or a `name` differing from its slug. */
+/** The stderr notes about one agent file as read: unreadable, invalid, gone, or a `name` differing from its slug. */
 export function fileNotes(agent: AgentDefinition, state: AgentFileState): string[] {
   const tool = toolNameOf(agent.slug)
   if (state.status === 'unreadable') {
     return [`warning: cannot read ${agent.file} (${state.reason}); ${tool} is listed with an empty policy, which allows everything`]
   }
-  if (state.status === 'invalid') {
-    const reason = /[.!?]$/.test(state.reason) ? state.reason : `${state.reason}.`
-    return [`warning: ${agent.file}: ${reason} Every call to ${tool} fails until it is fixed.`]
+  if (state.status === 'invalid' || state.status === 'missing') {
+    return [`warning: ${agent.file}: ${asSentenceEnd(state.reason)} Every call to ${tool} fails until it is fixed.`]
   }
   if (state.name !== undefined && state.name !== agent.slug) {
     return [`warning: ${agent.file} names the agent "${state.name}", but it is served as ${tool} after its file name`]
@@ -119,7 +118,7 @@ export async function discoverProject(codexHome: string, cwd: string, homeDir: s
   const configPath = codexConfigPath(codexHome)
   const config = await readCodexConfig(codexHome)
   if (config.status === 'invalid') return {status: 'skipped', dir, reason: `cannot check trust: ${configPath} does not parse (${config.reason})`}
-  if (config.status === 'unreadable') return {status: 'skipped', dir, reason: `cannot check trust: cannot read ${configPath} (${config.reason})`}
+  if (config.status === 'unreadable' || config.status === 'too-large') return {status: 'skipped', dir, reason: `cannot check trust: cannot read ${configPath} (${config.reason})`}
   const data = config.status === 'ok' ? config.data : {}
   const {repoRoot, level} = await projectTrustOf(data, projectDir)
   if (level !== 'trusted') {

@@ -30,6 +30,7 @@ export function checkCodexConfig(codexHome: string, config: TomlFile): CheckResu
     case 'missing':
       return warn('codex config', `${file} does not exist, so no project is trusted and nothing is registered`, 'ak codex-agent-runtime register')
     case 'unreadable':
+    case 'too-large':
       return fail('codex config', `cannot read ${file}: ${config.reason}`, `check the file: ls -l ${file}`)
     case 'invalid':
       return fail('codex config', `${file} does not parse: ${config.reason}`, `fix that line of ${file} (Codex cannot read it either)`)

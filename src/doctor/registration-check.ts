@@ -22,7 +22,7 @@ const REGISTER = 'ak codex-agent-runtime register'
  */
 export async function checkRegistration(codexHome: string, config: TomlFile, environment: DoctorEnvironment): Promise<CheckResult> {
   const file = codexConfigPath(codexHome)
-  if (config.status === 'invalid' || config.status === 'unreadable') {
+  if (config.status !== 'ok' && config.status !== 'missing') {
     return warn('agent runtime', `cannot tell: ${file} cannot be read or parsed`, `fix ${file} first (see "codex config")`)
   }
   const entries = Object.entries(config.status === 'ok' ? mcpServersOf(config.data) : {}).filter(([, entry]) => runsAgentRuntime(entry))

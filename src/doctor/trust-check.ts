@@ -10,7 +10,7 @@ import {type CheckResult, ok, warn} from './check.js'
  */
 export async function checkProjectTrust(codexHome: string, config: TomlFile, cwd: string): Promise<CheckResult> {
   const file = codexConfigPath(codexHome)
-  if (config.status === 'invalid' || config.status === 'unreadable') {
+  if (config.status !== 'ok' && config.status !== 'missing') {
     return warn('project trust', `cannot tell: ${file} cannot be read or parsed`, `fix ${file} first (see "codex config")`)
   }
   const trust = await projectTrustOf(config.status === 'ok' ? config.data : {}, cwd)
