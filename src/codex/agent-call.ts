@@ -1,7 +1,7 @@
 import {BadInputError, DispatchFailedError} from '../errors.js'
 import {type AgentDefinition, asSentenceEnd, readAgentFile} from './agent-file.js'
 import {codexExecArgs} from './codex-argv.js'
-import {codexConfigPath, readCodexConfig} from './codex-config.js'
+import {codexConfigLayers, mergeLayers} from './codex-layers.js'
 import {type DiscoveredAgent, repositoryRootOf} from './discovery.js'
 import {type DispatchOutcome, runDispatch} from './dispatch.js'
 import {mcpServersOf} from './mcp-servers.js'
@@ -60,24 +60,20 @@ export async function currentPolicy(runtime: CodexAgentRuntime, agent: Discovere
  * Plans a call: re-reads the agent file and the Codex home's config now (so edits apply on the
  * next call), checks the request against the agent's policy, and maps it to `codex exec` arguments.
  * @throws DispatchFailedError when the agent file does not parse or its policy cannot be enforced,
- *   or the Codex config does not parse; BadInputError when `tools` asks for something the policy
+ *   or a config Codex loads for the run cannot be read or parsed; BadInputError when `tools` asks for something the policy
  *   does not allow.
  */
 export async function planAgentCall(runtime: CodexAgentRuntime, agent: DiscoveredAgent, tools?: string[]): Promise<DispatchPlan> {
   const policy = await currentPolicy(runtime, agent)
-  const config = await readCodexConfig(runtime.codexHome)
-  if (config.status !== 'ok' && config.status !== 'missing') {
-    throw new DispatchFailedError(
-      `Cannot run ${toolNameOf(agent.slug)}: ${codexConfigPath(runtime.codexHome)} ${config.status === 'invalid' ? 'does not parse' : 'cannot be read'} ` +
-        `(${config.reason}), so the MCP servers a dispatched Codex would start are unknown. Fix the file, then call again.`,
-    )
-  }
+  const layers = await codexConfigLayers(runtime.codexHome, runtime.cwd, runtime.systemConfig ? {systemConfig: runtime.systemConfig} : {}).catch((error: unknown) => {
+    throw error instanceof DispatchFailedError ? new DispatchFailedError(`Cannot run ${toolNameOf(agent.slug)}: ${error.message}`) : error
+  })
   const args = codexExecArgs(
     policy,
     {
       cwd: runtime.cwd,
       isInsideGitRepo: (await repositoryRootOf(runtime.cwd)) !== undefined,
-      homeServers: config.status === 'ok' ? mcpServersOf(config.data) : {},
+      configServers: mcpServersOf(mergeLayers(layers)),
     },
     tools,
   )

@@ -85,3 +85,60 @@ describe('an agent file that goes wrong', () => {
     expect(served.discovery.notes.join('\n').match(/Fix/g) ?? []).to.have.length.at.most(1)
   })
 })
+
+describe('the recursion guard', () => {
+  let root: string
+  let remove: () => Promise<void>
+  let codexHome: string
+  let repo: string
+
+  const runtimeLine = (name: string) => `[mcp_servers.${name}]\ncommand = "node"\nargs = ["/opt/ak/bin/run.js", "codex-agent-runtime", "serve"]\n`
+  beforeEach(async () => {
+    ;({dir: root, remove} = await tempDir('ak-guard-'))
+    codexHome = path.join(root, 'codex-home')
+    repo = path.join(root, 'repo')
+    await writeTree(root, {'home/.keep': '', 'repo/.git/HEAD': '', 'repo/src/.keep': '', 'codex-home/agents/reviewer.toml': 'description = "Reviews"\n'})
+  })
+  afterEach(() => remove())
+
+  const plan = async (cwd: string) => {
+    const served = await createCodexAgentRuntime({
+      codexHome,
+      pluginRoot: path.join(root, 'plugins'),
+      cwd,
+      homeDir: path.join(root, 'home'),
+      env: {},
+      systemConfig: path.join(root, 'etc-codex', 'config.toml'),
+    })
+    return planAgentCall(served, served.discovery.agents[0]!)
+  }
+  const trust = (level: string) => `[projects.${JSON.stringify(repo)}]\ntrust_level = "${level}"\n`
+
+  it("disables the runtime registered in a trusted project's .codex/config.toml, at the project root and below it", async () => {
+    await writeTree(root, {
+      'codex-home/config.toml': trust('trusted'),
+      'repo/.codex/config.toml': runtimeLine('project_agents'),
+      'repo/src/.codex/config.toml': runtimeLine('nested_agents'),
+    })
+    const args = (await plan(path.join(repo, 'src'))).args
+    expect(args).to.include('mcp_servers.project_agents.enabled=false')
+    expect(args).to.include('mcp_servers.nested_agents.enabled=false')
+  })
+
+  it("disables the runtime registered in Codex's system config", async () => {
+    await writeTree(root, {'etc-codex/config.toml': runtimeLine('system_agents')})
+    expect((await plan(repo)).args).to.include('mcp_servers.system_agents.enabled=false')
+  })
+
+  it("leaves an untrusted project's config alone, as Codex does not load it", async () => {
+    await writeTree(root, {'codex-home/config.toml': trust('untrusted'), 'repo/.codex/config.toml': runtimeLine('project_agents')})
+    expect((await plan(repo)).args.join(' ')).not.to.contain('project_agents')
+  })
+
+  it("fails the call when a trusted project's config does not parse", async () => {
+    await writeTree(root, {'codex-home/config.toml': trust('trusted'), 'repo/.codex/config.toml': '[mcp_servers\n'})
+    const error = await plan(repo).catch((caught: unknown) => caught)
+    expect(error).to.be.instanceOf(DispatchFailedError)
+    expect((error as Error).message).to.contain(path.join(repo, '.codex', 'config.toml'))
+  })
+})
