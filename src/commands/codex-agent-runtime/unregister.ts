@@ -30,7 +30,7 @@ export default class CodexAgentRuntimeUnregister extends BaseCommand {
       this.report(flags, {action: 'none', configPath: change.configPath, name}, `${change.configPath} has no MCP server "${name}"; nothing changed.`)
       return
     }
-    if (!flags.json && !flags.quiet) process.stderr.write(`Removing from ${change.configPath}:\n\n${change.block}\n`)
+    if (!flags.json && !flags.quiet) process.stderr.write(`Removing from ${change.configPath}:\n\n${change.diff}\n`)
     if (!(await confirmChange(`Remove this entry from ${change.configPath}?`, flags))) {
       throw new DispatchFailedError('Not confirmed; nothing was changed.')
     }
