@@ -6,7 +6,7 @@ import {isDeepStrictEqual} from 'node:util'
 import {createTwoFilesPatch} from 'diff'
 
 import {BadInputError, DispatchFailedError, NotFoundError} from '../errors.js'
-import {akLaunch} from '../ak-entry.js'
+import {akLaunch} from '../launch/ak-launch.js'
 import {codexConfigPath} from './codex-config.js'
 import {CODEX_CONFIG_MAX_BYTES, REGISTERED_TOOL_TIMEOUT_SEC, SERVER_NAME_MAX_CHARS} from './limits.js'
 import {mcpServersOf, runsAgentRuntime} from './mcp-servers.js'

@@ -1,7 +1,7 @@
 import {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
-import {toolErrorResult} from '../exec/tool-result.js'
+import {toolErrorResult} from '../mcp/tool-error.js'
 import {AK_VERSION} from '../version.js'
 import {runAgentCall} from './agent-call.js'
 import type {DiscoveredAgent} from './discovery.js'

@@ -11,7 +11,7 @@ import {
 } from '../../codex/limits.js'
 import {createCodexAgentRuntime} from '../../codex/runtime.js'
 import {serveCodexAgentStdio} from '../../codex/stdio.js'
-import {transportFailed} from '../../exec/stdio-transport.js'
+import {transportFailed} from '../../mcp/stdio-transport.js'
 import {stderrLogger} from '../../log.js'
 import {AK_VERSION} from '../../version.js'
 import {agentRuntimeRelatedCommands} from '../../related-commands.js'

@@ -3,7 +3,7 @@ import {readFile, readdir, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {parse} from 'smol-toml'
 
-import {akEntryFile} from '../../../src/ak-entry.js'
+import {akEntryFile} from '../../../src/launch/ak-launch.js'
 import {REGISTERED_TOOL_TIMEOUT_SEC} from '../../../src/codex/limits.js'
 import {applyConfigChange, checkServerName, planRegister, planUnregister} from '../../../src/codex/registration.js'
 import {BadInputError, NotFoundError} from '../../../src/errors.js'
