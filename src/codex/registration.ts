@@ -169,7 +169,7 @@ function documentOf(configPath: string, text: string): ReturnType<typeof parseTo
 
 function change(configPath: string, name: string, action: ConfigChange['action'], before: string | undefined, after: string, block: string): ConfigChange {
   const diff = action === 'none' ? '' : createTwoFilesPatch(configPath, configPath, before ?? '', after, before === undefined ? '(new file)' : '', '', {context: 3})
-  return {configPath, name, action, before, after, block, diff: diff.replace(/^=+\n/, '')}
+  return {configPath, name, action, before, after, block, diff: diff.replace(/^Index: .*\n=+\n/, '')}
 }
 
 /**

@@ -130,7 +130,7 @@ describe('registration in config.toml', () => {
   it('shows a real diff of the change as its preview', async () => {
     await writeFile(configFile(), `${USER_CONFIG}\n[mcp_servers.agents]\ncommand = "/old/node"\nargs = ["/old/run.js", "codex-agent-runtime", "serve"]\nrequired = true\n`)
     const change = await planRegister(roots, 'agents', {})
-    expect(change.diff).to.match(/^--- .*config\.toml\n\+\+\+ .*config\.toml\n@@ /m)
+    expect(change.diff).to.match(/^--- .*config\.toml\n\+\+\+ .*config\.toml\n@@ /)
     expect(change.diff).to.contain('\n-command = "/old/node"\n')
     expect(change.diff).to.contain(`\n+command = ${JSON.stringify(process.execPath)}\n`)
     expect(change.diff).to.contain('\n required = true')
