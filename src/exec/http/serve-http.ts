@@ -2,6 +2,7 @@ import {type Server, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
 import {AkError} from '../../errors.js'
+import {STOP_SIGNALS, type StopSignal} from '../stop-signals.js'
 import type {ExecRuntime} from '../tools/tool.js'
 import type {ListenAddress} from './listen-address.js'
 import {createExecHttpHandler} from './node-handler.js'
@@ -9,8 +10,8 @@ import {createExecHttpHandler} from './node-handler.js'
 /** The path `ak exec serve --http` serves MCP at. */
 export const MCP_PATH = '/mcp'
 
-/** Why an HTTP server stopped. */
-export type HttpStopReason = 'SIGINT' | 'SIGTERM'
+/** Why an HTTP server stopped: one of STOP_SIGNALS. */
+export type HttpStopReason = StopSignal
 
 /** Options of `serveExecHttp`. */
 export interface ServeExecHttpOptions {
@@ -25,8 +26,8 @@ export interface ServeExecHttpOptions {
 }
 
 /**
- * Serves AgentExec over Streamable HTTP at `http://HOST:PORT/mcp` (DESIGN §4.6) until SIGINT or
- * SIGTERM, then ends every session (stopping their commands), closes the listener and the runtime.
+ * Serves AgentExec over Streamable HTTP at `http://HOST:PORT/mcp` (DESIGN §4.6) until SIGINT,
+ * SIGTERM or SIGHUP, then ends every session (stopping their commands), closes the listener and the runtime.
  * Requests must come with a loopback Host/Origin (else 403) and the bearer token (else 401).
  * @throws AkError when the address cannot be listened on (e.g. the port is taken).
  * @returns the signal that stopped it, once everything is closed.
@@ -48,8 +49,7 @@ export async function serveExecHttp(runtime: ExecRuntime, options: ServeExecHttp
   const url = await listen(server, options.address)
   ;(options.onListening ?? ((line) => process.stderr.write(`ak exec: listening on ${line}\n`)))(url)
   const reason = await new Promise<HttpStopReason>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'))
-    process.once('SIGTERM', () => resolve('SIGTERM'))
+    for (const signal of STOP_SIGNALS) process.once(signal, () => resolve(signal))
   })
   await handler.close()
   server.closeAllConnections()
