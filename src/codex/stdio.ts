@@ -12,7 +12,7 @@ import {createCodexAgentServer} from './server.js'
  * @returns why it stopped, once everything is closed.
  */
 export async function serveCodexAgentStdio(runtime: CodexAgentRuntime): Promise<StdioEnd> {
-  const {transport, ended, reportError} = watchedStdioTransport()
+  const {transport, ended, reportError} = watchedStdioTransport(runtime.log)
   const handle = serveStdio(() => createCodexAgentServer(runtime), {
     transport,
     onerror: (error) => {

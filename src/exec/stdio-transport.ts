@@ -1,6 +1,8 @@
 import {StdioServerTransport} from '@modelcontextprotocol/server/stdio'
 
 import {DispatchFailedError} from '../errors.js'
+import type {Logger} from '../log.js'
+import {CheckedReadBuffer} from './checked-read-buffer.js'
 import {STOP_SIGNALS, type StopSignal} from './stop-signals.js'
 
 /**
@@ -22,8 +24,11 @@ const CLIENT_GONE_CODES = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED'
  * reports an end and nothing else would keep the process waiting).
  * `reportError` must receive the transport's out-of-band errors (serveStdio's `onerror`) so a
  * failure can be told from a client that went away.
+ *
+ * A line that is JSON but not an MCP message is logged on `log` as one line, and a request among
+ * them is answered with a JSON-RPC error (CheckedReadBuffer) instead of going unanswered.
  */
-export function watchedStdioTransport(): {
+export function watchedStdioTransport(log: Logger): {
   transport: StdioServerTransport
   ended: Promise<StdioEnd>
   reportError: (error: Error) => void
@@ -39,6 +44,15 @@ export function watchedStdioTransport(): {
   process.stdin.once('close', clientGone)
   for (const signal of STOP_SIGNALS) process.once(signal, onSignal)
   class Watched extends StdioServerTransport {
+    constructor() {
+      super()
+      // The SDK's reader is not an option of its constructor; this one answers what it rejects.
+      ;(this as unknown as {_readBuffer: CheckedReadBuffer})._readBuffer = new CheckedReadBuffer(({answer, logLine}) => {
+        log.info(logLine)
+        if (answer) this.send(answer).catch(() => undefined)
+      })
+    }
+
     override async close(): Promise<void> {
       await super.close()
       const code = (lastError as NodeJS.ErrnoException | undefined)?.code

@@ -16,7 +16,7 @@ import type {ExecRuntime} from './tools/tool.js'
  */
 export async function serveExecStdio(runtime: ExecRuntime): Promise<StdioEnd> {
   const connection = createExecConnection()
-  const {transport, ended, reportError} = watchedStdioTransport()
+  const {transport, ended, reportError} = watchedStdioTransport(runtime.log)
   const handle = serveStdio(() => createExecServer(runtime, connection), {
     transport,
     onerror: (error) => {
