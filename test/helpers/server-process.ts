@@ -53,7 +53,7 @@ export function startServerProcess(args: string[], options: {cwd: string; env?: 
     messages: () => [...received],
     stderr: () => stderr,
     exited: (limitMs = 20_000) =>
-      Promise.race([exit, new Promise<undefined>((resolve) => setTimeout(resolve, limitMs).unref())]),
+      Promise.race([exit, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), limitMs).unref())]),
   }
 }
 
