@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {randomBytes} from 'node:crypto'
-import {mkdtemp, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -207,6 +207,54 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
       // Let the server's shutdown at the end of this suite prove it stops it.
       stillRunning.push(sleeping.pid)
     })
+
+    for (const era of ['2025-11-25 (session)', '2026-07-28 (stateless)'] as const) {
+      it(`stop an exec_command whose POST the client aborted before the answer, ${era}`, async () => {
+        const pidFile = path.join(workspace, `aborted-${randomBytes(4).toString('hex')}.pid`)
+        const headers: Record<string, string> = {}
+        let meta: Record<string, unknown> = {}
+        if (era.startsWith('2025')) {
+          const opened = await fetch(server.url, {method: 'POST', headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY})
+          headers['mcp-session-id'] = opened.headers.get('mcp-session-id')!
+          headers['mcp-protocol-version'] = '2025-11-25'
+          await fetch(server.url, {
+            method: 'POST',
+            headers: mcpPostHeaders(TOKEN, headers),
+            body: JSON.stringify({jsonrpc: '2.0', method: 'notifications/initialized'}),
+          })
+        } else {
+          headers['mcp-protocol-version'] = MODERN_PROTOCOL_VERSION
+          headers['mcp-method'] = 'tools/call'
+          headers['mcp-name'] = 'exec_command'
+          meta = {
+            'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+            'io.modelcontextprotocol/clientInfo': {name: 'raw', version: '1'},
+            'io.modelcontextprotocol/clientCapabilities': {},
+          }
+        }
+        const abort = new AbortController()
+        const call = fetch(server.url, {
+          method: 'POST',
+          headers: mcpPostHeaders(TOKEN, headers),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'tools/call',
+            params: {name: 'exec_command', arguments: {cmd: `echo $$ > ${pidFile}; exec sleep 300`, yield_time_ms: 30_000}, _meta: meta},
+          }),
+          signal: abort.signal,
+        }).catch(() => undefined)
+        let pid = 0
+        for (let waits = 0; waits < 200 && !(pid > 0); waits++) {
+          await sleep(50)
+          pid = Number(await readFile(pidFile, 'utf8').catch(() => ''))
+        }
+        expect(pid, 'the command never started').to.be.above(0)
+        abort.abort()
+        await call
+        expect(await waitUntilGone(pid), `sleep ${pid} still runs after its POST was aborted`).to.equal(true)
+      })
+    }
 
     it('expire after the idle time without a request, stopping their commands', async () => {
       const quick = await serve(['--http', '127.0.0.1:0', '--level', 'terminal', '--session-idle-ms', '1000'])
