@@ -1,10 +1,13 @@
 import {expect} from 'chai'
 import {randomBytes} from 'node:crypto'
+import {once} from 'node:events'
+import {type Socket, connect} from 'node:net'
 import {mkdtemp, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
+import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS} from '../../src/exec/limits.js'
 import {type LoneBundle, copyBundleAlone} from '../helpers/bundle.js'
 import {CLIENT_LINES, MODERN_PROTOCOL_VERSION, connectHttp} from '../helpers/clients.js'
 import {type HttpServerProcess, runToExit, startHttpServer} from '../helpers/http-server.js'
@@ -137,6 +140,54 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
         body: TOOLS_LIST_BODY,
       })
       expect(answer.status).to.equal(404)
+    })
+  })
+
+  describe('guards its sockets', () => {
+    /** Opens a socket that sends the start of a request's headers and never finishes them. */
+    const slowHeaders = async (url: string): Promise<Socket> => {
+      const {hostname, port} = new URL(url)
+      const socket = connect(Number(port), hostname)
+      socket.on('error', () => undefined)
+      await once(socket, 'connect')
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: ${hostname}:${port}\r\n`)
+      return socket
+    }
+
+    it(`closes a connection whose headers are not complete after ${HTTP_HEADERS_TIMEOUT_MS / 1000} s`, async function () {
+      this.timeout(HTTP_HEADERS_TIMEOUT_MS * 4)
+      const socket = await slowHeaders(server.url)
+      let answer = ''
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()))
+      // A safety net well under Node's own defaults (60 s for headers, checked every 30 s).
+      const closed = await Promise.race([once(socket, 'close').then(() => true), sleep(HTTP_HEADERS_TIMEOUT_MS * 2.5).then(() => false)])
+      socket.destroy()
+      expect(closed, 'the slow-header socket is still open').to.equal(true)
+      expect(answer).to.match(/^HTTP\/1\.1 408/)
+    })
+
+    it(`holds at most ${HTTP_MAX_CONNECTIONS} connections open, and serves again once they close`, async function () {
+      this.timeout(120_000)
+      const sockets: Socket[] = []
+      try {
+        for (let open = 0; open < HTTP_MAX_CONNECTIONS; open++) sockets.push(await slowHeaders(server.url))
+        const refused = await rawRequest(server.url, {headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY}).then(
+          (answer) => answer.status,
+          (error: NodeJS.ErrnoException) => error.code,
+        )
+        expect(refused).to.be.oneOf(['ECONNRESET', 'EPIPE', 'ECONNREFUSED'])
+      } finally {
+        for (const socket of sockets) socket.destroy()
+      }
+      let status: number | string = 0
+      for (let tries = 0; tries < 100 && status !== 200; tries++) {
+        await sleep(50)
+        status = await rawRequest(server.url, {headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY}).then(
+          (answer) => answer.status,
+          (error: NodeJS.ErrnoException) => error.code ?? 'error',
+        )
+      }
+      expect(status).to.equal(200)
     })
   })
 
