@@ -141,7 +141,7 @@ describe('createScanner', () => {
     expect(result.matches).to.deep.equal([])
   })
 
-  it('skips a file whose opened descriptor lies outside the root, reached through a swapped folder', async function () {
+  it('drops the lines of a file whose opened descriptor lies outside the root, reached through a swapped folder', async function () {
     if (process.platform !== 'linux') this.skip()
     const outsideDir = await mkdtemp(path.join(tmpdir(), 'ak-scan-outside-'))
     try {
