@@ -1,5 +1,7 @@
+import {statSync} from 'node:fs'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
+import {BadInputError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
 import {createExecHttpHandler} from './http/node-handler.js'
 import {DEFAULT_LEVEL, type Level, parseLevel} from './level.js'
@@ -14,13 +16,16 @@ export interface AgentExecOptions {
   level?: Level
   /**
    * `Host` header values accepted; any other gets 403. Entries are hostnames (`example.com`,
-   * `[::1]`: any port) or `hostname:port`. Unset: the `Host` header is not checked.
+   * `[::1]`: any port) or `hostname:port`. Unset: a request that arrived on a loopback address
+   * must carry a loopback `Host` (localhost, 127.0.0.0/8, [::1]), against DNS rebinding; on
+   * another address the `Host` is not checked. Behind a reverse proxy on loopback, list the
+   * public names here.
    */
   allowedHosts?: string[]
   /**
    * `Origin` header values accepted when a request carries one (browsers do); any other gets 403.
    * Entries are full origins (`https://app.example.com`), hostnames (any scheme and port) or
-   * `hostname:port`. Unset: the `Origin` header is not checked.
+   * `hostname:port`. Unset: as `allowedHosts` unset, a loopback `Origin` on a loopback address.
    */
   allowedOrigins?: string[]
   /** Largest request body read, in bytes (default 4 MiB); a bigger one is answered 413. */
@@ -55,27 +60,57 @@ export interface AgentExec {
  * Creates AgentExec for library mode (DESIGN §4.6): the same tools as `ak exec serve`, served
  * over Streamable HTTP by the host's own `node:http` (or Express, Fastify…) server. The host
  * decides who may reach `handle` — there is no token check inside — and should serve it over
- * HTTPS when it listens beyond loopback. With `allowedHosts`/`allowedOrigins`, requests with
- * another `Host`/`Origin` get 403 (DNS-rebinding protection).
+ * HTTPS when it listens beyond loopback. Requests with a `Host`/`Origin` outside
+ * `allowedHosts`/`allowedOrigins` get 403; without the lists, only loopback names are served on a
+ * loopback address (DNS-rebinding protection by default).
  *
+ * Returns at once, as the reference text uses it (`const exec = createAgentExec(…)`); awaiting
+ * the result works too.
  * @throws BadInputError when the workspace does not exist or is not a folder, or the level is unknown.
  */
-export async function createAgentExec(options: AgentExecOptions): Promise<AgentExec> {
+export function createAgentExec(options: AgentExecOptions): AgentExec {
   const level = parseLevel(options.level ?? DEFAULT_LEVEL)
-  const workspace = await Workspace.open(options.workspace)
-  const runtime = createExecRuntime({workspace, level, log: options.log ?? silentLogger})
-  const handler = createExecHttpHandler(runtime, {
-    origins: {hosts: options.allowedHosts, origins: options.allowedOrigins},
-    ...(options.maxBodyBytes === undefined ? {} : {maxBodyBytes: options.maxBodyBytes}),
-    ...(options.sessionIdleMs === undefined ? {} : {sessionIdleMs: options.sessionIdleMs}),
-    ...(options.maxSessions === undefined ? {} : {maxSessions: options.maxSessions}),
+  checkWorkspaceFolder(options.workspace)
+  const log = options.log ?? silentLogger
+  // Resolving the real path is asynchronous; requests wait for it (a few ms, once).
+  const ready = Workspace.open(options.workspace).then((workspace) => {
+    const runtime = createExecRuntime({workspace, level, log})
+    const handler = createExecHttpHandler(runtime, {
+      origins: {hosts: options.allowedHosts ?? 'loopback-socket', origins: options.allowedOrigins ?? 'loopback-socket'},
+      ...(options.maxBodyBytes === undefined ? {} : {maxBodyBytes: options.maxBodyBytes}),
+      ...(options.sessionIdleMs === undefined ? {} : {sessionIdleMs: options.sessionIdleMs}),
+      ...(options.maxSessions === undefined ? {} : {maxSessions: options.maxSessions}),
+    })
+    return {runtime, handler}
   })
+  // A workspace removed between the check and the open fails each request instead.
+  ready.catch(() => undefined)
   let closing: Promise<void> | undefined
   return {
-    handle: (req, res, parsedBody) => handler.handle(req, res, parsedBody),
+    async handle(req, res, parsedBody) {
+      const {handler} = await ready
+      await handler.handle(req, res, parsedBody)
+    },
     close() {
-      closing ??= handler.close().then(() => runtime.close())
+      closing ??= ready.then(
+        ({runtime, handler}) => handler.close().then(() => runtime.close()),
+        () => undefined,
+      )
       return closing
     },
   }
+}
+
+/**
+ * Checks, synchronously, that `dir` is an existing folder.
+ * @throws BadInputError naming the option when it is not.
+ */
+function checkWorkspaceFolder(dir: string): void {
+  let isFolder: boolean
+  try {
+    isFolder = statSync(dir).isDirectory()
+  } catch {
+    throw new BadInputError(`The workspace "${dir}" given to createAgentExec does not exist. Pass an existing folder as workspace.`)
+  }
+  if (!isFolder) throw new BadInputError(`The workspace "${dir}" given to createAgentExec is not a folder. Pass an existing folder as workspace.`)
 }

@@ -75,3 +75,18 @@ export const HTTP_MAX_BODY_BYTES = 4 * 1024 * 1024
  * DELETE, stopping every command it still runs. Counted from the end of its last request.
  */
 export const HTTP_SESSION_IDLE_MS = 30 * 60 * 1000
+/**
+ * `ak exec serve --http`: a connection whose request headers are not complete after this long
+ * (10 s) is answered 408 and closed, so slow senders cannot hold sockets.
+ */
+export const HTTP_HEADERS_TIMEOUT_MS = 10_000
+/**
+ * `ak exec serve --http`: a connection whose request (headers and body) is not complete after
+ * this long (60 s) is answered 408 and closed. Answers may take longer; this bounds sending only.
+ */
+export const HTTP_REQUEST_TIMEOUT_MS = 60_000
+/**
+ * `ak exec serve --http`: connections open at once (512, two per 2025-era session at the
+ * session limit); further ones are closed as soon as they are accepted, until some end.
+ */
+export const HTTP_MAX_CONNECTIONS = 512

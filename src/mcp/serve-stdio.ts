@@ -19,7 +19,7 @@ export interface StdioService {
  * stdout carries MCP frames only; nothing else in the process may write to it meanwhile.
  */
 export function serveMcpStdio(createServer: () => McpServer, log: Logger): StdioService {
-  const {transport, ended, reportError} = watchedStdioTransport()
+  const {transport, ended, reportError} = watchedStdioTransport(log)
   const handle = serveStdio(createServer, {
     transport,
     onerror: (error) => {

@@ -1,6 +1,9 @@
 import {StdioServerTransport} from '@modelcontextprotocol/server/stdio'
 
 import {DispatchFailedError} from '../errors.js'
+import type {Logger} from '../log.js'
+import {CheckedReadBuffer} from './checked-read-buffer.js'
+import {STOP_SIGNALS, type StopSignal} from './stop-signals.js'
 
 /**
  * Why a stdio MCP connection ended: the client went away (stdin ended or closed, or stdout
@@ -8,7 +11,7 @@ import {DispatchFailedError} from '../errors.js'
  * SDK's 10 MiB read buffer, or a stdout error other than EPIPE).
  */
 export type StdioEnd =
-  | {reason: 'stdin-closed' | 'SIGINT' | 'SIGTERM'}
+  | {reason: 'stdin-closed' | StopSignal}
   | {reason: 'transport-failed'; message: string}
 
 /** Error codes that mean the other end of a pipe went away, not that the transport broke. */
@@ -16,13 +19,16 @@ const CLIENT_GONE_CODES = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED'
 
 /**
  * A `StdioServerTransport` over this process's stdin/stdout (pass it to `serveStdio({transport})`)
- * plus `ended`, which settles once the connection is over for any reason: stdin end/close, a
- * signal, or the transport closing itself after an error (it then pauses stdin, so stdin never
+ * plus `ended`, which settles once the connection is over for any reason: stdin end/close, one
+ * of STOP_SIGNALS, or the transport closing itself after an error (it then pauses stdin, so stdin never
  * reports an end and nothing else would keep the process waiting).
  * `reportError` must receive the transport's out-of-band errors (serveStdio's `onerror`) so a
  * failure can be told from a client that went away.
+ *
+ * A line that is JSON but not an MCP message is logged on `log` as one line, and a request among
+ * them is answered with a JSON-RPC error (CheckedReadBuffer) instead of going unanswered.
  */
-export function watchedStdioTransport(): {
+export function watchedStdioTransport(log: Logger): {
   transport: StdioServerTransport
   ended: Promise<StdioEnd>
   reportError: (error: Error) => void
@@ -33,13 +39,20 @@ export function watchedStdioTransport(): {
     settle = resolve
   })
   const clientGone = () => settle({reason: 'stdin-closed'})
-  const onSigint = () => settle({reason: 'SIGINT'})
-  const onSigterm = () => settle({reason: 'SIGTERM'})
+  const onSignal = (signal: NodeJS.Signals) => settle({reason: signal as StopSignal})
   process.stdin.once('end', clientGone)
   process.stdin.once('close', clientGone)
-  process.once('SIGINT', onSigint)
-  process.once('SIGTERM', onSigterm)
+  for (const signal of STOP_SIGNALS) process.once(signal, onSignal)
   class Watched extends StdioServerTransport {
+    constructor() {
+      super()
+      // The SDK's reader is not an option of its constructor; this one answers what it rejects.
+      ;(this as unknown as {_readBuffer: CheckedReadBuffer})._readBuffer = new CheckedReadBuffer(({answer, logLine}) => {
+        log.info(logLine)
+        if (answer) this.send(answer).catch(() => undefined)
+      })
+    }
+
     override async close(): Promise<void> {
       await super.close()
       const code = (lastError as NodeJS.ErrnoException | undefined)?.code
@@ -50,8 +63,7 @@ export function watchedStdioTransport(): {
   void ended.then(() => {
     process.stdin.off('end', clientGone)
     process.stdin.off('close', clientGone)
-    process.off('SIGINT', onSigint)
-    process.off('SIGTERM', onSigterm)
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal)
   })
   return {
     transport: new Watched(),

@@ -5,6 +5,7 @@ import path from 'node:path'
 
 import {CLIENT_LINES, MODERN_PROTOCOL_VERSION, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
 import {eventually, isAlive, standInRuns, tempDir, trustConfig, writeStandInCodex, writeTree} from '../helpers/codex-fixtures.js'
+import {initializeRaw, processGroupMembers, startServerProcess} from '../helpers/server-process.js'
 import {OVERLONG_LINE, initializeThrough, startStdioRelay} from '../helpers/stdio-relay.js'
 
 /**
@@ -235,6 +236,20 @@ describe('ak codex-agent-runtime serve, process behaviour', () => {
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
     child.kill('SIGTERM')
     expect(await exit).to.equal(0)
+  })
+
+  it('exits 0 on SIGHUP to its process group (a closed terminal), leaving no agent and no process of the group', async () => {
+    const pidsFile = `${fixture.record}.pids`
+    await writeFile(pidsFile, '')
+    const server = startServerProcess(fixture.args, {cwd: fixture.project, env: fixture.env})
+    await initializeRaw(server)
+    server.send({jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'agent_helper', arguments: {prompt: 'HANG'}}})
+    await eventually(async () => (await readFile(pidsFile, 'utf8')) !== '')
+    const pids = JSON.parse(await readFile(pidsFile, 'utf8')) as number[]
+    process.kill(-server.child.pid!, 'SIGHUP')
+    expect(await server.exited(), server.stderr()).to.deep.equal({code: 0, signal: null})
+    await eventually(() => pids.every((pid) => !isAlive(pid)))
+    expect(processGroupMembers(server.child.pid!)).to.deep.equal([])
   })
 
   it('starts and lists tools without codex installed, and fails the call clearly', async () => {

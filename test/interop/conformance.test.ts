@@ -12,9 +12,9 @@ import {HIGHEST_LEVEL} from '../helpers/levels.js'
 
 /**
  * The MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in package.json) runs
- * its server scenarios against AgentExec in library mode on loopback: no token (the suite cannot
- * send one) and loopback-only `allowedHosts`/`allowedOrigins`, as a host application would mount
- * it. Each protocol revision ak serves is run on its own wire (the 2025 revisions with the
+ * its server scenarios against AgentExec in library mode on loopback, created with only a
+ * workspace and a level as the README's example does: no token (the suite cannot send one) and no
+ * allow-lists, so its `dns-rebinding-protection` scenario checks the default. Each protocol revision ak serves is run on its own wire (the 2025 revisions with the
  * `initialize` handshake and sessions, 2026-07-28 stateless), with the whole suite (`--suite all`:
  * active, pending and draft scenarios of that revision). Scenarios that need the suite's own
  * fixture tools, resources or prompts are listed with a reason in
@@ -67,12 +67,7 @@ describe('the MCP conformance suite against library mode on loopback', function 
 
   before(async () => {
     workspace = await mkdtemp(path.join(tmpdir(), 'ak-conformance-'))
-    agentExec = await createAgentExec({
-      workspace,
-      level: HIGHEST_LEVEL,
-      allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
-      allowedOrigins: ['localhost', '127.0.0.1', '[::1]'],
-    })
+    agentExec = createAgentExec({workspace, level: HIGHEST_LEVEL})
     server = createServer((req, res) => void agentExec.handle(req, res))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     url = `http://localhost:${(server.address() as AddressInfo).port}/mcp`

@@ -1,10 +1,13 @@
 import {expect} from 'chai'
 import {randomBytes} from 'node:crypto'
-import {mkdtemp, rm} from 'node:fs/promises'
+import {once} from 'node:events'
+import {type Socket, connect} from 'node:net'
+import {mkdtemp, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
+import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS} from '../../src/exec/limits.js'
 import {type LoneBundle, copyBundleAlone} from '../helpers/bundle.js'
 import {CLIENT_LINES, MODERN_PROTOCOL_VERSION, connectHttp} from '../helpers/clients.js'
 import {type HttpServerProcess, runToExit, startHttpServer} from '../helpers/http-server.js'
@@ -140,6 +143,54 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
     })
   })
 
+  describe('guards its sockets', () => {
+    /** Opens a socket that sends the start of a request's headers and never finishes them. */
+    const slowHeaders = async (url: string): Promise<Socket> => {
+      const {hostname, port} = new URL(url)
+      const socket = connect(Number(port), hostname)
+      socket.on('error', () => undefined)
+      await once(socket, 'connect')
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: ${hostname}:${port}\r\n`)
+      return socket
+    }
+
+    it(`closes a connection whose headers are not complete after ${HTTP_HEADERS_TIMEOUT_MS / 1000} s`, async function () {
+      this.timeout(HTTP_HEADERS_TIMEOUT_MS * 4)
+      const socket = await slowHeaders(server.url)
+      let answer = ''
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()))
+      // A safety net well under Node's own defaults (60 s for headers, checked every 30 s).
+      const closed = await Promise.race([once(socket, 'close').then(() => true), sleep(HTTP_HEADERS_TIMEOUT_MS * 2.5).then(() => false)])
+      socket.destroy()
+      expect(closed, 'the slow-header socket is still open').to.equal(true)
+      expect(answer).to.match(/^HTTP\/1\.1 408/)
+    })
+
+    it(`holds at most ${HTTP_MAX_CONNECTIONS} connections open, and serves again once they close`, async function () {
+      this.timeout(120_000)
+      const sockets: Socket[] = []
+      try {
+        for (let open = 0; open < HTTP_MAX_CONNECTIONS; open++) sockets.push(await slowHeaders(server.url))
+        const refused = await rawRequest(server.url, {headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY}).then(
+          (answer) => answer.status,
+          (error: NodeJS.ErrnoException) => error.code,
+        )
+        expect(refused).to.be.oneOf(['ECONNRESET', 'EPIPE', 'ECONNREFUSED'])
+      } finally {
+        for (const socket of sockets) socket.destroy()
+      }
+      let status: number | string = 0
+      for (let tries = 0; tries < 100 && status !== 200; tries++) {
+        await sleep(50)
+        status = await rawRequest(server.url, {headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY}).then(
+          (answer) => answer.status,
+          (error: NodeJS.ErrnoException) => error.code ?? 'error',
+        )
+      }
+      expect(status).to.equal(200)
+    })
+  })
+
   describe('2025-era sessions', () => {
     const sessionRequest = (url: string, sessionId: string) =>
       fetch(url, {
@@ -207,6 +258,54 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
       // Let the server's shutdown at the end of this suite prove it stops it.
       stillRunning.push(sleeping.pid)
     })
+
+    for (const era of ['2025-11-25 (session)', '2026-07-28 (stateless)'] as const) {
+      it(`stop an exec_command whose POST the client aborted before the answer, ${era}`, async () => {
+        const pidFile = path.join(workspace, `aborted-${randomBytes(4).toString('hex')}.pid`)
+        const headers: Record<string, string> = {}
+        let meta: Record<string, unknown> = {}
+        if (era.startsWith('2025')) {
+          const opened = await fetch(server.url, {method: 'POST', headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY})
+          headers['mcp-session-id'] = opened.headers.get('mcp-session-id')!
+          headers['mcp-protocol-version'] = '2025-11-25'
+          await fetch(server.url, {
+            method: 'POST',
+            headers: mcpPostHeaders(TOKEN, headers),
+            body: JSON.stringify({jsonrpc: '2.0', method: 'notifications/initialized'}),
+          })
+        } else {
+          headers['mcp-protocol-version'] = MODERN_PROTOCOL_VERSION
+          headers['mcp-method'] = 'tools/call'
+          headers['mcp-name'] = 'exec_command'
+          meta = {
+            'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+            'io.modelcontextprotocol/clientInfo': {name: 'raw', version: '1'},
+            'io.modelcontextprotocol/clientCapabilities': {},
+          }
+        }
+        const abort = new AbortController()
+        const call = fetch(server.url, {
+          method: 'POST',
+          headers: mcpPostHeaders(TOKEN, headers),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'tools/call',
+            params: {name: 'exec_command', arguments: {cmd: `echo $$ > ${pidFile}; exec sleep 300`, yield_time_ms: 30_000}, _meta: meta},
+          }),
+          signal: abort.signal,
+        }).catch(() => undefined)
+        let pid = 0
+        for (let waits = 0; waits < 200 && !(pid > 0); waits++) {
+          await sleep(50)
+          pid = Number(await readFile(pidFile, 'utf8').catch(() => ''))
+        }
+        expect(pid, 'the command never started').to.be.above(0)
+        abort.abort()
+        await call
+        expect(await waitUntilGone(pid), `sleep ${pid} still runs after its POST was aborted`).to.equal(true)
+      })
+    }
 
     it('expire after the idle time without a request, stopping their commands', async () => {
       const quick = await serve(['--http', '127.0.0.1:0', '--level', 'terminal', '--session-idle-ms', '1000'])

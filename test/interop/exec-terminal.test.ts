@@ -1,11 +1,12 @@
 import {expect} from 'chai'
-import {mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readFile, realpath, rm, writeFile} from 'node:fs/promises'
 import {readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {CLIENT_LINES, type TestClient, type ToolCallAnswer, connectStdio} from '../helpers/clients.js'
-import {isAlive} from '../helpers/processes.js'
+import {isAlive, startSleep, waitUntilGone} from '../helpers/processes.js'
 
 /** Peak resident memory of a process in kB (`VmHWM` in /proc/<pid>/status). */
 function peakMemoryKb(pid: number): number {
@@ -189,6 +190,44 @@ for (const line of CLIENT_LINES) {
       expect(text.endsWith('9999\n10000\n')).to.equal(true)
       const match = /\n\[\.\.\. (\d+) characters \((\d+) line breaks\) cut from the middle of 48894;/.exec(text)!
       expect(Number(match[1])).to.equal(48894 - 400)
+    })
+
+    it('stops the command when its exec_command call is cancelled (nobody learned its id)', async () => {
+      const pidFile = path.join(workspace, `cancelled-${line.slice(0, 2)}.pid`)
+      const controller = new AbortController()
+      const cancelled = client
+        .call('exec_command', {cmd: `echo $$ > ${pidFile}; exec sleep 300`, yield_time_ms: 30_000}, {signal: controller.signal})
+        .then(
+          () => 'answered',
+          () => 'rejected',
+        )
+      let pid = 0
+      for (let waits = 0; waits < 200 && !(pid > 0); waits++) {
+        await sleep(50)
+        pid = Number(await readFile(pidFile, 'utf8').catch(() => ''))
+      }
+      expect(pid, 'the command never started').to.be.above(0)
+      controller.abort()
+      expect(await cancelled).to.equal('rejected')
+      expect(await waitUntilGone(pid), `sleep ${pid} still runs after the call was cancelled`).to.equal(true)
+    })
+
+    it('leaves the command running when a write_stdin poll is cancelled; a later poll reads it', async () => {
+      const sleeping = await startSleep(client)
+      const controller = new AbortController()
+      const poll = client
+        .call('write_stdin', {session_id: sleeping.sessionId, yield_time_ms: 30_000}, {signal: controller.signal})
+        .then(
+          () => 'answered',
+          () => 'rejected',
+        )
+      await sleep(300)
+      controller.abort()
+      expect(await poll).to.equal('rejected')
+      expect(isAlive(sleeping.pid)).to.equal(true)
+      const later = await call(client, 'write_stdin', {session_id: sleeping.sessionId, chars: '\u0003', yield_time_ms: 5000})
+      expect(later).to.include({exit_code: 130, session_id: 'none'})
+      expect(await waitUntilGone(sleeping.pid)).to.equal(true)
     })
 
     it('counts characters in code points, so 20000 emoji and a newline are 20001 characters', async () => {

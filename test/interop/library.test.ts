@@ -1,5 +1,6 @@
 import {expect} from 'chai'
-import {mkdtemp, rm} from 'node:fs/promises'
+import {existsSync} from 'node:fs'
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {type Server, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -84,14 +85,29 @@ describe('createAgentExec mounted in a node:http server under a non-/mcp path', 
     expect(allowed.status).to.equal(200)
   })
 
-  it('refuses a workspace that does not exist', async () => {
-    let error: unknown
+  it('refuses, synchronously, a workspace that does not exist or is not a folder', async () => {
+    expect(() => createAgentExec({workspace: path.join(workspace, 'missing')})).to.throw(/does not exist.*workspace/)
+    await writeFile(path.join(workspace, 'a-file'), '')
+    expect(() => createAgentExec({workspace: path.join(workspace, 'a-file')})).to.throw(/is not a folder/)
+  })
+
+  it('returns {handle, close} at once, so the reference text\'s code works as written; awaiting it works too', async () => {
+    const exec = createAgentExec({workspace, level: 'files'})
+    expect(exec.handle).to.be.a('function')
+    expect(exec.close).to.be.a('function')
+    const awaited = await createAgentExec({workspace, level: 'files'})
+    const mounted = createServer((req, res) => void exec.handle(req, res))
+    await new Promise<void>((resolve) => mounted.listen(0, '127.0.0.1', resolve))
     try {
-      await createAgentExec({workspace: path.join(workspace, 'missing')})
-    } catch (caught) {
-      error = caught
+      const client = await connectHttp('v1 (2025 era)', `http://127.0.0.1:${(mounted.address() as AddressInfo).port}/mcp`)
+      expect((await client.listTools()).map((tool) => tool.name)).to.include('edit')
+      await client.close()
+    } finally {
+      await exec.close()
+      await awaited.close()
+      mounted.closeAllConnections()
+      await new Promise((resolve) => mounted.close(resolve))
     }
-    expect(error).to.be.instanceOf(Error).with.property('message').that.matches(/does not exist/)
   })
 
   it('refuses a 2025-era initialize past maxSessions with 503 saying the limit and how sessions end', async () => {
@@ -122,6 +138,52 @@ describe('createAgentExec mounted in a node:http server under a non-/mcp path', 
       cappedServer.closeAllConnections()
       await new Promise((resolve) => cappedServer.close(resolve))
     }
+  })
+
+  describe('created with only workspace and level (no allow-lists)', () => {
+    let plain: AgentExec
+    let plainServer: Server
+    let plainUrl: string
+
+    before(async () => {
+      plain = createAgentExec({workspace, level: 'terminal'})
+      plainServer = createServer((req, res) => void plain.handle(req, res))
+      await new Promise<void>((resolve) => plainServer.listen(0, '127.0.0.1', resolve))
+      plainUrl = `http://127.0.0.1:${(plainServer.address() as AddressInfo).port}/mcp`
+    })
+    after(async () => {
+      await plain?.close()
+      plainServer?.closeAllConnections()
+      await new Promise((resolve) => plainServer?.close(resolve))
+    })
+
+    it('refuses a foreign Host arriving on a loopback socket (DNS rebinding) with 403 naming allowedHosts, running nothing', async () => {
+      for (const host of ['evil.example.com', 'evil.example.com:80', '127.0.0.1.nip.io']) {
+        const answer = await rawRequest(plainUrl, {
+          headers: mcpPostHeaders(undefined, {host}),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: {name: 'exec_command', arguments: {cmd: 'touch rebound'}, _meta: {'io.modelcontextprotocol/protocolVersion': '2026-07-28'}},
+          }),
+        })
+        expect(answer.status, host).to.equal(403)
+        expect(answer.body).to.contain('allowedHosts')
+      }
+      expect(existsSync(path.join(workspace, 'rebound'))).to.equal(false)
+    })
+
+    it('refuses a foreign Origin with 403 naming allowedOrigins, and serves loopback Host and Origin', async () => {
+      const foreign = await fetch(plainUrl, {method: 'POST', headers: mcpPostHeaders(undefined, {origin: 'http://evil.example.com'}), body: INITIALIZE_BODY})
+      expect(foreign.status).to.equal(403)
+      expect(await foreign.text()).to.contain('allowedOrigins')
+      const port = new URL(plainUrl).port
+      for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) {
+        const answer = await rawRequest(plainUrl, {headers: mcpPostHeaders(undefined, {host, origin: `http://${host}`}), body: INITIALIZE_BODY})
+        expect(answer.status, host).to.equal(200)
+      }
+    })
   })
 
   it('ends every session on close(), leaving no process behind; later requests get 503', async () => {

@@ -31,7 +31,7 @@ A dispatched agent can use the network and change files inside Codex's sandbox; 
 
 --list-only prints the discovery as plain text (even with --json). Paths and names in it can be sensitive: review it before pasting it into a support request.
 
-Exit codes: 0 list printed, client disconnected, or stopped by SIGINT/SIGTERM; 1 a root cannot be read, discovery or the MCP transport failed; 2 invalid arguments or flags. An agent's failure is inside the MCP result, never the exit code. --json, --quiet, --yes and --no-interactive change nothing here.
+Exit codes: 0 list printed, client disconnected, or stopped by SIGINT, SIGTERM or SIGHUP; 1 a root cannot be read, discovery or the MCP transport failed; 2 invalid arguments or flags. An agent's failure is inside the MCP result, never the exit code. --json, --quiet, --yes and --no-interactive change nothing here.
 
 ${agentRuntimeRelatedCommands('serve')}`
 

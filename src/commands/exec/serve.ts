@@ -8,7 +8,7 @@ import {parseLevel} from '../../exec/level.js'
 import {createExecRuntime} from '../../exec/runtime.js'
 import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
 import {parseListenAddress} from '../../exec/http/listen-address.js'
-import {HTTP_SESSION_IDLE_MS} from '../../exec/limits.js'
+import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, HTTP_SESSION_IDLE_MS} from '../../exec/limits.js'
 import {serveExecStdio} from '../../exec/stdio.js'
 import {transportFailed} from '../../mcp/stdio-transport.js'
 import {Workspace} from '../../exec/workspace.js'
@@ -16,9 +16,9 @@ import {Workspace} from '../../exec/workspace.js'
 export default class ExecServe extends BaseCommand {
   static override summary = 'Serve AgentExec: files and a terminal confined to one workspace, over MCP.'
 
-  static override description = `Serves the AgentExec MCP server over stdio until stdin closes or SIGINT/SIGTERM arrives. stdout carries MCP frames only; one line per tool call is logged on stderr (silenced by --quiet).
+  static override description = `Serves the AgentExec MCP server over stdio until stdin closes or SIGINT, SIGTERM or SIGHUP arrives, then stops every command it started (also processes that left their group but still hold its output) and exits 0. stdout carries MCP frames only; one line per tool call is logged on stderr (silenced by --quiet).
 
-With --http HOST:PORT it serves Streamable HTTP at http://HOST:PORT/mcp instead, until SIGINT/SIGTERM. HOST must be loopback (127.0.0.0/8, ::1, localhost) because there is no TLS. Every request must carry "Authorization: Bearer $${TOKEN_ENV}", and a request whose Host or Origin is not loopback gets 403. A 2025-era client gets a session that expires after ${HTTP_SESSION_IDLE_MS / 60_000} minutes without a request, which stops its commands. To serve other machines, use createAgentExec (library mode) behind your own HTTPS.
+With --http HOST:PORT it serves Streamable HTTP at http://HOST:PORT/mcp instead, until SIGINT, SIGTERM or SIGHUP. HOST must be loopback (127.0.0.0/8, ::1, localhost) because there is no TLS. Every request must carry "Authorization: Bearer $${TOKEN_ENV}", and a request whose Host or Origin is not loopback gets 403. A 2025-era client gets a session that expires after ${HTTP_SESSION_IDLE_MS / 60_000} minutes without a request, which stops its commands. A connection whose headers are not complete within ${HTTP_HEADERS_TIMEOUT_MS / 1000} s is closed, and at most ${HTTP_MAX_CONNECTIONS} are open at once. To serve other machines, use createAgentExec (library mode) behind your own HTTPS.
 
 Levels, each containing the one before: read (read, list, search), files (adds edit), terminal (adds exec_command and write_stdin).
 

@@ -125,15 +125,48 @@ export class LegacySessions {
     const counts = request.method !== 'GET'
     clearTimeout(session.idleTimer)
     if (counts) session.activeRequests++
+    const cancelOnAbort = request.method === 'POST' ? await this.cancellingOnAbort(session, request) : undefined
     try {
       return await session.transport.handleRequest(request)
     } finally {
+      if (cancelOnAbort) request.signal.removeEventListener('abort', cancelOnAbort)
       if (counts) session.activeRequests--
       if (session.activeRequests === 0 && !session.ending && session.id !== undefined) {
         session.idleTimer = setTimeout(() => void this.end(session, 'expired'), this.options.idleMs)
         session.idleTimer.unref()
       }
     }
+  }
+
+  /**
+   * Makes an aborted POST cancel the requests it carried, as a stateless request's abort does: the
+   * answer (plain JSON on that POST) can no longer reach the client, so an `exec_command` would
+   * otherwise run on under an id nobody received. The cancellation is delivered to the session's
+   * server as the client's own `notifications/cancelled` would be.
+   * @returns the listener added to the request's signal, to remove once answered.
+   */
+  private async cancellingOnAbort(session: LegacySession, request: Request): Promise<(() => void) | undefined> {
+    let body: unknown
+    try {
+      body = await request.clone().json()
+    } catch {
+      return undefined // the transport answers what it cannot parse
+    }
+    const ids = (Array.isArray(body) ? body : [body]).flatMap((message: {id?: unknown; method?: unknown}) =>
+      typeof message?.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number') ? [message.id] : [],
+    )
+    if (ids.length === 0) return undefined
+    const cancel = () => {
+      for (const requestId of ids) {
+        session.transport.onmessage?.({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: {requestId, reason: 'The client closed the HTTP request before the answer.'},
+        })
+      }
+    }
+    request.signal.addEventListener('abort', cancel, {once: true})
+    return cancel
   }
 
   private end(session: LegacySession, reason: SessionEndReason): Promise<void> {

@@ -54,7 +54,10 @@ export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHan
   })
   return {
     async handle(req, res, parsedBody) {
-      const refusal = refusedOrigin({host: req.headers.host, origin: req.headers.origin}, options.origins)
+      const refusal = refusedOrigin(
+        {host: req.headers.host, origin: req.headers.origin, localAddress: req.socket.localAddress},
+        options.origins,
+      )
       if (refusal) {
         runtime.log.info(`HTTP 403 ${req.method} ${req.url}: ${refusal}`)
         writeJsonRpcError(res, 403, `Forbidden: ${refusal}`, REFUSAL_HEADERS)

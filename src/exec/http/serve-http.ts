@@ -2,6 +2,8 @@ import {type Server, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
 import {AkError} from '../../errors.js'
+import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, HTTP_REQUEST_TIMEOUT_MS} from '../limits.js'
+import {STOP_SIGNALS, type StopSignal} from '../../mcp/stop-signals.js'
 import type {ExecRuntime} from '../tools/tool.js'
 import type {ListenAddress} from './listen-address.js'
 import {createExecHttpHandler} from './node-handler.js'
@@ -9,8 +11,14 @@ import {createExecHttpHandler} from './node-handler.js'
 /** The path `ak exec serve --http` serves MCP at. */
 export const MCP_PATH = '/mcp'
 
-/** Why an HTTP server stopped. */
-export type HttpStopReason = 'SIGINT' | 'SIGTERM'
+/**
+ * How often Node checks connections against the header and request timeouts (its default, 30 s,
+ * would let a slow sender keep a socket three times the header timeout).
+ */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000
+
+/** Why an HTTP server stopped: one of STOP_SIGNALS. */
+export type HttpStopReason = StopSignal
 
 /** Options of `serveExecHttp`. */
 export interface ServeExecHttpOptions {
@@ -25,9 +33,11 @@ export interface ServeExecHttpOptions {
 }
 
 /**
- * Serves AgentExec over Streamable HTTP at `http://HOST:PORT/mcp` (DESIGN §4.6) until SIGINT or
- * SIGTERM, then ends every session (stopping their commands), closes the listener and the runtime.
+ * Serves AgentExec over Streamable HTTP at `http://HOST:PORT/mcp` (DESIGN §4.6) until SIGINT,
+ * SIGTERM or SIGHUP, then ends every session (stopping their commands), closes the listener and the runtime.
  * Requests must come with a loopback Host/Origin (else 403) and the bearer token (else 401).
+ * Sockets are bounded: HTTP_MAX_CONNECTIONS at once, headers within HTTP_HEADERS_TIMEOUT_MS and
+ * the whole request within HTTP_REQUEST_TIMEOUT_MS (else 408 and closed).
  * @throws AkError when the address cannot be listened on (e.g. the port is taken).
  * @returns the signal that stopped it, once everything is closed.
  */
@@ -38,18 +48,25 @@ export async function serveExecHttp(runtime: ExecRuntime, options: ServeExecHttp
     path: MCP_PATH,
     ...(options.sessionIdleMs === undefined ? {} : {sessionIdleMs: options.sessionIdleMs}),
   })
-  const server = createServer((req, res) => {
-    handler.handle(req, res).catch((error: Error) => {
-      runtime.log.warn(`HTTP request failed: ${error.message}`)
-      if (!res.headersSent) res.writeHead(500).end()
-      else res.destroy()
-    })
-  })
+  const server = createServer(
+    {
+      headersTimeout: HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
+    (req, res) => {
+      handler.handle(req, res).catch((error: Error) => {
+        runtime.log.warn(`HTTP request failed: ${error.message}`)
+        if (!res.headersSent) res.writeHead(500).end()
+        else res.destroy()
+      })
+    },
+  )
+  server.maxConnections = HTTP_MAX_CONNECTIONS
   const url = await listen(server, options.address)
   ;(options.onListening ?? ((line) => process.stderr.write(`ak exec: listening on ${line}\n`)))(url)
   const reason = await new Promise<HttpStopReason>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'))
-    process.once('SIGTERM', () => resolve('SIGTERM'))
+    for (const signal of STOP_SIGNALS) process.once(signal, () => resolve(signal))
   })
   await handler.close()
   server.closeAllConnections()

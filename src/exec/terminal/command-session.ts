@@ -6,6 +6,7 @@ import {setImmediate as nextTurn, setTimeout as delay} from 'node:timers/promise
 import {DispatchFailedError} from '../../errors.js'
 import {OUTPUT_BUFFER_CHARS, POST_EXIT_DRAIN_MS} from './limits.js'
 import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
+import {channelIdentity} from './process-tree.js'
 import {shellInvocation} from './shell.js'
 
 /** How to start one command. */
@@ -60,6 +61,13 @@ export class CommandSession {
   readonly ended: Promise<void>
   /** Resolves once the session is retired. */
   readonly retired: Promise<void>
+  /** Resolves once the output pipe is closed: every process holding it ended, or closeOutput(). */
+  readonly outputClosed: Promise<void>
+  /**
+   * Identity of the command's end of its output pipe (Linux; Node makes it a socket pair, so
+   * `socket:[inode]`), by which the processes holding it are found; undefined without `/proc`.
+   */
+  readonly outputPipe: string | undefined
 
   private readonly child: ChildProcess
   private readonly buffer: OutputBuffer
@@ -85,7 +93,10 @@ export class CommandSession {
     child.stderr!.on('data', (chunk: Buffer) => this.receive('stderr', chunk))
     child.stdin!.on('error', () => {}) // EPIPE once nothing reads stdin any more
     child.on('error', () => {}) // a failed kill(); the exit event still comes
+    // Read while the shell surely lives: its stdout is the end every descendant inherits.
+    this.outputPipe = channelIdentity(this.pid, 1)
     const pipeClosed = new Promise<void>((resolve) => child.stdout!.once('close', resolve))
+    this.outputClosed = pipeClosed
     void pipeClosed.then(() => (this.isPipeClosedFlag = true))
     this.ended = new Promise<void>((resolve) => {
       child.once('exit', (code, signal) => {
@@ -185,6 +196,17 @@ export class CommandSession {
     this.buffer.take()
     this.child.stdin!.destroy()
     this.markRetired()
+  }
+
+  /**
+   * Stops reading the command's output and closes this end of its pipes, so that a process still
+   * holding them (one that escaped a stop) cannot keep the server waiting. Only for a stopped
+   * session: what it prints from now on is lost.
+   */
+  closeOutput(): void {
+    this.retire()
+    this.child.stdout!.destroy()
+    this.child.stderr!.destroy()
   }
 
   private receive(stream: 'stdout' | 'stderr', chunk: Buffer): void {

@@ -1,12 +1,13 @@
 import {setTimeout as delay} from 'node:timers/promises'
 
 import {BadInputError, LimitReachedError, NotFoundError} from '../../errors.js'
+import {type Logger, silentLogger} from '../../log.js'
 import type {RuntimeService} from '../runtime.js'
 import type {ExecConnection} from '../tools/tool.js'
 import {type CommandAnswer, NO_SESSION, commandAnswer} from './answer.js'
 import {CommandSession} from './command-session.js'
 import {COMMAND_IDLE_LIMIT_MS, COMMAND_PREVIEW_CHARS, KILL_GRACE_MS, MAX_RUNNING_COMMANDS} from './limits.js'
-import {stopProcessTree} from './process-tree.js'
+import {type StopTarget, describeProcess, pipeHolders, stopProcessTree} from './process-tree.js'
 import {newProcessTag, newSessionId} from './session-id.js'
 import {commandEnvironment, resolveShell} from './shell.js'
 
@@ -25,6 +26,8 @@ export interface CommandSessionsOptions {
   env?: NodeJS.ProcessEnv
   /** Characters of output kept per command between answers. Default OUTPUT_BUFFER_CHARS. */
   bufferChars?: number
+  /** Where a process that escaped a stop is reported. Default: nowhere. */
+  log?: Logger
 }
 
 /** One call's wait on a session. */
@@ -76,6 +79,9 @@ export class CommandSessions implements RuntimeService {
   private readonly busy = new Map<string, number>()
   private readonly stoppedWhileIdle = new Map<string, string | undefined>()
   private readonly stopping = new Set<Promise<void>>()
+  /** Sessions whose output pipe is still open, retired or not (a background child may hold it). */
+  private readonly openOutputs = new Set<CommandSession>()
+  private readonly log: Logger
   private readonly idleLimitMs: number
   private readonly killGraceMs: number
   private readonly maxOpen: number
@@ -91,6 +97,7 @@ export class CommandSessions implements RuntimeService {
     this.maxOpen = options.maxOpen ?? MAX_RUNNING_COMMANDS
     this.env = options.env ?? process.env
     this.bufferChars = options.bufferChars
+    this.log = options.log ?? silentLogger
   }
 
   /** Sessions open now (running, or ended and not yet reported). */
@@ -145,6 +152,8 @@ export class CommandSessions implements RuntimeService {
       this.starting--
     }
     this.sessions.set(id, session)
+    this.openOutputs.add(session)
+    void session.outputClosed.then(() => this.openOutputs.delete(session))
     this.touch(session)
     if (this.isClosed || !this.ownerTags.has(owner)) {
       // The runtime or the owner's connection closed while the shell was starting.
@@ -221,7 +230,7 @@ export class CommandSessions implements RuntimeService {
   async stop(session: CommandSession): Promise<void> {
     this.retire(session)
     await this.track(
-      stopProcessTree({tags: new Set([session.tag]), leaders: () => (session.hasExited ? [] : [session.pid])}, this.killGraceMs),
+      this.stopProcesses({tags: new Set([session.tag]), leaders: () => (session.hasExited ? [] : [session.pid])}, [session]),
     )
   }
 
@@ -235,11 +244,9 @@ export class CommandSessions implements RuntimeService {
     for (const session of sessions) this.retire(session)
     this.ownerTags.delete(owner)
     if (!ownerTag) return
+    const outputs = [...this.openOutputs].filter((session) => session.owner === owner)
     await this.track(
-      stopProcessTree(
-        {tags: new Set([ownerTag]), leaders: () => sessions.filter((s) => !s.hasExited).map((s) => s.pid)},
-        this.killGraceMs,
-      ),
+      this.stopProcesses({tags: new Set([ownerTag]), leaders: () => sessions.filter((s) => !s.hasExited).map((s) => s.pid)}, outputs),
     )
   }
 
@@ -248,6 +255,26 @@ export class CommandSessions implements RuntimeService {
     this.isClosed = true
     await Promise.all([...this.ownerTags.keys()].map((owner) => this.closeOwner(owner)))
     await Promise.all([...this.stopping])
+  }
+
+  /**
+   * Stops the processes of `target` and of whatever holds the output pipes of `sessions`, then
+   * stops reading those pipes: a process that escaped cannot keep the server waiting on them.
+   * Such a process is reported by pid, or, where no `/proc` names it, by its command.
+   */
+  private async stopProcesses(target: StopTarget, sessions: readonly CommandSession[]): Promise<void> {
+    const pipes = new Set(sessions.flatMap((session) => (session.isPipeOpen && session.outputPipe ? [session.outputPipe] : [])))
+    const survivors = await stopProcessTree({...target, pipes}, this.killGraceMs)
+    const escaped = new Set(survivors)
+    for (const session of sessions) {
+      if (!session.isPipeOpen) continue
+      if (session.outputPipe) for (const pid of pipeHolders(new Set([session.outputPipe]))) escaped.add(pid)
+      else this.log.warn(`stopped reading the output of "${preview(session.command)}": a process it started still holds it and could not be found to stop`)
+      session.closeOutput()
+    }
+    if (escaped.size > 0) {
+      this.log.warn(`process${escaped.size === 1 ? '' : 'es'} ${[...escaped].map(describeProcess).join(', ')} escaped the stop and still run${escaped.size === 1 ? 's' : ''}; stop ${escaped.size === 1 ? 'it' : 'them'} by hand`)
+    }
   }
 
   private track(stop: Promise<void>): Promise<void> {

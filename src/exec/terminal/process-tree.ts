@@ -1,4 +1,4 @@
-import {readFileSync, readdirSync} from 'node:fs'
+import {readFileSync, readdirSync, readlinkSync} from 'node:fs'
 import {setTimeout as delay} from 'node:timers/promises'
 
 import {COMMAND_TAG_VARIABLE} from './shell.js'
@@ -17,9 +17,18 @@ export interface ProcessInfo {
   tags: string[]
 }
 
-/** What to stop: processes carrying any of `tags`, the groups and sessions of `leaders`, and their descendants. */
+/**
+ * What to stop: processes carrying any of `tags`, the groups and sessions of `leaders`, processes
+ * holding one of `pipes` open, and their descendants.
+ */
 export interface StopTarget {
   tags: ReadonlySet<string>
+  /**
+   * Identities of the command end of the commands' output pipes (see channelIdentity). A process that
+   * holds one was started by the command, however it left the group and dropped its tag
+   * (`env -i setsid …`), and it would keep that output open.
+   */
+  pipes?: ReadonlySet<string>
   /**
    * Pids of command shells not reaped yet, asked afresh before each round of signals: each leads
    * its own session and process group (spawned detached), and an unreaped pid cannot have been
@@ -90,15 +99,18 @@ export function listProcesses(): ProcessInfo[] {
 
 /**
  * The processes of `processes` that belong to a command: those tagged with one of `tags`, those
- * in the session or process group of one of `leaderPids`, and every descendant of either (by
- * parent links). Zombies are left out: they are already dead. Pure.
+ * in the session or process group of one of `leaderPids`, those of `memberPids` (e.g. holders of
+ * its output pipe), and every descendant of any of them (by parent links). Zombies are left out:
+ * they are already dead. Pure.
  */
 export function selectTargetProcesses(
   processes: readonly ProcessInfo[],
   tags: ReadonlySet<string>,
   leaderPids: readonly number[],
+  memberPids: readonly number[] = [],
 ): ProcessInfo[] {
   const leaders = new Set(leaderPids)
+  const members = new Set(memberPids)
   const selected = new Map<number, ProcessInfo>()
   const children = new Map<number, ProcessInfo[]>()
   for (const info of processes) {
@@ -106,7 +118,8 @@ export function selectTargetProcesses(
     siblings.push(info)
     children.set(info.ppid, siblings)
     const isTagged = info.tags.some((tag) => tags.has(tag))
-    if (isTagged || leaders.has(info.pid) || leaders.has(info.pgid) || leaders.has(info.sid)) selected.set(info.pid, info)
+    const isLed = leaders.has(info.pid) || leaders.has(info.pgid) || leaders.has(info.sid)
+    if (isTagged || isLed || members.has(info.pid)) selected.set(info.pid, info)
   }
   const queue = [...selected.keys(), ...leaders]
   while (queue.length > 0) {
@@ -133,6 +146,67 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+/**
+ * The identity Linux gives the pipe or socket behind file descriptor `fd` of process `pid`
+ * (`pipe:[12345]`, `socket:[12346]`): every process holding that end has the same link. Undefined
+ * where there is no `/proc`, the process is gone, or `fd` is something else.
+ */
+export function channelIdentity(pid: number, fd: number): string | undefined {
+  try {
+    const link = readlinkSync(`/proc/${pid}/fd/${fd}`)
+    return /^(?:pipe|socket):\[\d+\]$/.test(link) ? link : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Pids of the processes (other than this one) holding any of `pipes` open, found through
+ * `/proc/<pid>/fd`; empty where there is no `/proc`. Other users' processes cannot be read and
+ * are not found.
+ */
+export function pipeHolders(pipes: ReadonlySet<string>): number[] {
+  if (pipes.size === 0) return []
+  let names: string[]
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return []
+  }
+  const holders: number[] = []
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    let fds: string[]
+    try {
+      fds = readdirSync(`/proc/${name}/fd`)
+    } catch {
+      continue // gone, or not ours to read
+    }
+    for (const fd of fds) {
+      let link: string
+      try {
+        link = readlinkSync(`/proc/${name}/fd/${fd}`)
+      } catch {
+        continue
+      }
+      if (pipes.has(link)) {
+        holders.push(Number(name))
+        break
+      }
+    }
+  }
+  return holders
+}
+
+/** A process as an operator reads it: `1234 (sleep)`. */
+export function describeProcess(pid: number): string {
+  try {
+    return `${pid} (${readFileSync(`/proc/${pid}/comm`, 'utf8').trim()})`
+  } catch {
+    return String(pid)
+  }
+}
+
 function signal(pid: number, name: NodeJS.Signals): void {
   try {
     process.kill(pid, name)
@@ -144,7 +218,7 @@ function signal(pid: number, name: NodeJS.Signals): void {
 /** Signals every process of `target` and the process groups they lead; returns the pids signalled. */
 function signalTarget(target: StopTarget, name: NodeJS.Signals): number[] {
   const leaders = target.leaders()
-  const found = selectTargetProcesses(listProcesses(), target.tags, leaders)
+  const found = selectTargetProcesses(listProcesses(), target.tags, leaders, pipeHolders(target.pipes ?? new Set()))
   for (const leader of leaders) signal(-leader, name)
   for (const info of found) {
     if (info.pgid === info.pid) signal(-info.pid, name)
@@ -164,21 +238,25 @@ async function waitUntilGone(pids: number[], timeoutMs: number): Promise<boolean
 
 /**
  * Stops every process of `target`: SIGTERM to the leaders' process groups, to each process found
- * through `/proc` (tagged, in a leader's session or group, or a descendant of one) and to the
- * groups those lead; after `graceMs`, a fresh scan and SIGKILL to whatever is still there (and to
- * what was forked meanwhile). Resolves once they are gone or after a short wait past SIGKILL.
+ * through `/proc` (tagged, in a leader's session or group, holding a command's output pipe, or a
+ * descendant of one) and to the groups those lead; after `graceMs`, a fresh scan and SIGKILL to
+ * whatever is still there (and to what was forked meanwhile). Resolves once they are gone or
+ * after a short wait past SIGKILL.
  *
- * What can escape: a process that clears its environment (`env -i`), leaves the session, and
- * whose parent chain to a found process is already broken when the scan runs; and a process that
- * forks faster than the scans find it. Without `/proc` (macOS) only the process groups are
- * signalled.
+ * What can escape: a process that clears its environment (`env -i`), leaves the session, closes
+ * the command's output, and whose parent chain to a found process is already broken when the
+ * scan runs; a process that forks faster than the scans find it; another user's process. Without
+ * `/proc` (macOS) only the process groups are signalled.
+ * @returns the pids signalled that are still alive at the end (normally none).
  */
-export async function stopProcessTree(target: StopTarget, graceMs: number): Promise<void> {
+export async function stopProcessTree(target: StopTarget, graceMs: number): Promise<number[]> {
   const termed = signalTarget(target, 'SIGTERM')
   if (await waitUntilGone(termed, graceMs)) {
     // A last scan catches anything forked while the first ones were dying.
-    if (selectTargetProcesses(listProcesses(), target.tags, target.leaders()).length === 0) return
+    const holders = pipeHolders(target.pipes ?? new Set())
+    if (selectTargetProcesses(listProcesses(), target.tags, target.leaders(), holders).length === 0) return []
   }
   const killed = signalTarget(target, 'SIGKILL')
   await waitUntilGone(killed, AFTER_KILL_WAIT_MS)
+  return killed.filter(isProcessAlive)
 }

@@ -24,4 +24,14 @@ describe('documented limits of read and edit', () => {
     ]
     for (const [name, text] of quoted) expect(doc, name).to.contain(text)
   })
+
+  it('docs/http.md quotes the socket limits of src/exec/limits.ts', async () => {
+    const doc = (await readFile(path.join(REPO_ROOT, 'docs', 'http.md'), 'utf8')).replace(/\s+/g, ' ')
+    const quoted: Array<[string, string]> = [
+      ['HTTP_HEADERS_TIMEOUT_MS', `within ${limits.HTTP_HEADERS_TIMEOUT_MS / 1000} s (\`HTTP_HEADERS_TIMEOUT_MS\`)`],
+      ['HTTP_REQUEST_TIMEOUT_MS', `within ${limits.HTTP_REQUEST_TIMEOUT_MS / 1000} s (\`HTTP_REQUEST_TIMEOUT_MS\`)`],
+      ['HTTP_MAX_CONNECTIONS', `at most ${limits.HTTP_MAX_CONNECTIONS} connections are open at once`],
+    ]
+    for (const [name, text] of quoted) expect(doc, name).to.contain(text)
+  })
 })

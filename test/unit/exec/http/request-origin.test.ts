@@ -60,4 +60,28 @@ describe('exec/http/request-origin', () => {
       expect(refusedOrigin({host: 'api.example.com'}, rules)).to.equal(undefined)
     })
   })
+
+  describe('with the library default (no allow-lists): loopback names on a loopback socket', () => {
+    const rules = {hosts: 'loopback-socket', origins: 'loopback-socket'} as const
+
+    it('refuses a foreign Host on a loopback socket, naming allowedHosts', () => {
+      for (const localAddress of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+        expect(refusedOrigin({host: 'evil.example.com', localAddress}, rules)).to.match(/allowedHosts/)
+      }
+    })
+
+    it('refuses a foreign Origin on a loopback socket, naming allowedOrigins', () => {
+      expect(refusedOrigin({host: 'localhost:3000', origin: 'http://evil.example.com', localAddress: '127.0.0.1'}, rules)).to.match(/allowedOrigins/)
+    })
+
+    it('serves loopback names on a loopback socket, with or without an Origin', () => {
+      expect(refusedOrigin({host: 'localhost:3000', localAddress: '127.0.0.1'}, rules)).to.equal(undefined)
+      expect(refusedOrigin({host: '[::1]:3000', origin: 'http://127.0.0.1:3000', localAddress: '::1'}, rules)).to.equal(undefined)
+    })
+
+    it('checks nothing on a socket that is not loopback (the host decides, e.g. behind its proxy)', () => {
+      expect(refusedOrigin({host: 'api.example.com', origin: 'https://app.example.com', localAddress: '10.0.0.5'}, rules)).to.equal(undefined)
+      expect(refusedOrigin({host: 'api.example.com', localAddress: '::ffff:10.0.0.5'}, rules)).to.equal(undefined)
+    })
+  })
 })

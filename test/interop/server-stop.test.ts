@@ -1,0 +1,99 @@
+import {expect} from 'chai'
+import {randomInt} from 'node:crypto'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {connectHttp} from '../helpers/clients.js'
+import {eventually} from '../helpers/codex-fixtures.js'
+import {waitUntilGone} from '../helpers/processes.js'
+import {
+  type ServerProcess,
+  initializeRaw,
+  killPids,
+  pidsRunning,
+  processGroupMembers,
+  startServerProcess,
+} from '../helpers/server-process.js'
+
+/**
+ * A command whose background child leaves everything ak can trace it by: `env -i` drops the
+ * environment tag, `setsid` the session and process group, and its parent shell exits at once.
+ * It still holds the command's output pipe. `marker` is the unique sleep time that finds it.
+ */
+function escapingCommand(marker: string): string {
+  return `env -i setsid sleep ${marker} & echo started`
+}
+
+/** A unique `sleep` argument (seconds, far longer than any test). */
+function newMarker(): string {
+  return String(3_000_000 + randomInt(1_000_000))
+}
+
+const endings = [
+  {name: 'stdin closes', end: (server: ServerProcess) => server.child.stdin.end()},
+  {name: 'SIGTERM arrives', end: (server: ServerProcess) => server.child.kill('SIGTERM')},
+  {name: 'SIGINT arrives', end: (server: ServerProcess) => server.child.kill('SIGINT')},
+  // A closed terminal sends SIGHUP to its foreground process group.
+  {name: 'SIGHUP reaches its process group', end: (server: ServerProcess) => process.kill(-server.child.pid!, 'SIGHUP')},
+]
+
+describe('ak exec serve stops whatever its commands did', () => {
+  let workspace: string
+  const leftovers: string[] = []
+
+  before(async () => {
+    workspace = await mkdtemp(path.join(tmpdir(), 'ak-stop-'))
+  })
+  after(async () => {
+    for (const marker of leftovers) killPids(pidsRunning(marker))
+    await rm(workspace, {recursive: true, force: true})
+  })
+
+  for (const {name, end} of endings) {
+    it(`over stdio exits 0 when ${name}, with an escaped process holding a command's output`, async () => {
+      const marker = newMarker()
+      leftovers.push(marker)
+      const server = startServerProcess(['exec', 'serve', '--level', 'terminal', '--workspace', workspace], {cwd: workspace})
+      await initializeRaw(server)
+      server.send({jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'exec_command', arguments: {cmd: escapingCommand(marker), yield_time_ms: 5000}}})
+      expect(JSON.stringify(await server.response(2))).to.contain('started')
+      server.send({jsonrpc: '2.0', id: 3, method: 'tools/call', params: {name: 'exec_command', arguments: {cmd: 'echo "pid=$$"; exec sleep 300', yield_time_ms: 1000}}})
+      const running = Number(/pid=(\d+)/.exec(JSON.stringify(await server.response(3)))?.[1])
+      expect(running).to.be.above(0)
+      expect(pidsRunning(marker), 'the escaped sleep').to.have.length(1)
+      end(server)
+      const exit = await server.exited()
+      expect(exit, `still running; stderr:\n${server.stderr()}`).to.deep.equal({code: 0, signal: null})
+      expect(await waitUntilGone(running)).to.equal(true)
+      await eventually(() => pidsRunning(marker).length === 0)
+      expect(processGroupMembers(server.child.pid!)).to.deep.equal([])
+    })
+  }
+
+  for (const {name, end} of endings.filter((ending) => ending.name !== 'stdin closes')) {
+    it(`over --http exits 0 when ${name}, with an escaped process holding a command's output`, async () => {
+      const marker = newMarker()
+      leftovers.push(marker)
+      const token = 'stop-test-token'
+      const server = startServerProcess(['exec', 'serve', '--level', 'terminal', '--workspace', workspace, '--http', '127.0.0.1:0'], {
+        cwd: workspace,
+        env: {AGENTEXEC_TOKEN: token},
+      })
+      await eventually(() => /listening on http:\S+/.test(server.stderr()))
+      const url = /listening on (http:\S+)/.exec(server.stderr())![1]!
+      for (const line of ['v1 (2025 era)', 'v2 (2026-07-28)'] as const) {
+        const client = await connectHttp(line, url, {token})
+        const answer = await client.call('exec_command', {cmd: escapingCommand(marker), yield_time_ms: 5000})
+        expect(answer.text).to.contain('started')
+        await client.close()
+      }
+      expect(pidsRunning(marker), 'the escaped sleeps').to.have.length(2)
+      end(server)
+      const exit = await server.exited()
+      expect(exit, `still running; stderr:\n${server.stderr()}`).to.deep.equal({code: 0, signal: null})
+      await eventually(() => pidsRunning(marker).length === 0)
+      expect(processGroupMembers(server.child.pid!)).to.deep.equal([])
+    })
+  }
+})
