@@ -109,8 +109,10 @@ for (const line of CLIENT_LINES) {
     })
 
     it('runs the command in a login shell with plain, non-interactive settings', async () => {
-      const answer = await call(client, 'exec_command', {cmd: 'echo "$AK_TEST_PROFILE $NO_COLOR $TERM $PAGER $GIT_PAGER"'})
-      expect(answer.text).to.equal('loaded 1 dumb cat cat\n')
+      const answer = await call(client, 'exec_command', {
+        cmd: 'echo "$AK_TEST_PROFILE $NO_COLOR $TERM $PAGER $GIT_PAGER $GH_PAGER $LANG $LC_CTYPE $LC_ALL [${COLORTERM-unset}]"',
+      })
+      expect(answer.text).to.equal('loaded 1 dumb cat cat cat C.UTF-8 C.UTF-8 C.UTF-8 []\n')
     })
 
     it('runs in workdir inside the workspace and refuses one outside it', async () => {

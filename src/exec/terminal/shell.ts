@@ -11,12 +11,23 @@ export const POSIX_SHELL_NAMES: readonly string[] = ['bash', 'zsh', 'sh', 'dash'
 /** Shells tried, in order, when `$SHELL` is unset, unknown or not executable. */
 export const FALLBACK_SHELLS: readonly string[] = ['/bin/bash', '/bin/sh']
 
-/** Variables added to every command's environment so that tools run plain and non-interactive. */
+/**
+ * Variables set in every command's environment so that tools print plain, predictable UTF-8 and
+ * never wait on a pager: the values Codex's unified exec forces on the commands it starts
+ * (`codex-rs/core/src/unified_exec/process_manager.rs`: NO_COLOR, TERM, LANG, LC_CTYPE, LC_ALL,
+ * COLORTERM, PAGER, GIT_PAGER, GH_PAGER). COLORTERM is set empty, as there: cleared, so a tool
+ * that looks for truecolor support finds none.
+ */
 export const COMMAND_ENV_OVERRIDES: Readonly<Record<string, string>> = {
   NO_COLOR: '1',
   TERM: 'dumb',
+  LANG: 'C.UTF-8',
+  LC_CTYPE: 'C.UTF-8',
+  LC_ALL: 'C.UTF-8',
+  COLORTERM: '',
   PAGER: 'cat',
   GIT_PAGER: 'cat',
+  GH_PAGER: 'cat',
 }
 
 /**

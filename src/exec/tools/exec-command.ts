@@ -51,7 +51,7 @@ export const execCommandTool = defineTool({
   title: 'Run a shell command',
   description:
     'Runs a command in a login shell (the user\'s $SHELL, else bash, else sh) in the workspace or in workdir, ' +
-    'over pipes (no terminal), with stdout and stderr merged in order and NO_COLOR=1, TERM=dumb, PAGER=cat. ' +
+    'over pipes (no terminal), with stdout and stderr merged in order and NO_COLOR=1, TERM=dumb, LANG=C.UTF-8, PAGER=cat. ' +
     `Answers as soon as the command ends, or after yield_time_ms (${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS} ms, ` +
     `default ${DEFAULT_EXEC_YIELD_TIME_MS}) if it still runs; then it keeps running and the answer's session_id ` +
     'lets write_stdin read more output, type input, interrupt it ("\\u0003") or end its input ("\\u0004"). ' +
