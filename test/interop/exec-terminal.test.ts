@@ -270,7 +270,7 @@ describe('terminal limits and cleanup through the real server', () => {
     }
   })
 
-  it(`refuses the 65th running command, listing the open ones, and evicts nothing`, async function () {
+  it(`refuses the 65th running command, listing the running ones, and evicts nothing`, async function () {
     this.timeout(180_000)
     const client = await connectStdio(line, terminal(workspace), {env: {HOME: home}})
     const shells: number[] = []
@@ -288,7 +288,7 @@ describe('terminal limits and cleanup through the real server', () => {
       }
       const refused = await client.call('exec_command', {cmd: 'echo sixty-five'})
       expect(refused.isError).to.equal(true)
-      expect(refused.text).to.contain('Too many commands: 64 are open')
+      expect(refused.text).to.contain('Too many commands: 64 are running')
       for (const answer of started) expect(refused.text).to.contain(answer.session_id as string)
       expect(refused.text).to.contain('# command 63').and.not.contain('sixty-five')
       for (const pid of shells) expect(isAlive(pid)).to.equal(true)

@@ -56,6 +56,7 @@ describe('the README', () => {
     const limits = await import('../../../../src/exec/terminal/limits.js')
     const readme = readFileSync(`${REPO_ROOT}/README.md`, 'utf8')
     expect(readme).to.contain(`| ${limits.MAX_RUNNING_COMMANDS}; the 65th is refused`)
+    expect(readme).to.contain(`| ${limits.MAX_UNREAD_ENDED_COMMANDS}; past it the one that waited longest is dropped`)
     expect(readme).to.contain(`| ${limits.COMMAND_IDLE_LIMIT_MS / 60_000} minutes |`)
     expect(readme).to.contain(`| ${limits.OUTPUT_BUFFER_CHARS} characters`)
     expect(readme).to.contain(`| ${limits.KILL_GRACE_MS / 1000} second |`)
