@@ -1,6 +1,7 @@
 import {setTimeout as delay} from 'node:timers/promises'
 
 import {BadInputError, LimitReachedError, NotFoundError} from '../../errors.js'
+import {type Logger, silentLogger} from '../../log.js'
 import type {RuntimeService} from '../runtime.js'
 import type {ExecConnection} from '../tools/tool.js'
 import {type CommandAnswer, NO_SESSION, commandAnswer} from './answer.js'
@@ -14,7 +15,9 @@ import {
 } from './limits.js'
 import {stopProcessTree} from './process-tree.js'
 import {newProcessTag, newSessionId} from './session-id.js'
+import {NO_SANDBOX, type Sandbox, bwrapArguments} from './sandbox.js'
 import {commandEnvironment, resolveShell} from './shell.js'
+import {ShellSnapshots} from './shell-snapshot.js'
 
 /** Ids of sessions that ended unreported (stopped while idle) remembered for a clearer error. */
 const REMEMBERED_STOPS = 256
@@ -33,6 +36,12 @@ export interface CommandSessionsOptions {
   env?: NodeJS.ProcessEnv
   /** Characters of output kept per command between answers. Default OUTPUT_BUFFER_CHARS. */
   bufferChars?: number
+  /** Real path of the workspace: where the shell snapshot is taken, and what the sandbox lets commands write. */
+  workspace?: string
+  /** The sandbox commands run in (openSandbox). Default NO_SANDBOX. */
+  sandbox?: Sandbox
+  /** Where the shell snapshot says why commands run in a login shell. Default: nowhere. */
+  log?: Logger
 }
 
 /** One call's wait on a session. */
@@ -96,7 +105,11 @@ export class CommandSessions implements RuntimeService {
   private readonly maxUnreadEnded: number
   private readonly env: NodeJS.ProcessEnv
   private readonly bufferChars: number | undefined
+  private readonly workspace: string | undefined
+  private readonly sandbox: Sandbox
+  private readonly log: Logger
   private shell: string | undefined
+  private snapshots: ShellSnapshots | undefined
   private starting = 0
   private isClosed = false
 
@@ -107,6 +120,14 @@ export class CommandSessions implements RuntimeService {
     this.maxUnreadEnded = options.maxUnreadEnded ?? MAX_UNREAD_ENDED_COMMANDS
     this.env = options.env ?? process.env
     this.bufferChars = options.bufferChars
+    this.workspace = options.workspace
+    this.sandbox = options.sandbox ?? NO_SANDBOX
+    this.log = options.log ?? silentLogger
+  }
+
+  /** The shell snapshot, once the first command started. */
+  get shellSnapshot(): ShellSnapshots | undefined {
+    return this.snapshots
   }
 
   /** Sessions open now (running, or ended and not yet reported). */
@@ -150,6 +171,8 @@ export class CommandSessions implements RuntimeService {
     while (this.sessions.has(id)) id = newSessionId()
     const tag = newProcessTag()
     this.shell ??= resolveShell(this.env)
+    this.snapshots ??= this.createSnapshots(this.shell, cwd)
+    const snapshotFile = this.snapshots.current()
     // Counted while the spawn is under way, so concurrent starts respect the limit.
     this.starting++
     let session: CommandSession
@@ -163,6 +186,8 @@ export class CommandSessions implements RuntimeService {
         shell: this.shell,
         env: commandEnvironment(this.env, [ownerTag, tag]),
         bufferChars: this.bufferChars,
+        snapshotFile,
+        wrapper: this.wrapper(cwd),
       })
     } finally {
       this.starting--
@@ -280,6 +305,30 @@ export class CommandSessions implements RuntimeService {
     this.isClosed = true
     await Promise.all([...this.ownerTags.keys()].map((owner) => this.closeOwner(owner)))
     await Promise.all([...this.stopping])
+    await this.snapshots?.close()
+  }
+
+  /**
+   * The sandbox's wrapper for a command starting in `cwd` (`bwrap … --`), letting it read the
+   * snapshot files; undefined without a sandbox.
+   */
+  private wrapper(cwd: string, snapshotDir = this.snapshots?.snapshotDir): string[] | undefined {
+    const {bwrap} = this.sandbox
+    if (!bwrap) return undefined
+    const layout = {workspace: this.workspace ?? cwd, cwd, readOnlyPaths: snapshotDir ? [snapshotDir] : []}
+    return [bwrap, ...bwrapArguments(this.sandbox, layout)]
+  }
+
+  /** The shell snapshot of `shell`, taken in the workspace (in the sandbox when there is one). */
+  private createSnapshots(shell: string, cwd: string): ShellSnapshots {
+    const root = this.workspace ?? cwd
+    return new ShellSnapshots({
+      shell,
+      env: commandEnvironment(this.env, [newProcessTag()]),
+      cwd: root,
+      log: this.log,
+      wrap: this.sandbox.bwrap ? (argv, snapshotDir) => [...this.wrapper(root, snapshotDir)!, ...argv] : undefined,
+    })
   }
 
   private track(stop: Promise<void>): Promise<void> {

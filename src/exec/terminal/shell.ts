@@ -77,16 +77,44 @@ export function commandEnvironment(base: NodeJS.ProcessEnv, tags: string[]): Nod
   return env
 }
 
+/** `text` as one single-quoted shell word. */
+export function quoteForShell(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`
+}
+
 /**
- * The program and arguments that run `command` in `shell` as a login shell (`-lc`) with stderr
- * joined to stdout.
+ * The `-c` script that runs `command` after sourcing `snapshotFile` (a shell snapshot,
+ * shell-snapshot.ts): the snapshot first, quietly, as Codex does; then the command through
+ * `eval`, so that it is parsed after the snapshot's aliases exist (zsh parses a whole `-c` string
+ * before running any of it).
+ */
+export function snapshotCommandScript(snapshotFile: string, command: string): string {
+  return `. ${quoteForShell(snapshotFile)} >/dev/null 2>&1\neval ${quoteForShell(command)}`
+}
+
+/** How shellInvocation runs a command besides the shell itself. */
+export interface InvocationOptions {
+  /**
+   * A shell snapshot to source (shell-snapshot.ts): the command then runs in a non-login shell
+   * (`-c`) that sources it first, instead of a login shell (`-lc`).
+   */
+  snapshotFile?: string
+  /** A program and arguments the shell runs under (the sandbox's `bwrap … --`). */
+  wrapper?: readonly string[]
+}
+
+/**
+ * The program and arguments that run `command` in `shell` with stderr joined to stdout: as a
+ * login shell (`-lc`), or with `snapshotFile` as a non-login shell that sources it
+ * (snapshotCommandScript); under `wrapper` when given.
  *
  * Node cannot give a child one pipe as both fd 1 and fd 2, so the command goes through
  * `/bin/sh -c 'exec "$0" "$@" 2>&1'`: that sh points fd 2 at fd 1 (the stdout pipe) and then
- * replaces itself with the login shell, so the shell keeps the spawned pid (the process group
+ * replaces itself with the shell (or the wrapper), so it keeps the spawned pid (the process group
  * leader) and it and every descendant write both streams into the same pipe, in the exact order
  * they wrote them.
  */
-export function shellInvocation(shell: string, command: string): {file: string; args: string[]} {
-  return {file: '/bin/sh', args: ['-c', 'exec "$0" "$@" 2>&1', shell, '-lc', command]}
+export function shellInvocation(shell: string, command: string, options: InvocationOptions = {}): {file: string; args: string[]} {
+  const shellArgs = options.snapshotFile ? ['-c', snapshotCommandScript(options.snapshotFile, command)] : ['-lc', command]
+  return {file: '/bin/sh', args: ['-c', 'exec "$0" "$@" 2>&1', ...(options.wrapper ?? []), shell, ...shellArgs]}
 }

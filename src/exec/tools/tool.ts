@@ -3,6 +3,7 @@ import type {z} from 'zod'
 
 import type {Logger} from '../../log.js'
 import type {Level} from '../level.js'
+import type {Sandbox} from '../terminal/sandbox.js'
 import type {Workspace} from '../workspace.js'
 
 /**
@@ -13,6 +14,8 @@ export interface ExecRuntime {
   workspace: Workspace
   level: Level
   log: Logger
+  /** The sandbox commands run in (`mode` `off`: none). */
+  sandbox: Sandbox
   /** Services registered by tools that need state across calls (search pool, command sessions). */
   services: Map<string, unknown>
   /** Stops everything the runtime started (commands, workers). Idempotent. */

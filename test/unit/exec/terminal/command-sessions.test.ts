@@ -128,7 +128,7 @@ describe('CommandSessions', () => {
 
   it('drops the longest-waiting unread ended command past the unread limit, and its id tells its exit code', async () => {
     sessions = create({maxUnreadEnded: 2})
-    const started = []
+    const started: CommandSession[] = []
     for (const code of [5, 6, 7]) {
       const session = await sessions.start(`echo out${code}; exit ${code}`, tmpdir(), OWNER)
       await session.ended
