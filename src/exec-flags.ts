@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {DEFAULT_LEVEL, LEVELS} from './exec/level.js'
+import {DEFAULT_SANDBOX_MODE, SANDBOX_MODES} from './exec/terminal/sandbox-policy.js'
 
 /** `--workspace`, shared by the `exec` commands that start a server. */
 export const workspaceFlag = Flags.string({
@@ -19,4 +20,23 @@ export function levelFlag(lead: string) {
     options: [...LEVELS],
     default: DEFAULT_LEVEL,
   })
+}
+
+/**
+ * `--sandbox` and `--sandbox-network`, shared by the `exec` commands that start a server; parsed
+ * with parseSandboxPolicy, the rule `createAgentExec` and `dist/agentexec.js` use too.
+ */
+export const sandboxFlags = {
+  sandbox: Flags.string({
+    description:
+      'Run each command in a sandbox (Linux, bubblewrap): workspace-write lets commands write only in the workspace and a ' +
+      'private /tmp; read-only lets them write nowhere; off (the default) does not confine them. Reads are not confined.',
+    options: [...SANDBOX_MODES],
+    default: DEFAULT_SANDBOX_MODE,
+    helpValue: 'MODE',
+  }),
+  'sandbox-network': Flags.boolean({
+    description: 'Let sandboxed commands use the network (off by default inside the sandbox).',
+    default: false,
+  }),
 }

@@ -5,6 +5,7 @@ import {type CheckResult, type DoctorEnvironment, type DoctorReport, fail} from 
 import {checkCodexCli} from './codex-cli-check.js'
 import {checkCodexConfig, checkCodexHome} from './codex-home-check.js'
 import {checkExecServe} from './exec-serve-check.js'
+import {checkExecSandbox} from './sandbox-check.js'
 import {checkNode} from './node-check.js'
 import {checkRegistration} from './registration-check.js'
 import {checkProjectTrust} from './trust-check.js'
@@ -12,8 +13,8 @@ import {checkProjectTrust} from './trust-check.js'
 /**
  * Runs every `ak doctor` check, in report order: Node.js, the codex CLI, the Codex home and its
  * config.toml, the current project's trust, the agent runtime's registration, the plugin root,
- * the agents discovery finds, and that `ak exec serve` starts on the current folder. Checks never
- * throw for what they examine: a problem is a result.
+ * the agents discovery finds, that `ak exec serve` starts on the current folder, and whether its
+ * terminal sandbox can run here. Checks never throw for what they examine: a problem is a result.
  *
  * One rule joins two checks: a missing `codex` is a warning on its own (only agent calls need
  * it), but a failure when the agent runtime is registered, since every agent call would fail.
@@ -37,6 +38,7 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
     await checkPluginRoot(roots.pluginRoot),
     await checkAgents(roots, {cwd: environment.cwd, homeDir: environment.homeDir}),
     await checkExecServe(environment),
+    await checkExecSandbox(environment),
   ]
   return {ok: checks.every((check) => check.status !== 'fail'), checks}
 }

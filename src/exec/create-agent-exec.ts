@@ -5,6 +5,8 @@ import {createExecHttpHandler} from './http/node-handler.js'
 import {DEFAULT_LEVEL, type Level, parseLevel} from './level.js'
 import {createExecRuntime} from './runtime.js'
 import {Workspace} from './workspace.js'
+import {type SandboxMode, parseSandboxPolicy} from './terminal/sandbox-policy.js'
+import {openSandbox} from './terminal/sandbox.js'
 
 /** Options of `createAgentExec`. */
 export interface AgentExecOptions {
@@ -37,6 +39,14 @@ export interface AgentExecOptions {
   maxSessions?: number
   /** Where operator lines (one per tool call) go; default: nowhere. */
   log?: Logger
+  /**
+   * Runs each command in a sandbox (Linux, bubblewrap; DESIGN §4.8): `workspace-write` (writes
+   * only inside the workspace and a private /tmp), `read-only` (no writes), or `off` (default).
+   * Only the `terminal` level runs commands.
+   */
+  sandbox?: SandboxMode
+  /** Lets sandboxed commands use the network (default false). */
+  sandboxNetwork?: boolean
 }
 
 /** AgentExec mounted in a host application's HTTP server. */
@@ -58,12 +68,17 @@ export interface AgentExec {
  * HTTPS when it listens beyond loopback. With `allowedHosts`/`allowedOrigins`, requests with
  * another `Host`/`Origin` get 403 (DNS-rebinding protection).
  *
- * @throws BadInputError when the workspace does not exist or is not a folder, or the level is unknown.
+ * @throws BadInputError when the workspace does not exist or is not a folder, the level or the
+ *   sandbox mode is unknown, or the sandbox cannot run here (SandboxUnavailableError, which says
+ *   how to fix it).
  */
 export async function createAgentExec(options: AgentExecOptions): Promise<AgentExec> {
   const level = parseLevel(options.level ?? DEFAULT_LEVEL)
+  const sandboxPolicy = parseSandboxPolicy({sandbox: options.sandbox, sandboxNetwork: options.sandboxNetwork})
   const workspace = await Workspace.open(options.workspace)
-  const runtime = createExecRuntime({workspace, level, log: options.log ?? silentLogger})
+  const log = options.log ?? silentLogger
+  const sandbox = await openSandbox(sandboxPolicy, {workspace: workspace.root, level, log})
+  const runtime = createExecRuntime({workspace, level, log, sandbox})
   const handler = createExecHttpHandler(runtime, {
     origins: {hosts: options.allowedHosts, origins: options.allowedOrigins},
     ...(options.maxBodyBytes === undefined ? {} : {maxBodyBytes: options.maxBodyBytes}),

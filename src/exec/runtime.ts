@@ -2,7 +2,7 @@ import {randomBytes} from 'node:crypto'
 
 import {type Logger, silentLogger} from '../log.js'
 import type {Level} from './level.js'
-import type {Sandbox} from './terminal/sandbox.js'
+import type {Sandbox} from './terminal/sandbox-policy.js'
 import type {ExecConnection, ExecRuntime} from './tools/tool.js'
 import type {Workspace} from './workspace.js'
 

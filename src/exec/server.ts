@@ -2,6 +2,7 @@ import {McpServer} from '@modelcontextprotocol/server'
 
 import {AK_VERSION} from '../version.js'
 import {type Level, levelIncludes} from './level.js'
+import {describeSandbox} from './terminal/sandbox-policy.js'
 import {toolErrorResult, toolSuccessResult} from './tool-result.js'
 import {EXEC_TOOLS} from './tools/index.js'
 import type {ExecConnection, ExecRuntime, ExecTool} from './tools/tool.js'
@@ -32,7 +33,8 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
       capabilities: {tools: {}},
       instructions:
         `${LEVEL_OFFERS[runtime.level]}, confined to the workspace ${runtime.workspace.root}. ` +
-        `Relative paths are resolved against it; paths outside it are refused.`,
+        `Relative paths are resolved against it; paths outside it are refused.` +
+        (runtime.level === 'terminal' ? ` ${describeSandbox(runtime.sandbox)}` : ''),
     },
   )
   for (const tool of toolsForLevel(runtime.level)) registerExecTool(server, runtime, connection, tool)
@@ -44,7 +46,7 @@ function registerExecTool(server: McpServer, runtime: ExecRuntime, connection: E
     tool.name,
     {
       title: tool.title,
-      description: tool.description,
+      description: tool.descriptionFor?.(runtime) ?? tool.description,
       inputSchema: tool.inputSchema,
       ...(tool.outputSchema ? {outputSchema: tool.outputSchema} : {}),
       annotations: tool.annotations,

@@ -15,7 +15,8 @@ import {
 } from './limits.js'
 import {stopProcessTree} from './process-tree.js'
 import {newProcessTag, newSessionId} from './session-id.js'
-import {NO_SANDBOX, type Sandbox, bwrapArguments} from './sandbox.js'
+import {bwrapArguments} from './sandbox.js'
+import {NO_SANDBOX, type Sandbox} from './sandbox-policy.js'
 import {commandEnvironment, resolveShell} from './shell.js'
 import {ShellSnapshots} from './shell-snapshot.js'
 

@@ -3,14 +3,18 @@ import {accessSync, constants, statSync} from 'node:fs'
 import path from 'node:path'
 
 import {BadInputError} from '../../errors.js'
+import type {Level} from '../level.js'
+import type {Logger} from '../../log.js'
+import {NO_SANDBOX, type Sandbox, type SandboxPolicy} from './sandbox-policy.js'
 
 /**
- * The terminal sandbox (DESIGN §4.8): on Linux, each command runs under bubblewrap (`bwrap`) with
- * the root file system read-only, the workspace writable (`workspace-write`) or not
- * (`read-only`), a private `/tmp`, its own `/dev` and `/proc`, a new PID namespace that dies with
- * the command, and a new network namespace unless network is allowed.
+ * The terminal sandbox (DESIGN §4.8; its settings are in sandbox-policy.ts): on Linux, each
+ * command runs under bubblewrap (`bwrap`) with the root file system read-only, the workspace
+ * writable (`workspace-write`) or not (`read-only`), a private `/tmp`, its own `/dev` and
+ * `/proc`, a new PID namespace that dies with the command, and a new network namespace unless
+ * network is allowed. Background processes end with the command: when its shell exits, the
+ * namespace's init (bubblewrap) exits and the kernel kills everything left in the namespace.
  *
- * The mode names are Codex's sandbox modes (`codex exec --sandbox read-only|workspace-write`).
  * The bubblewrap layout follows Codex's Linux sandbox (`codex-rs/linux-sandbox/src/bwrap.rs`):
  * `--ro-bind / /`, then `--dev /dev`, then the writable roots bound over it, `--unshare-pid` with
  * a fresh `--proc /proc`, `--unshare-net` when network is off, and `--die-with-parent`. Where ak
@@ -26,75 +30,10 @@ import {BadInputError} from '../../errors.js'
  * Reads are not confined (as in Codex): a command can read whatever the server's user can.
  */
 
-/** The sandbox modes, Codex's names; `off` runs commands as the server's user, unconfined. */
-export const SANDBOX_MODES = ['off', 'workspace-write', 'read-only'] as const
-export type SandboxMode = (typeof SANDBOX_MODES)[number]
-/** The mode when none is given. */
-export const DEFAULT_SANDBOX_MODE: SandboxMode = 'off'
 /** The bubblewrap program looked up on PATH. */
 export const BWRAP_PROGRAM = 'bwrap'
 /** Time limit of the start-up check that bubblewrap can create the sandbox, in ms. */
 export const SANDBOX_CHECK_TIMEOUT_MS = 10_000
-
-/** What the user asked for. */
-export interface SandboxPolicy {
-  mode: SandboxMode
-  /** Whether commands may use the network; only meaningful when `mode` is not `off`. */
-  network: boolean
-}
-
-/** A policy checked to work here, with the bubblewrap found for it. */
-export interface Sandbox extends SandboxPolicy {
-  /** Absolute path of bwrap; set whenever `mode` is not `off`. */
-  bwrap?: string
-}
-
-/** No sandbox: today's behaviour, the default. */
-export const NO_SANDBOX: Sandbox = {mode: 'off', network: true}
-
-/**
- * Parses the sandbox settings shared by `ak exec serve`, `dist/agentexec.js` and
- * `createAgentExec`: `sandbox` (a mode name; default `off`) and `sandboxNetwork`.
- * @throws BadInputError for an unknown mode, naming the valid ones, or for `sandboxNetwork`
- *   without a sandbox.
- */
-export function parseSandboxPolicy(options: {sandbox?: string; sandboxNetwork?: boolean}): SandboxPolicy {
-  const value = options.sandbox ?? DEFAULT_SANDBOX_MODE
-  if (!(SANDBOX_MODES as readonly string[]).includes(value)) {
-    throw new BadInputError(`Unknown sandbox mode "${value}". Use one of: ${SANDBOX_MODES.join(', ')}.`)
-  }
-  const mode = value as SandboxMode
-  if (options.sandboxNetwork && mode === 'off') {
-    throw new BadInputError(
-      'Network access (--sandbox-network) only applies inside a sandbox; without one commands already reach the network. ' +
-        'Add --sandbox workspace-write or --sandbox read-only, or drop --sandbox-network.',
-    )
-  }
-  return {mode, network: mode === 'off' || options.sandboxNetwork === true}
-}
-
-/** One line for the model saying what the sandbox allows (tool description, server instructions). */
-export function describeSandbox(sandbox: SandboxPolicy): string {
-  const network = sandbox.network ? 'Network access is allowed.' : 'There is no network access (not even to localhost services outside the sandbox).'
-  switch (sandbox.mode) {
-    case 'off': {
-      return 'Commands run unsandboxed, with all the rights of the server\'s user.'
-    }
-    case 'workspace-write': {
-      return (
-        'Commands run in a sandbox (workspace-write): they can read everything but write only inside the workspace and ' +
-        'in a private /tmp that is emptied when the command ends; writing anywhere else fails with "Read-only file system". ' +
-        `${network} Background processes end with the command.`
-      )
-    }
-    case 'read-only': {
-      return (
-        'Commands run in a sandbox (read-only): they can read everything but write nowhere, not even in the workspace or ' +
-        `/tmp; writes fail with "Read-only file system". ${network} Background processes end with the command.`
-      )
-    }
-  }
-}
 
 /** Where the sandbox is laid out for one command. */
 export interface SandboxLayout {
@@ -215,14 +154,23 @@ export async function checkSandbox(
 }
 
 /**
- * The sandbox for `policy`, checked to work here (see checkSandbox); NO_SANDBOX-like for `off`.
- * @throws SandboxUnavailableError saying why it cannot run and how to fix it.
+ * The sandbox for `policy` at `level`, checked to work here (see checkSandbox): what a server
+ * passes to createExecRuntime. `off`, or a level below `terminal` (no command runs there; `log`
+ * says so), gives no sandbox.
+ * @throws SandboxUnavailableError saying why the sandbox cannot run here and how to fix it.
  */
-export async function openSandbox(policy: SandboxPolicy, options: {workspace: string; env?: NodeJS.ProcessEnv}): Promise<Sandbox> {
-  if (policy.mode === 'off') return {...policy}
+export async function openSandbox(
+  policy: SandboxPolicy,
+  options: {workspace: string; level: Level; env?: NodeJS.ProcessEnv; log?: Logger},
+): Promise<Sandbox> {
+  if (policy.mode === 'off') return {...NO_SANDBOX}
+  if (options.level !== 'terminal') {
+    options.log?.warn(`the sandbox (${policy.mode}) has no effect at level ${options.level}: only the terminal level runs commands`)
+    return {...NO_SANDBOX}
+  }
   const check = await checkSandbox(policy, options)
   if (!check.ok) {
-    throw new SandboxUnavailableError(`--sandbox ${policy.mode} cannot run: ${check.reason}. ${capitalize(check.fix)}.`)
+    throw new SandboxUnavailableError(`The sandbox ${policy.mode} cannot run: ${check.reason}. ${capitalize(check.fix)}.`)
   }
   return {...policy, bwrap: check.bwrap}
 }

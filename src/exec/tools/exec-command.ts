@@ -17,6 +17,7 @@ import {
   maxOutputTokens,
 } from '../terminal/limits.js'
 import {commandSessionsFor} from '../terminal/runtime-sessions.js'
+import {NO_SANDBOX, type SandboxPolicy, describeSandbox} from '../terminal/sandbox-policy.js'
 import {clampedNumberField, textField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
@@ -32,7 +33,7 @@ export const maxOutputTokensField = clampedNumberField(
   )
 
 const inputSchema = z.object({
-  cmd: textField('cmd', 'the shell command to run, e.g. "npm test"', {nonEmpty: true}).describe('Shell command to run, e.g. "npm test" or "ls -la | head". Runs in a login shell.'),
+  cmd: textField('cmd', 'the shell command to run, e.g. "npm test"', {nonEmpty: true}).describe('Shell command to run, e.g. "npm test" or "ls -la | head". Sees what the login profile sets up.'),
   workdir: textField('workdir', 'the folder to run the command in, relative to the workspace')
     .optional()
     .describe('Folder to run it in, relative to the workspace (or absolute inside it). Default: the workspace root.'),
@@ -45,12 +46,19 @@ const inputSchema = z.object({
   max_output_tokens: maxOutputTokensField,
 })
 
-/** The `exec_command` tool: runs a shell command (DESIGN §4.3–4.5; Codex's unified exec shape). */
-export const execCommandTool = defineTool({
-  name: 'exec_command',
-  title: 'Run a shell command',
-  description:
-    'Runs a command in a login shell (the user\'s $SHELL, else bash, else sh) in the workspace or in workdir, ' +
+/**
+ * exec_command's description for a server whose commands run in `sandbox`: what happens to
+ * background processes and what the sandbox allows differ by mode.
+ */
+function execCommandDescription(sandbox: SandboxPolicy): string {
+  const background =
+    sandbox.mode === 'off'
+      ? 'Background processes (cmd &) keep running after the command ends, until the connection closes, but their ' +
+        'later output is discarded: to follow a server, run it without & and poll it with write_stdin. '
+      : 'To follow a server, run it without & and poll it with write_stdin. '
+  return (
+    "Runs a command in the user's shell ($SHELL if bash, zsh or another POSIX shell, else bash, else sh) with what its " +
+    'login profile sets up (variables, PATH, aliases, functions), in the workspace or in workdir, ' +
     'over pipes (no terminal), with stdout and stderr merged in order and NO_COLOR=1, TERM=dumb, LANG=C.UTF-8, PAGER=cat. ' +
     `Answers as soon as the command ends, or after yield_time_ms (${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS} ms, ` +
     `default ${DEFAULT_EXEC_YIELD_TIME_MS}) if it still runs; then it keeps running and the answer's session_id ` +
@@ -61,9 +69,18 @@ export const execCommandTool = defineTool({
     'A non-zero exit code is a normal answer, not an error. ' +
     `At most ${MAX_RUNNING_COMMANDS} commands run at once; a command nobody polls for ` +
     `${COMMAND_IDLE_LIMIT_MS / 60_000} minutes is stopped, and all stop when the connection closes. ` +
-    'Background processes (cmd &) keep running after the command ends, until the connection closes, but their ' +
-    'later output is discarded: to follow a server, run it without & and poll it with write_stdin. ' +
-    'Errors: workdir outside the workspace or not a folder; too many commands running (lists them).',
+    background +
+    `${describeSandbox(sandbox)} ` +
+    'Errors: workdir outside the workspace or not a folder; too many commands running (lists them).'
+  )
+}
+
+/** The `exec_command` tool: runs a shell command (DESIGN §4.3–4.5; Codex's unified exec shape). */
+export const execCommandTool = defineTool({
+  name: 'exec_command',
+  title: 'Run a shell command',
+  description: execCommandDescription(NO_SANDBOX),
+  descriptionFor: (runtime) => execCommandDescription(runtime.sandbox),
   level: 'terminal',
   inputSchema,
   outputSchema: commandAnswerSchema,

@@ -3,7 +3,7 @@ import type {z} from 'zod'
 
 import type {Logger} from '../../log.js'
 import type {Level} from '../level.js'
-import type {Sandbox} from '../terminal/sandbox.js'
+import type {Sandbox} from '../terminal/sandbox-policy.js'
 import type {Workspace} from '../workspace.js'
 
 /**
@@ -60,6 +60,8 @@ export interface ExecTool<Input extends z.ZodObject = z.ZodObject> {
   title: string
   /** Precise description: what, units, limits, what error to expect. */
   description: string
+  /** The description a server with these settings lists (e.g. naming the sandbox), when it depends on them. */
+  descriptionFor?(runtime: ExecRuntime): string
   /** The lowest level that offers this tool. */
   level: Level
   inputSchema: Input
