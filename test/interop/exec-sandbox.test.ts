@@ -97,6 +97,11 @@ for (const mode of ['workspace-write', 'read-only'] as const) {
       })
     }
 
+    it('runs the command in workdir, inside the workspace', async () => {
+      expect(await exec(client, 'pwd', {workdir: 'sub'})).to.include({exit_code: 0, text: `${workspace}/sub\n`})
+      expect(await exec(client, 'pwd')).to.include({exit_code: 0, text: `${workspace}\n`})
+    })
+
     it('refuses writes outside the workspace (another folder, $HOME, a symlink pointing out) with the OS error', async () => {
       for (const target of [`${outside}/new.txt`, `${outside}/target.txt`, '"$HOME/new.txt"', 'link-out.txt']) {
         const answer = await exec(client, `echo changed > ${target}`)

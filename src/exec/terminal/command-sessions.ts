@@ -188,7 +188,7 @@ export class CommandSessions implements RuntimeService {
         env: commandEnvironment(this.env, [ownerTag, tag]),
         bufferChars: this.bufferChars,
         snapshotFile,
-        wrapper: this.wrapper(cwd),
+        wrapper: this.wrapper(this.workspace ?? cwd),
       })
     } finally {
       this.starting--
@@ -310,14 +310,13 @@ export class CommandSessions implements RuntimeService {
   }
 
   /**
-   * The sandbox's wrapper for a command starting in `cwd` (`bwrap … --`), letting it read the
-   * snapshot files; undefined without a sandbox.
+   * The sandbox's wrapper (`bwrap … --`) for a command of a workspace whose real path is `root`,
+   * letting it read the snapshot files; undefined without a sandbox.
    */
-  private wrapper(cwd: string, snapshotDir = this.snapshots?.snapshotDir): string[] | undefined {
+  private wrapper(root: string, snapshotDir = this.snapshots?.snapshotDir): string[] | undefined {
     const {bwrap} = this.sandbox
     if (!bwrap) return undefined
-    const layout = {workspace: this.workspace ?? cwd, cwd, readOnlyPaths: snapshotDir ? [snapshotDir] : []}
-    return [bwrap, ...bwrapArguments(this.sandbox, layout)]
+    return [bwrap, ...bwrapArguments(this.sandbox, {workspace: root, readOnlyPaths: snapshotDir ? [snapshotDir] : []})]
   }
 
   /** The shell snapshot of `shell`, taken in the workspace (in the sandbox when there is one). */

@@ -39,8 +39,6 @@ export const SANDBOX_CHECK_TIMEOUT_MS = 10_000
 export interface SandboxLayout {
   /** Real path of the workspace. */
   workspace: string
-  /** Real path of the folder the command starts in (inside the workspace). */
-  cwd: string
   /** Further paths the command may read even when they lie in the host's `/tmp` (the shell snapshot). */
   readOnlyPaths?: readonly string[]
 }
@@ -59,7 +57,10 @@ export function bwrapArguments(sandbox: SandboxPolicy, layout: SandboxLayout): s
   args.push(workspaceBind, layout.workspace, layout.workspace)
   for (const file of layout.readOnlyPaths ?? []) args.push('--ro-bind', file, file)
   if (sandbox.mode === 'read-only') args.push('--remount-ro', '/tmp')
-  args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', layout.cwd, '--')
+  // No --chdir: bubblewrap starts the command in the folder it was itself started in, which is
+  // the command's folder (spawned there, possibly through a verified descriptor path) and lies in
+  // the workspace, visible inside.
+  args.push('--setenv', 'TMPDIR', '/tmp', '--')
   return args
 }
 
@@ -140,7 +141,7 @@ export async function checkSandbox(
   const version = (await runBwrap(bwrap, ['--version'], env)).output.split('\n', 1)[0] ?? ''
   const probe = await runBwrap(
     bwrap,
-    [...bwrapArguments(policy, {workspace: options.workspace, cwd: options.workspace}), '/bin/true'],
+    [...bwrapArguments(policy, {workspace: options.workspace}), '/bin/true'],
     env,
   )
   if (probe.code !== 0) {

@@ -25,17 +25,17 @@ describe('sandbox settings', () => {
   })
 
   it('lays out workspace-write: read-only root, own /dev and /proc, private /tmp, the workspace writable, no network', () => {
-    const args = bwrapArguments({mode: 'workspace-write', network: false}, {workspace: '/tmp/ws', cwd: '/tmp/ws/sub', readOnlyPaths: ['/tmp/snap']})
+    const args = bwrapArguments({mode: 'workspace-write', network: false}, {workspace: '/tmp/ws', readOnlyPaths: ['/tmp/snap']})
     expect(args).to.deep.equal([
       '--die-with-parent', '--unshare-pid', '--unshare-net',
       '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
       '--bind', '/tmp/ws', '/tmp/ws', '--ro-bind', '/tmp/snap', '/tmp/snap',
-      '--setenv', 'TMPDIR', '/tmp', '--chdir', '/tmp/ws/sub', '--',
+      '--setenv', 'TMPDIR', '/tmp', '--',
     ])
   })
 
   it('lays out read-only: the workspace bound read-only and /tmp remounted read-only, network kept when allowed', () => {
-    const args = bwrapArguments({mode: 'read-only', network: true}, {workspace: '/srv/ws', cwd: '/srv/ws'})
+    const args = bwrapArguments({mode: 'read-only', network: true}, {workspace: '/srv/ws'})
     expect(args).to.not.include('--unshare-net').and.not.include('--bind')
     expect(args.join(' ')).to.contain('--tmpfs /tmp --ro-bind /srv/ws /srv/ws --remount-ro /tmp')
   })
