@@ -166,8 +166,14 @@ interface RunResult {
   timedOut: boolean
 }
 
-/** Runs `argv` detached with stdin closed; kills its process group at `timeoutMs`. Output is cut at MAX_SNAPSHOT_BYTES. */
-function runBounded(argv: string[], options: {cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number}): Promise<RunResult> {
+/**
+ * Runs `argv` detached with stdin closed; kills its process group at `timeoutMs` or when `signal`
+ * aborts. Output past MAX_SNAPSHOT_BYTES empties stdout.
+ */
+function runBounded(
+  argv: string[],
+  options: {cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal},
+): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe']})
     const out: Buffer[] = []
@@ -192,6 +198,7 @@ function runBounded(argv: string[], options: {cwd: string; env: NodeJS.ProcessEn
       timedOut = true
       kill()
     }, options.timeoutMs)
+    options.signal.addEventListener('abort', kill, {once: true})
     child.once('error', (error) => {
       clearTimeout(timer)
       resolve({code: null, stdout: '', stderr: error.message, timedOut})
@@ -230,6 +237,8 @@ export class ShellSnapshots {
   private generation = 0
   private capture: Promise<void> | undefined
   private isClosed = false
+  /** Aborted by close(): stops a capture under way. */
+  private readonly closing = new AbortController()
 
   constructor(private readonly options: ShellSnapshotsOptions) {
     this.shell = snapshotShellOf(options.shell)
@@ -275,9 +284,10 @@ export class ShellSnapshots {
     return undefined
   }
 
-  /** Removes the snapshot files; no capture starts afterwards. */
+  /** Stops a capture under way and removes the snapshot files; no capture starts afterwards. */
   async close(): Promise<void> {
     this.isClosed = true
+    this.closing.abort()
     await this.settled()
     if (this.dir) rmSync(this.dir, {recursive: true, force: true})
   }
@@ -290,6 +300,7 @@ export class ShellSnapshots {
           this.state = {kind: 'ready', file: result.file, signature}
         } else {
           this.state = {kind: 'failed', signature}
+          if (this.isClosed) return
           this.options.log.warn(
             `the shell snapshot of ${this.options.shell} failed (${result.reason}), so commands run in a login shell ` +
               `each, which is slower. Fix the profile, or set ${SNAPSHOT_SWITCH_ENV}=off to skip the snapshot.`,
@@ -303,9 +314,11 @@ export class ShellSnapshots {
     const shell = this.shell!
     this.dir ??= mkdtempSync(path.join(tmpdir(), 'ak-shell-snapshot-'))
     const wrap = (argv: string[]) => (this.options.wrap ? this.options.wrap(argv, this.dir!) : argv)
-    const run = (argv: string[]) => runBounded(wrap(argv), {cwd: this.options.cwd, env: this.options.env, timeoutMs: this.timeoutMs})
+    const run = (argv: string[]) =>
+      runBounded(wrap(argv), {cwd: this.options.cwd, env: this.options.env, timeoutMs: this.timeoutMs, signal: this.closing.signal})
     const seconds = `${this.timeoutMs / 1000} s`
     const captured = await run([this.options.shell, '-lc', snapshotScript(shell)])
+    if (this.isClosed) return {reason: 'the server is closing'}
     if (captured.timedOut) return {reason: `the login shell did not finish reading its profile within ${seconds}`}
     if (captured.code !== 0) return {reason: `the login shell exited with ${captured.code}: ${firstLine(captured.stderr)}`}
     const snapshot = snapshotFromOutput(captured.stdout)

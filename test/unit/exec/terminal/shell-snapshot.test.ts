@@ -7,6 +7,7 @@ import path from 'node:path'
 
 import type {Logger} from '../../../../src/log.js'
 import {CommandSessions} from '../../../../src/exec/terminal/command-sessions.js'
+import {isProcessAlive} from '../../../../src/exec/terminal/process-tree.js'
 import {
   SNAPSHOT_SWITCH_ENV,
   SNAPSHOT_TIMEOUT_ENV,
@@ -176,6 +177,25 @@ describe('shell snapshot failures', () => {
     } finally {
       await sessions.close()
     }
+  })
+
+  it('stops a capture under way when the sessions close, without waiting for its time limit', async function () {
+    this.timeout(20_000)
+    const pidFile = path.join(home, 'capture-sleep.pid')
+    await writeFile(
+      path.join(home, '.profile'),
+      `case "$BASH_EXECUTION_STRING" in *"ak shell snapshot"*) sleep 300 & echo $! > '${pidFile}'; wait ;; esac\n`,
+    )
+    const log = recordingLog()
+    const sessions = new CommandSessions({env: {...process.env, HOME: home, SHELL: '/bin/bash', [SNAPSHOT_TIMEOUT_ENV]: '60000'}, log})
+    const session = await sessions.start('true', home, 'owner')
+    await sessions.wait(session, {yieldTimeMs: 10_000, maxOutputTokens: 7000, callStartedAt: performance.now(), signal: new AbortController().signal})
+    while (!existsSync(pidFile) || (await readFile(pidFile, 'utf8')).trim() === '') await new Promise((resolve) => setTimeout(resolve, 50))
+    const pid = Number((await readFile(pidFile, 'utf8')).trim())
+    await sessions.close()
+    expect(isProcessAlive(pid)).to.equal(false)
+    expect(log.lines).to.deep.equal([])
+    await rm(pidFile)
   })
 
   it('says once that a shell other than bash and zsh runs in a login shell each', async () => {
