@@ -25,6 +25,13 @@ import {COMMAND_TAG_VARIABLE, quoteForShell} from './shell.js'
 
 /** Time limit of one capture, and of the check that sources its result: Codex's SNAPSHOT_TIMEOUT. */
 export const SNAPSHOT_TIMEOUT_MS = 10_000
+/**
+ * After a capture passed its time limit, the next one is tried this long later (a busy machine
+ * can stall a profile that is normally fast); other failures wait for a profile change.
+ */
+export const SNAPSHOT_RETRY_AFTER_TIMEOUT_MS = 60_000
+/** Captures tried again after a time-out, for the same profile files, before giving up. */
+export const SNAPSHOT_TIMEOUT_RETRIES = 3
 /** Largest snapshot accepted, in bytes; a bigger one is a capture failure. */
 export const MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024
 /** Set to `off` (or `0`, `false`, `no`) in the server's environment to run every command in a login shell. */
@@ -152,6 +159,8 @@ export interface ShellSnapshotsOptions {
   wrap?: (argv: string[], snapshotDir: string) => string[]
   /** Time limit of capture and check, in ms. Default: SNAPSHOT_TIMEOUT_ENV, else SNAPSHOT_TIMEOUT_MS. */
   timeoutMs?: number
+  /** Wait before trying again after a time-out, in ms. Default SNAPSHOT_RETRY_AFTER_TIMEOUT_MS. */
+  retryAfterTimeoutMs?: number
 }
 
 /** Whether the server's environment turns the snapshot off (SNAPSHOT_SWITCH_ENV). */
@@ -217,7 +226,7 @@ type State =
   | {kind: 'idle'}
   | {kind: 'capturing'}
   | {kind: 'ready'; file: string; signature: string}
-  | {kind: 'failed'; signature: string}
+  | {kind: 'failed'; signature: string; retryAtMs: number; timeouts: number}
   | {kind: 'off'}
 
 /**
@@ -225,8 +234,9 @@ type State =
  * recaptured when a profile file changes. `current()` answers the snapshot file a command should
  * source, or undefined while there is none (first command, capture under way, profile just
  * changed, capture failed, unsupported shell, switched off): that command then runs in a login
- * shell, which is always correct, only slower. A failed or timed-out capture is said once on the
- * log and retried only after a profile file changes.
+ * shell, which is always correct, only slower. A failed capture is said once on the log; it is
+ * retried after a profile file changes, or, when it only passed the time limit, a few times
+ * after SNAPSHOT_RETRY_AFTER_TIMEOUT_MS.
  */
 export class ShellSnapshots {
   private readonly shell: SnapshotShell | undefined
@@ -279,8 +289,12 @@ export class ShellSnapshots {
     if (state.kind === 'off' || state.kind === 'capturing' || this.isClosed) return undefined
     const signature = profileSignature(this.files)
     if (state.kind === 'ready' && state.signature === signature) return state.file
-    if (state.kind === 'failed' && state.signature === signature) return undefined
-    this.start(signature)
+    let timeouts = 0
+    if (state.kind === 'failed' && state.signature === signature) {
+      if (state.timeouts === 0 || state.timeouts > SNAPSHOT_TIMEOUT_RETRIES || Date.now() < state.retryAtMs) return undefined
+      timeouts = state.timeouts
+    }
+    this.start(signature, timeouts)
     return undefined
   }
 
@@ -292,25 +306,34 @@ export class ShellSnapshots {
     if (this.dir) rmSync(this.dir, {recursive: true, force: true})
   }
 
-  private start(signature: string): void {
+  /**
+   * Starts a capture for the profile files as `signature` describes them; `timeouts` counts the
+   * earlier captures of the same files that passed the time limit. Only the first failure for
+   * given files is logged.
+   */
+  private start(signature: string, timeouts: number): void {
     this.state = {kind: 'capturing'}
     this.capture = this.take()
       .then((result) => {
         if ('file' in result) {
           this.state = {kind: 'ready', file: result.file, signature}
-        } else {
-          this.state = {kind: 'failed', signature}
-          if (this.isClosed) return
-          this.options.log.warn(
-            `the shell snapshot of ${this.options.shell} failed (${result.reason}), so commands run in a login shell ` +
-              `each, which is slower. Fix the profile, or set ${SNAPSHOT_SWITCH_ENV}=off to skip the snapshot.`,
-          )
+          if (timeouts > 0) this.options.log.info(`the shell snapshot of ${this.options.shell} is taken; commands no longer run in a login shell each`)
+          return
         }
+        const failures = result.timedOut ? timeouts + 1 : 0
+        const retryAfterMs = this.options.retryAfterTimeoutMs ?? SNAPSHOT_RETRY_AFTER_TIMEOUT_MS
+        this.state = {kind: 'failed', signature, retryAtMs: Date.now() + retryAfterMs, timeouts: failures}
+        if (this.isClosed || timeouts > 0) return
+        const retry = result.timedOut ? ` It is tried again in ${retryAfterMs / 1000} s.` : ''
+        this.options.log.warn(
+          `the shell snapshot of ${this.options.shell} failed (${result.reason}), so commands run in a login shell ` +
+            `each, which is slower.${retry} Fix the profile, or set ${SNAPSHOT_SWITCH_ENV}=off to skip the snapshot.`,
+        )
       })
       .finally(() => (this.capture = undefined))
   }
 
-  private async take(): Promise<{file: string} | {reason: string}> {
+  private async take(): Promise<{file: string} | {reason: string; timedOut?: boolean}> {
     const shell = this.shell!
     this.dir ??= mkdtempSync(path.join(tmpdir(), 'ak-shell-snapshot-'))
     const wrap = (argv: string[]) => (this.options.wrap ? this.options.wrap(argv, this.dir!) : argv)
@@ -319,7 +342,7 @@ export class ShellSnapshots {
     const seconds = `${this.timeoutMs / 1000} s`
     const captured = await run([this.options.shell, '-lc', snapshotScript(shell)])
     if (this.isClosed) return {reason: 'the server is closing'}
-    if (captured.timedOut) return {reason: `the login shell did not finish reading its profile within ${seconds}`}
+    if (captured.timedOut) return {reason: `the login shell did not finish reading its profile within ${seconds}`, timedOut: true}
     if (captured.code !== 0) return {reason: `the login shell exited with ${captured.code}: ${firstLine(captured.stderr)}`}
     const snapshot = snapshotFromOutput(captured.stdout)
     if (snapshot === undefined) return {reason: 'the login shell printed no snapshot'}
@@ -327,7 +350,7 @@ export class ShellSnapshots {
     // An older file stays until close: a command that started just before may still source it.
     writeFileSync(file, snapshot, {mode: 0o600})
     const checked = await run([this.options.shell, '-c', `set -e; . ${quoteForShell(file)}`])
-    if (checked.timedOut) return {reason: `sourcing the snapshot took longer than ${seconds}`}
+    if (checked.timedOut) return {reason: `sourcing the snapshot took longer than ${seconds}`, timedOut: true}
     if (checked.code !== 0) return {reason: `sourcing the snapshot failed: ${firstLine(checked.stderr)}`}
     if (this.isClosed) return {reason: 'the server is closing'}
     return {file}

@@ -9,12 +9,13 @@ import type {Logger} from '../../../../src/log.js'
 import {CommandSessions} from '../../../../src/exec/terminal/command-sessions.js'
 import {isProcessAlive} from '../../../../src/exec/terminal/process-tree.js'
 import {
+  ShellSnapshots,
   SNAPSHOT_SWITCH_ENV,
   SNAPSHOT_TIMEOUT_ENV,
   profileFiles,
   snapshotFromOutput,
 } from '../../../../src/exec/terminal/shell-snapshot.js'
-import {shellInvocation} from '../../../../src/exec/terminal/shell.js'
+import {commandEnvironment, shellInvocation} from '../../../../src/exec/terminal/shell.js'
 
 const ZSH = ['/usr/bin/zsh', '/bin/zsh'].find((file) => existsSync(file))
 
@@ -176,6 +177,30 @@ describe('shell snapshot failures', () => {
       ])
     } finally {
       await sessions.close()
+    }
+  })
+
+  it('tries a capture that passed its time limit again later, and says when it succeeded', async () => {
+    const slowMarker = path.join(home, 'slow')
+    await writeFile(slowMarker, '')
+    await writeFile(path.join(home, '.profile'), `[ -e '${slowMarker}' ] && sleep 2\nexport FROM_PROFILE=yes\n`)
+    const log = recordingLog()
+    const env = commandEnvironment({...process.env, HOME: home}, ['test'])
+    const snapshots = new ShellSnapshots({shell: '/bin/bash', env, cwd: home, log, timeoutMs: 300, retryAfterTimeoutMs: 200})
+    try {
+      expect(snapshots.current()).to.equal(undefined)
+      await snapshots.settled()
+      expect(snapshots.current()).to.equal(undefined)
+      await rm(slowMarker)
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      expect(snapshots.current()).to.equal(undefined)
+      await snapshots.settled()
+      expect(snapshots.current()).to.be.a('string')
+      expect(log.lines).to.have.length(2)
+      expect(log.lines[0]).to.contain('did not finish reading its profile within 0.3 s').and.contain('It is tried again in 0.2 s.')
+      expect(log.lines[1]).to.equal('info: the shell snapshot of /bin/bash is taken; commands no longer run in a login shell each')
+    } finally {
+      await snapshots.close()
     }
   })
 
