@@ -1,7 +1,12 @@
 import {Flags} from '@oclif/core'
 
 import {DEFAULT_LEVEL, LEVELS} from './exec/level.js'
-import {DEFAULT_SANDBOX_MODE, SANDBOX_MODES} from './exec/terminal/sandbox-policy.js'
+import {
+  DEFAULT_SANDBOX_MODE,
+  SANDBOX_FLAG_HELP,
+  SANDBOX_MODES,
+  SANDBOX_NETWORK_FLAG_HELP,
+} from './exec/terminal/sandbox-policy.js'
 
 /** `--workspace`, shared by the `exec` commands that start a server. */
 export const workspaceFlag = Flags.string({
@@ -28,15 +33,13 @@ export function levelFlag(lead: string) {
  */
 export const sandboxFlags = {
   sandbox: Flags.string({
-    description:
-      'Run each command in a sandbox (Linux, bubblewrap): workspace-write lets commands write only in the workspace and a ' +
-      'private /tmp; read-only lets them write nowhere; off (the default) does not confine them. Reads are not confined.',
+    description: SANDBOX_FLAG_HELP,
     options: [...SANDBOX_MODES],
     default: DEFAULT_SANDBOX_MODE,
     helpValue: 'MODE',
   }),
   'sandbox-network': Flags.boolean({
-    description: 'Let sandboxed commands use the network (off by default inside the sandbox).',
+    description: SANDBOX_NETWORK_FLAG_HELP,
     default: false,
   }),
 }

@@ -28,6 +28,22 @@ export interface Sandbox extends SandboxPolicy {
 /** No sandbox: today's behaviour, the default. */
 export const NO_SANDBOX: Sandbox = {mode: 'off', network: true}
 
+/** Help text of `--sandbox`, shared by every command line that takes it. */
+export const SANDBOX_FLAG_HELP =
+  'Run each command in a sandbox (Linux, bubblewrap): workspace-write lets commands write only in the workspace and a ' +
+  'private /tmp; read-only lets them write nowhere; off (the default) does not confine them. Reads are not confined.'
+/** Help text of `--sandbox-network`. */
+export const SANDBOX_NETWORK_FLAG_HELP = 'Let sandboxed commands use the network (off by default inside the sandbox).'
+
+/**
+ * `--sandbox` and `--sandbox-network` as `node:util` `parseArgs` options, for command lines
+ * parsed without oclif; their values go to parseSandboxPolicy as `sandbox` and `sandboxNetwork`.
+ */
+export const SANDBOX_PARSE_ARGS_OPTIONS = {
+  sandbox: {type: 'string'},
+  'sandbox-network': {type: 'boolean'},
+} as const
+
 /**
  * Parses the sandbox settings shared by `ak exec serve`, `dist/agentexec.js` and
  * `createAgentExec`: `sandbox` (a mode name; default `off`) and `sandboxNetwork`.

@@ -80,3 +80,12 @@ describe('sandbox settings', () => {
     }
   })
 })
+
+describe('sandbox options without oclif', () => {
+  it('parses --sandbox and --sandbox-network with node:util parseArgs into the shared settings', async () => {
+    const {parseArgs} = await import('node:util')
+    const {SANDBOX_PARSE_ARGS_OPTIONS} = await import('../../../../src/exec/terminal/sandbox-policy.js')
+    const {values} = parseArgs({args: ['--sandbox', 'read-only', '--sandbox-network'], options: SANDBOX_PARSE_ARGS_OPTIONS})
+    expect(parseSandboxPolicy({sandbox: values.sandbox, sandboxNetwork: values['sandbox-network']})).to.deep.equal({mode: 'read-only', network: true})
+  })
+})
