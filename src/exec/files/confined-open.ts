@@ -44,17 +44,17 @@ export function descriptorPath(fd: number): string {
 }
 
 /**
- * Checks that the object open at `handle` lies inside the workspace (Linux), reading where its
- * descriptor points.
- * @throws OutsideWorkspaceError naming `requested` when it does not.
+ * The path that names the folder open at `fd` (real path `real`) and, with a name appended, its
+ * entries through the descriptor: `/proc/self/fd/N` on Linux, the real path elsewhere.
  */
-export async function verifyOpened(workspace: Workspace, handle: FileHandle, requested: string): Promise<void> {
-  verifyDescriptor(workspace, handle.fd, requested)
+export function folderBase(fd: number, real: Buffer): Buffer {
+  return CAN_VERIFY_DESCRIPTORS ? Buffer.from(descriptorPath(fd)) : real
 }
 
 /**
- * `verifyOpened` for a plain descriptor, synchronously (reading a /proc link never waits on a disk).
- * @throws OutsideWorkspaceError naming `requested` when the object is not inside.
+ * Checks that the object open at `fd` lies inside the workspace (Linux), reading where its
+ * descriptor points (synchronously: reading a /proc link never waits on a disk).
+ * @throws OutsideWorkspaceError naming `requested` when it does not.
  */
 export function verifyDescriptor(workspace: Workspace, fd: number, requested: string): void {
   if (!CAN_VERIFY_DESCRIPTORS) return
@@ -80,7 +80,7 @@ async function openVerified(workspace: Workspace, real: Buffer, flags: number, r
     throw explainFsError(error, requested, action)
   }
   try {
-    await verifyOpened(workspace, handle, requested)
+    verifyDescriptor(workspace, handle.fd, requested)
     return {handle, info: await handle.stat()}
   } catch (error) {
     await handle.close().catch(() => undefined)
@@ -117,7 +117,7 @@ export class ConfinedFolder {
     /** The folder's real path as bytes, when it was opened. */
     readonly real: Buffer,
   ) {
-    this.base = CAN_VERIFY_DESCRIPTORS ? Buffer.from(descriptorPath(handle.fd)) : real
+    this.base = folderBase(handle.fd, real)
   }
 
   /**

@@ -5,9 +5,9 @@
  * can be given to another file at once, and a path through it would then lead somewhere else. A
  * lease counts its holders and closes the folder when the last one lets go.
  */
-import {close} from 'node:fs'
+import {closeSync} from 'node:fs'
 
-import {CAN_VERIFY_DESCRIPTORS, descriptorPath} from '../files/confined-open.js'
+import {folderBase} from '../files/confined-open.js'
 import {joinBytes} from '../workspace.js'
 
 /** An open folder of the workspace, verified inside, with a count of holders. */
@@ -23,7 +23,7 @@ export class FolderLease {
     readonly fd: number,
     readonly real: Buffer,
   ) {
-    this.base = CAN_VERIFY_DESCRIPTORS ? Buffer.from(descriptorPath(fd)) : real
+    this.base = folderBase(fd, real)
   }
 
   /** A path that reaches the entry `name` of this very folder while the lease is held. */
@@ -42,9 +42,12 @@ export class FolderLease {
     this.holders++
   }
 
-  /** Removes a holder; the last one closes the folder (without waiting for the close). */
+  /**
+   * Removes a holder; the last one closes the folder. Synchronously: closing a folder never waits
+   * on a disk, and a queued close would cost more than the close itself.
+   */
   release(): void {
     if (this.holders === 0) return
-    if (--this.holders === 0) close(this.fd, () => undefined)
+    if (--this.holders === 0) closeSync(this.fd)
   }
 }

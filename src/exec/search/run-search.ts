@@ -2,7 +2,7 @@ import {open} from 'node:fs/promises'
 
 import {BadInputError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
-import {FILE_OPEN_FLAGS, verifyOpened} from '../files/confined-open.js'
+import {FILE_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
 import {explainFsError} from '../files/fs-errors.js'
 import {BINARY_SNIFF_BYTES, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
 import {joinBytes, type ResolvedPath, type Workspace} from '../workspace.js'
@@ -183,7 +183,7 @@ async function statVerified(workspace: Workspace, target: ResolvedPath, requeste
     throw explainFsError(error, requested)
   })
   try {
-    await verifyOpened(workspace, handle, requested)
+    verifyDescriptor(workspace, handle.fd, requested)
     return await handle.stat()
   } finally {
     await handle.close()
