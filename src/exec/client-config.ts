@@ -18,6 +18,9 @@ export const DEFAULT_CONFIG_SERVER_NAME = 'ak-exec'
  */
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
+/** A server's entry in a client config: the launch line, plus `type: "stdio"` for VS Code. */
+export type ServerEntry = AkLaunch & {type?: 'stdio'}
+
 /** A rendered client config block. */
 export interface ClientConfig {
   client: ConfigClient
@@ -27,8 +30,8 @@ export interface ClientConfig {
   destination: string
   /** `toml` for Codex, `json` for the others. */
   format: 'toml' | 'json'
-  /** The launch line inside the block. */
-  server: AkLaunch
+  /** The server entry inside the block, exactly as it appears there under `name`. */
+  server: ServerEntry
   /** The ready-to-paste text, ending in a newline. */
   text: string
 }
@@ -59,7 +62,7 @@ export function renderClientConfig(options: {
     )
   }
   const sandbox = options.sandbox?.mode === 'off' ? undefined : options.sandbox
-  const server = akLaunch([
+  const launch = akLaunch([
     'exec',
     'serve',
     '--workspace',
@@ -68,6 +71,7 @@ export function renderClientConfig(options: {
     options.level,
     ...(sandbox ? ['--sandbox', sandbox.mode, ...(sandbox.network ? ['--sandbox-network'] : [])] : []),
   ])
+  const server: ServerEntry = {command: launch.command, args: launch.args}
   switch (options.client) {
     case 'codex':
       return {
@@ -76,7 +80,7 @@ export function renderClientConfig(options: {
         destination: '~/.codex/config.toml (or $CODEX_HOME/config.toml)',
         format: 'toml',
         server,
-        text: stringifyToml({mcp_servers: {[name]: {command: server.command, args: server.args}}}).trimEnd() + '\n',
+        text: stringifyToml({mcp_servers: {[name]: {...server}}}).trimEnd() + '\n',
       }
     case 'claude':
       return {
@@ -85,16 +89,18 @@ export function renderClientConfig(options: {
         destination: '.mcp.json in the project (Claude Code) or claude_desktop_config.json (Claude Desktop)',
         format: 'json',
         server,
-        text: JSON.stringify({mcpServers: {[name]: {command: server.command, args: server.args}}}, null, 2) + '\n',
+        text: JSON.stringify({mcpServers: {[name]: server}}, null, 2) + '\n',
       }
-    case 'vscode':
+    case 'vscode': {
+      const entry: ServerEntry = {type: 'stdio', ...server}
       return {
         client: 'vscode',
         name,
         destination: '.vscode/mcp.json in the workspace (or the user-level mcp.json)',
         format: 'json',
-        server,
-        text: JSON.stringify({servers: {[name]: {type: 'stdio', command: server.command, args: server.args}}}, null, 2) + '\n',
+        server: entry,
+        text: JSON.stringify({servers: {[name]: entry}}, null, 2) + '\n',
       }
+    }
   }
 }
