@@ -3,6 +3,7 @@
  */
 export {Workspace} from './exec/workspace.js'
 export {LEVELS, type Level} from './exec/level.js'
+export {SANDBOX_MODES, type SandboxMode} from './exec/terminal/sandbox-policy.js'
 export {createAgentExec, type AgentExec, type AgentExecOptions} from './exec/create-agent-exec.js'
 export type {Logger} from './log.js'
 export {AK_VERSION} from './version.js'

@@ -5,13 +5,15 @@ import {type CheckResult, type DoctorEnvironment, type DoctorReport, type Doctor
 import {checkCodexCli} from './codex-cli-check.js'
 import {checkCodexConfig, checkCodexHome} from './codex-home-check.js'
 import {checkExecServe} from './exec-serve-check.js'
+import {checkExecSandbox} from './sandbox-check.js'
 import {checkNode} from './node-check.js'
 import {checkRegistration} from './registration-check.js'
 import {checkProjectTrust} from './trust-check.js'
 
 /**
  * Runs every `ak doctor` check, in report order and grouped by server: Node.js (ak); that
- * `ak exec serve` starts on the current folder (AgentExec); the codex CLI, the Codex home and its
+ * `ak exec serve` starts on the current folder and whether its terminal sandbox can run here
+ * (AgentExec); the codex CLI, the Codex home and its
  * config.toml, the trust of the current project's agents, the agent runtime's registration, the
  * plugin root and the agents discovery finds (Codex agent runtime). Fix commands repeat the
  * `--codex-home` and `--plugin-root` doctor was given. Checks never
@@ -32,7 +34,7 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
   const inPart = (server: DoctorServer, results: CheckResult[]): ReportedCheck[] => results.map((result) => ({server, ...result}))
   const checks: ReportedCheck[] = [
     ...inPart('ak', [checkNode()]),
-    ...inPart('exec', [await checkExecServe(environment)]),
+    ...inPart('exec', [await checkExecServe(environment), await checkExecSandbox(environment)]),
     ...inPart('codex-agent-runtime', [
       registration.status === 'ok' && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
       await checkCodexHome(roots.codexHome),

@@ -3,6 +3,7 @@ import {stringify as stringifyToml} from 'smol-toml'
 import {type AkLaunch, akLaunch} from '../launch/ak-launch.js'
 import {BadInputError} from '../errors.js'
 import type {Level} from './level.js'
+import type {SandboxPolicy} from './terminal/sandbox-policy.js'
 
 /** The MCP clients `ak exec config` writes a block for. */
 export const CONFIG_CLIENTS = ['codex', 'claude', 'vscode'] as const
@@ -37,7 +38,7 @@ export interface ClientConfig {
 
 /**
  * Renders the MCP config block that makes `client` start `ak exec serve` on `workspace` (an
- * absolute real path) at `level`, with absolute paths only (see `akLaunch`), so it works under
+ * absolute real path) at `level`, in `sandbox` when given, with absolute paths only (see `akLaunch`), so it works under
  * the reduced environment clients give MCP servers.
  *
  * Shapes: Codex `config.toml` `[mcp_servers.<name>]` with `command`/`args` (Codex
@@ -46,14 +47,30 @@ export interface ClientConfig {
  * command, args}}}`.
  * @throws BadInputError for a server name clients would refuse.
  */
-export function renderClientConfig(options: {client: ConfigClient; workspace: string; level: Level; name?: string}): ClientConfig {
+export function renderClientConfig(options: {
+  client: ConfigClient
+  workspace: string
+  level: Level
+  name?: string
+  /** The sandbox the server runs commands in; default none. */
+  sandbox?: SandboxPolicy
+}): ClientConfig {
   const name = options.name ?? DEFAULT_CONFIG_SERVER_NAME
   if (!SERVER_NAME.test(name)) {
     throw new BadInputError(
       `Server name "${name}" is not usable in MCP client configs. Use 1 to 64 letters, digits, "_" or "-".`,
     )
   }
-  const launch = akLaunch(['exec', 'serve', '--workspace', options.workspace, '--level', options.level])
+  const sandbox = options.sandbox?.mode === 'off' ? undefined : options.sandbox
+  const launch = akLaunch([
+    'exec',
+    'serve',
+    '--workspace',
+    options.workspace,
+    '--level',
+    options.level,
+    ...(sandbox ? ['--sandbox', sandbox.mode, ...(sandbox.network ? ['--sandbox-network'] : [])] : []),
+  ])
   const server: ServerEntry = {command: launch.command, args: launch.args}
   switch (options.client) {
     case 'codex':

@@ -7,6 +7,8 @@ import {createExecHttpHandler} from './http/node-handler.js'
 import {DEFAULT_LEVEL, type Level, parseLevel} from './level.js'
 import {createExecRuntime} from './runtime.js'
 import {Workspace} from './workspace.js'
+import {type SandboxMode, parseSandboxPolicy} from './terminal/sandbox-policy.js'
+import {openSandbox} from './terminal/sandbox.js'
 
 /** Options of `createAgentExec`. */
 export interface AgentExecOptions {
@@ -42,6 +44,14 @@ export interface AgentExecOptions {
   maxSessions?: number
   /** Where operator lines (one per tool call) go; default: nowhere. */
   log?: Logger
+  /**
+   * Runs each command in a sandbox (Linux, bubblewrap; DESIGN §4.8): `workspace-write` (writes
+   * only inside the workspace and a private /tmp), `read-only` (no writes), or `off` (default).
+   * Only the `terminal` level runs commands.
+   */
+  sandbox?: SandboxMode
+  /** Lets sandboxed commands use the network (default false). */
+  sandboxNetwork?: boolean
 }
 
 /** AgentExec mounted in a host application's HTTP server. */
@@ -52,6 +62,12 @@ export interface AgentExec {
    * `parsedBody` is for hosts whose body parser already consumed the stream (`express.json()`).
    */
   handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>
+  /**
+   * Settles once AgentExec is ready to serve; rejects when it cannot (the workspace vanished, or
+   * the sandbox cannot run here: SandboxUnavailableError says how to fix it). Requests wait for it
+   * on their own; a host that wants to fail at start awaits it.
+   */
+  ready: Promise<void>
   /** Ends every MCP session and stops every command and worker it started. Idempotent. */
   close(): Promise<void>
 }
@@ -65,16 +81,22 @@ export interface AgentExec {
  * loopback address (DNS-rebinding protection by default).
  *
  * Returns at once, as the reference text uses it (`const exec = createAgentExec(…)`); awaiting
- * the result works too.
- * @throws BadInputError when the workspace does not exist or is not a folder, or the level is unknown.
+ * the result works too. A sandbox that cannot run here (bubblewrap missing or unable to create
+ * namespaces) is found while the server gets ready: every request is then answered 500 with the
+ * reason and how to fix it, and `ready` rejects with the SandboxUnavailableError.
+ * @throws BadInputError when the workspace does not exist or is not a folder, or the level or the
+ *   sandbox mode is unknown.
  */
 export function createAgentExec(options: AgentExecOptions): AgentExec {
   const level = parseLevel(options.level ?? DEFAULT_LEVEL)
+  const sandboxPolicy = parseSandboxPolicy({sandbox: options.sandbox, sandboxNetwork: options.sandboxNetwork})
   checkWorkspaceFolder(options.workspace)
   const log = options.log ?? silentLogger
-  // Resolving the real path is asynchronous; requests wait for it (a few ms, once).
-  const ready = Workspace.open(options.workspace).then((workspace) => {
-    const runtime = createExecRuntime({workspace, level, log})
+  // Resolving the real path and probing the sandbox are asynchronous; requests wait for them (once).
+  const ready = (async () => {
+    const workspace = await Workspace.open(options.workspace)
+    const sandbox = await openSandbox(sandboxPolicy, {workspace: workspace.root, level, log})
+    const runtime = createExecRuntime({workspace, level, log, sandbox})
     const handler = createExecHttpHandler(runtime, {
       origins: {hosts: options.allowedHosts ?? 'loopback-socket', origins: options.allowedOrigins ?? 'loopback-socket'},
       ...(options.maxBodyBytes === undefined ? {} : {maxBodyBytes: options.maxBodyBytes}),
@@ -82,13 +104,25 @@ export function createAgentExec(options: AgentExecOptions): AgentExec {
       ...(options.maxSessions === undefined ? {} : {maxSessions: options.maxSessions}),
     })
     return {runtime, handler}
-  })
-  // A workspace removed between the check and the open fails each request instead.
-  ready.catch(() => undefined)
+  })()
+  // A workspace removed between the check and the open, or a sandbox that cannot run, fails each request instead.
+  ready.catch((error: unknown) => log.warn(`AgentExec cannot serve: ${error instanceof Error ? error.message : String(error)}`))
+  // Handled here, so a host that never awaits `ready` gets no unhandled rejection.
+  const settled = ready.then(() => undefined)
+  settled.catch(() => undefined)
   let closing: Promise<void> | undefined
   return {
+    ready: settled,
     async handle(req, res, parsedBody) {
-      const {handler} = await ready
+      let handler
+      try {
+        ;({handler} = await ready)
+      } catch (error) {
+        res.writeHead(500, {'content-type': 'application/json'})
+        const message = error instanceof Error ? error.message : String(error)
+        res.end(JSON.stringify({jsonrpc: '2.0', id: null, error: {code: -32603, message}}))
+        return
+      }
       await handler.handle(req, res, parsedBody)
     },
     close() {

@@ -2,6 +2,7 @@ import {randomBytes} from 'node:crypto'
 
 import {type Logger, silentLogger} from '../log.js'
 import type {Level} from './level.js'
+import type {Sandbox} from './terminal/sandbox-policy.js'
 import type {ExecConnection, ExecRuntime} from './tools/tool.js'
 import type {Workspace} from './workspace.js'
 
@@ -10,14 +11,19 @@ export interface RuntimeService {
   close(): Promise<void>
 }
 
-/** Creates the state one serving process shares between its connections. */
-export function createExecRuntime(options: {workspace: Workspace; level: Level; log?: Logger}): ExecRuntime {
+/**
+ * Creates the state one serving process shares between its connections. `sandbox` must come from
+ * openSandbox (checked to work here); default: no sandbox.
+ */
+export function createExecRuntime(options: {workspace: Workspace; level: Level; log?: Logger; sandbox?: Sandbox}): ExecRuntime {
   const services = new Map<string, unknown>()
   let closing: Promise<void> | undefined
   return {
     workspace: options.workspace,
     level: options.level,
     log: options.log ?? silentLogger,
+    // Written out rather than imported, so that start-up does not load the sandbox module.
+    sandbox: options.sandbox ?? {mode: 'off', network: true},
     services,
     close() {
       closing ??= Promise.allSettled(

@@ -3,6 +3,7 @@ import {McpServer} from '@modelcontextprotocol/server'
 import {escapeControls} from '../text-escape.js'
 import {AK_VERSION} from '../version.js'
 import {type Level, levelIncludes} from './level.js'
+import {describeSandbox} from './terminal/sandbox-policy.js'
 import {advertisedInputSchema, parseToolInput} from './tool-input.js'
 import {toolErrorResult, toolSuccessResult} from './tool-result.js'
 import {EXEC_TOOLS} from './tools/index.js'
@@ -35,7 +36,8 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
       instructions:
         `${LEVEL_OFFERS[runtime.level]}, confined to the workspace ${runtime.workspace.root}. ` +
         `Relative paths are resolved against it; paths outside it are refused. ` +
-        `A tool refuses arguments it does not define, naming those it takes; whole numbers and true/false may be sent as strings.`,
+        `A tool refuses arguments it does not define, naming those it takes; whole numbers and true/false may be sent as strings.` +
+        (runtime.level === 'terminal' ? ` ${describeSandbox(runtime.sandbox)}` : ''),
     },
   )
   for (const tool of toolsForLevel(runtime.level)) registerExecTool(server, runtime, connection, tool)
@@ -47,7 +49,7 @@ function registerExecTool(server: McpServer, runtime: ExecRuntime, connection: E
     tool.name,
     {
       title: tool.title,
-      description: tool.description,
+      description: tool.descriptionFor?.(runtime) ?? tool.description,
       inputSchema: advertisedInputSchema(tool.inputSchema),
       ...(tool.outputSchema ? {outputSchema: tool.outputSchema} : {}),
       annotations: tool.annotations,

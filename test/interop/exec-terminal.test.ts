@@ -49,12 +49,13 @@ function terminal(workspace: string): string[] {
 }
 
 /**
- * A home folder for the server whose login profile only sets a marker: commands then run in a
- * login shell that proves it read the profile, without the machine user's own profile.
+ * A home folder for the server whose login profile only sets a marker and counts its runs in
+ * `profile-runs`: commands then prove they got what the profile sets up, without the machine
+ * user's own profile.
  */
 async function testHome(): Promise<string> {
   const home = await mkdtemp(path.join(tmpdir(), 'ak-terminal-home-'))
-  await writeFile(path.join(home, '.profile'), 'export AK_TEST_PROFILE=loaded\n')
+  await writeFile(path.join(home, '.profile'), 'export AK_TEST_PROFILE=loaded\necho run >> "$HOME/profile-runs"\n')
   return home
 }
 
@@ -109,9 +110,29 @@ for (const line of CLIENT_LINES) {
       expect(await call(client, 'exec_command', {cmd: 'kill -TERM $$'})).to.include({exit_code: 143})
     })
 
-    it('runs the command in a login shell with plain, non-interactive settings', async () => {
-      const answer = await call(client, 'exec_command', {cmd: 'echo "$AK_TEST_PROFILE $NO_COLOR $TERM $PAGER $GIT_PAGER"'})
-      expect(answer.text).to.equal('loaded 1 dumb cat cat\n')
+    it('gives the command what the login profile sets, and plain, non-interactive settings', async () => {
+      const answer = await call(client, 'exec_command', {
+        cmd: 'echo "$AK_TEST_PROFILE $NO_COLOR $TERM $PAGER $GIT_PAGER $GH_PAGER $LANG $LC_CTYPE $LC_ALL [${COLORTERM-unset}]"',
+      })
+      expect(answer.text).to.equal('loaded 1 dumb cat cat cat C.UTF-8 C.UTF-8 C.UTF-8 []\n')
+    })
+
+    it('reads the login profile once into a shell snapshot, which later commands load instead', async () => {
+      const profileRuns = () => readFileSync(path.join(home, 'profile-runs'), 'utf8').split('\n').filter(Boolean).length
+      let withoutProfile = 0
+      // Commands run in a login shell until the snapshot, taken in the background, is ready.
+      for (let attempt = 0; attempt < 40 && withoutProfile === 0; attempt++) {
+        const before = profileRuns()
+        expect((await call(client, 'exec_command', {cmd: 'echo "$AK_TEST_PROFILE"'})).text).to.equal('loaded\n')
+        if (profileRuns() === before) withoutProfile++
+        else await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+      expect(withoutProfile, 'a command that did not run the profile').to.equal(1)
+      const before = profileRuns()
+      for (let index = 0; index < 3; index++) {
+        expect((await call(client, 'exec_command', {cmd: 'echo "$AK_TEST_PROFILE"'})).text).to.equal('loaded\n')
+      }
+      expect(profileRuns()).to.equal(before)
     })
 
     it('runs in workdir inside the workspace and refuses one outside it', async () => {
@@ -317,7 +338,7 @@ describe('terminal limits and cleanup through the real server', () => {
     }
   })
 
-  it(`refuses the 65th running command, listing the open ones, and evicts nothing`, async function () {
+  it(`refuses the 65th running command, listing the running ones, and evicts nothing`, async function () {
     this.timeout(180_000)
     const client = await connectStdio(line, terminal(workspace), {env: {HOME: home}})
     const shells: number[] = []
@@ -335,7 +356,7 @@ describe('terminal limits and cleanup through the real server', () => {
       }
       const refused = await client.call('exec_command', {cmd: 'echo sixty-five'})
       expect(refused.isError).to.equal(true)
-      expect(refused.text).to.contain('Too many commands: 64 are open')
+      expect(refused.text).to.contain('Too many commands: 64 are running')
       for (const answer of started) expect(refused.text).to.contain(answer.session_id as string)
       expect(refused.text).to.contain('# command 63').and.not.contain('sixty-five')
       for (const pid of shells) expect(isAlive(pid)).to.equal(true)

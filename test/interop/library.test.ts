@@ -7,10 +7,14 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {type AgentExec, createAgentExec} from '../../src/index.js'
+import {checkSandbox} from '../../src/exec/terminal/sandbox.js'
 import {CLIENT_LINES, MODERN_PROTOCOL_VERSION, connectHttp} from '../helpers/clients.js'
 import {startSleep, waitUntilGone} from '../helpers/processes.js'
 import {INITIALIZE_BODY, mcpPostHeaders, rawRequest} from '../helpers/raw-http.js'
 import {callEveryListedTool, prepareSampleWorkspace} from '../helpers/tool-samples.js'
+
+/** Whether bubblewrap can run here; the sandbox test is skipped, saying why, where it cannot. */
+const SANDBOX = await checkSandbox({mode: 'read-only', network: false}, {workspace: tmpdir()})
 
 const HOST_SECRET = 'the-host-application-decides'
 const MOUNT = '/tools/agent-exec'
@@ -83,6 +87,31 @@ describe('createAgentExec mounted in a node:http server under a non-/mcp path', 
       body: INITIALIZE_BODY,
     })
     expect(allowed.status).to.equal(200)
+  })
+
+  it(`runs commands in the sandbox given as the sandbox option${SANDBOX.ok ? '' : ` (skipped: ${SANDBOX.reason})`}`, async function () {
+    if (!SANDBOX.ok) this.skip()
+    const confined = await createAgentExec({workspace, level: 'terminal', sandbox: 'read-only'})
+    const host = createServer((req, res) => void confined.handle(req, res))
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve))
+    try {
+      const client = await connectHttp(CLIENT_LINES[1], `http://127.0.0.1:${(host.address() as AddressInfo).port}/mcp`)
+      try {
+        const answer = await client.call('exec_command', {cmd: 'touch created-in-sandbox'})
+        expect(answer.structured?.exit_code).to.not.equal(0)
+        expect(answer.text).to.contain('Read-only file system')
+      } finally {
+        await client.close()
+      }
+    } finally {
+      await confined.close()
+      host.closeAllConnections()
+      await new Promise((resolve) => host.close(resolve))
+    }
+  })
+
+  it('refuses an unknown sandbox mode, naming the valid ones', async () => {
+    expect(() => createAgentExec({workspace, level: 'terminal', sandbox: 'full' as never})).to.throw(/off, workspace-write, read-only/)
   })
 
   it('refuses, synchronously, a workspace that does not exist or is not a folder', async () => {

@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
-import {levelFlag, workspaceFlag} from '../../exec-flags.js'
+import {levelFlag, sandboxFlags, workspaceFlag} from '../../exec-flags.js'
 import {CONFIG_CLIENTS, type ConfigClient, DEFAULT_CONFIG_SERVER_NAME, renderClientConfig} from '../../exec/client-config.js'
 import {parseLevel} from '../../exec/level.js'
+import {parseSandboxPolicy} from '../../exec/terminal/sandbox-policy.js'
 import {Workspace} from '../../exec/workspace.js'
 
 export default class ExecConfig extends BaseCommand {
@@ -31,6 +32,7 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
     }),
     workspace: workspaceFlag,
     level: levelFlag('Access level to serve'),
+    ...sandboxFlags,
     name: Flags.string({
       description: 'Server name in the block (letters, digits, "_" and "-").',
       default: DEFAULT_CONFIG_SERVER_NAME,
@@ -45,6 +47,7 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
       workspace: workspace.root,
       level: parseLevel(flags.level),
       name: flags.name,
+      sandbox: parseSandboxPolicy({sandbox: flags.sandbox, sandboxNetwork: flags['sandbox-network']}),
     })
     if (flags.json) {
       this.log(JSON.stringify(config, null, 2))

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
-import {levelFlag, workspaceFlag} from '../../exec-flags.js'
+import {levelFlag, sandboxFlags, workspaceFlag} from '../../exec-flags.js'
 import {BadInputError} from '../../errors.js'
 import {stderrLogger} from '../../log.js'
 import {parseLevel} from '../../exec/level.js'
@@ -12,6 +12,7 @@ import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, HTTP_SESSION_IDLE_MS} fro
 import {serveExecStdio} from '../../exec/stdio.js'
 import {transportFailed} from '../../mcp/stdio-transport.js'
 import {Workspace} from '../../exec/workspace.js'
+import {describeSandbox, parseSandboxPolicy} from '../../exec/terminal/sandbox-policy.js'
 
 export default class ExecServe extends BaseCommand {
   static override summary = 'Serve AgentExec: files and a terminal confined to one workspace, over MCP.'
@@ -22,7 +23,7 @@ With --http HOST:PORT it serves Streamable HTTP at http://HOST:PORT/mcp instead,
 
 Levels, each containing the one before: read (read, list, search), files (adds edit), terminal (adds exec_command and write_stdin).
 
-The file tools check that paths stay inside the workspace, but this is not a security boundary: at the terminal level a command can do anything the server's user can. Run it somewhere safe.`
+The file tools check that paths stay inside the workspace, but without a sandbox this is not a security boundary: at the terminal level a command can do anything the server's user can. With --sandbox workspace-write (Linux, needs bubblewrap) commands can write only inside the workspace and a private /tmp, have no network unless --sandbox-network is given, and leave no process behind; --sandbox read-only allows no writes at all. Reads are not confined.`
 
   static override examples = [
     {description: 'Serve the current folder read-only over stdio', command: '<%= config.bin %> <%= command.id %>'},
@@ -31,11 +32,16 @@ The file tools check that paths stay inside the workspace, but this is not a sec
       description: `Serve over HTTP on a free loopback port, after "export ${TOKEN_ENV}=$(openssl rand -hex 32)" so that the client can be given the same token (the URL is printed on stderr)`,
       command: '<%= config.bin %> <%= command.id %> --http 127.0.0.1:0',
     },
+    {
+      description: 'Give an agent a terminal whose commands can write only inside the project',
+      command: '<%= config.bin %> <%= command.id %> --workspace ~/src/app --level terminal --sandbox workspace-write',
+    },
   ]
 
   static override flags = {
     workspace: workspaceFlag,
     level: levelFlag('Access level'),
+    ...sandboxFlags,
     http: Flags.string({
       description: `Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio. HOST must be loopback; port 0 picks a free one. Needs ${TOKEN_ENV}.`,
       helpValue: 'HOST:PORT',
@@ -54,6 +60,7 @@ The file tools check that paths stay inside the workspace, but this is not a sec
     const {flags} = await this.parse(ExecServe)
     this.noteIgnoredSharedFlags(flags, 'ak exec serve', 'stdout carries MCP frames only and it never prompts')
     const level = parseLevel(flags.level)
+    const sandboxPolicy = parseSandboxPolicy({sandbox: flags.sandbox, sandboxNetwork: flags['sandbox-network']})
     const address = flags.http === undefined ? undefined : parseListenAddress(flags.http)
     const token = process.env[TOKEN_ENV] ?? ''
     if (address && token.trim() === '') {
@@ -64,7 +71,13 @@ The file tools check that paths stay inside the workspace, but this is not a sec
     }
     const workspace = await Workspace.open(flags.workspace ?? process.cwd())
     const log = stderrLogger({quiet: flags.quiet, prefix: 'ak exec'})
-    const runtime = createExecRuntime({workspace, level, log})
+    // Loaded only with a sandbox: plain start-up never needs it.
+    const sandbox =
+      sandboxPolicy.mode === 'off'
+        ? undefined
+        : await (await import('../../exec/terminal/sandbox.js')).openSandbox(sandboxPolicy, {workspace: workspace.root, level, log})
+    const runtime = createExecRuntime({workspace, level, log, sandbox})
+    if (runtime.sandbox.mode !== 'off') log.info(describeSandbox(runtime.sandbox))
     if (address) {
       log.info(`serving ${workspace.root} at level ${level} over HTTP`)
       // Loaded only here: the HTTP stack (node:http, node:http2, the SDK's Node transport) adds

@@ -6,7 +6,7 @@ import {setImmediate as nextTurn, setTimeout as delay} from 'node:timers/promise
 import {DispatchFailedError} from '../../errors.js'
 import {OUTPUT_BUFFER_CHARS, POST_EXIT_DRAIN_MS} from './limits.js'
 import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
-import {channelIdentity} from './process-tree.js'
+import {channelIdentity, listProcesses} from './process-tree.js'
 import {shellInvocation} from './shell.js'
 
 /** How to start one command. */
@@ -27,6 +27,10 @@ export interface CommandSpec {
   env: NodeJS.ProcessEnv
   /** Characters of output kept between answers. Default OUTPUT_BUFFER_CHARS. */
   bufferChars?: number
+  /** The shell snapshot to source instead of running a login shell (ShellSnapshots.current()). */
+  snapshotFile?: string
+  /** The sandbox's wrapper (`bwrap … --`) the shell runs under, if any. */
+  wrapper?: readonly string[]
 }
 
 /** The exit code a shell reports for a child: the code, or 128 + the signal's number. */
@@ -70,6 +74,7 @@ export class CommandSession {
   readonly outputPipe: string | undefined
 
   private readonly child: ChildProcess
+  private readonly isWrapped: boolean
   private readonly buffer: OutputBuffer
   private readonly decoders = {stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8')}
   private hasEndedFlag = false
@@ -86,6 +91,7 @@ export class CommandSession {
     this.owner = spec.owner
     this.tag = spec.tag
     this.child = child
+    this.isWrapped = (spec.wrapper?.length ?? 0) > 0
     this.pid = child.pid!
     this.buffer = new OutputBuffer(spec.bufferChars ?? OUTPUT_BUFFER_CHARS)
     this.retired = new Promise((resolve) => (this.markRetired = resolve))
@@ -112,7 +118,7 @@ export class CommandSession {
    * @throws DispatchFailedError when the shell cannot be started (e.g. the folder vanished).
    */
   static async start(spec: CommandSpec): Promise<CommandSession> {
-    const {file, args} = shellInvocation(spec.shell, spec.command)
+    const {file, args} = shellInvocation(spec.shell, spec.command, {snapshotFile: spec.snapshotFile, wrapper: spec.wrapper})
     const child = spawn(file, args, {cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe']})
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve)
@@ -165,13 +171,24 @@ export class CommandSession {
     await Promise.race([new Promise<void>((resolve) => stdin.write(text, () => resolve())), until])
   }
 
-  /** Sends SIGINT to the command's process group, as Ctrl-C would in a terminal. */
+  /**
+   * Sends SIGINT to the command's process group, as Ctrl-C would in a terminal. Under the
+   * sandbox the group leader is bubblewrap, which SIGINT would kill (and with it, through
+   * `--die-with-parent`, the command, by SIGKILL): there every other member of the group gets it.
+   */
   interrupt(): void {
     if (this.hasExited) return
-    try {
-      process.kill(-this.pid, 'SIGINT')
-    } catch {
-      // the group is gone
+    const targets = this.isWrapped
+      ? listProcesses()
+          .filter((info) => info.pgid === this.pid && info.pid !== this.pid)
+          .map((info) => info.pid)
+      : [-this.pid]
+    for (const target of targets) {
+      try {
+        process.kill(target, 'SIGINT')
+      } catch {
+        // gone
+      }
     }
   }
 

@@ -6,10 +6,19 @@ import type {RuntimeService} from '../runtime.js'
 import type {ExecConnection} from '../tools/tool.js'
 import {type CommandAnswer, NO_SESSION, commandAnswer} from './answer.js'
 import {CommandSession} from './command-session.js'
-import {COMMAND_IDLE_LIMIT_MS, COMMAND_PREVIEW_CHARS, KILL_GRACE_MS, MAX_RUNNING_COMMANDS} from './limits.js'
+import {
+  COMMAND_IDLE_LIMIT_MS,
+  COMMAND_PREVIEW_CHARS,
+  KILL_GRACE_MS,
+  MAX_RUNNING_COMMANDS,
+  MAX_UNREAD_ENDED_COMMANDS,
+} from './limits.js'
 import {type StopTarget, describeProcess, pipeHolders, stopProcessTree} from './process-tree.js'
 import {newProcessTag, newSessionId} from './session-id.js'
+import {bwrapArguments} from './sandbox.js'
+import {NO_SANDBOX, type Sandbox} from './sandbox-policy.js'
 import {commandEnvironment, resolveShell} from './shell.js'
+import {ShellSnapshots} from './shell-snapshot.js'
 
 /** Ids of sessions that ended unreported (stopped while idle) remembered for a clearer error. */
 const REMEMBERED_STOPS = 256
@@ -20,13 +29,22 @@ export interface CommandSessionsOptions {
   idleLimitMs?: number
   /** Time between SIGTERM and SIGKILL. Default KILL_GRACE_MS. */
   killGraceMs?: number
-  /** Commands open at once. Default MAX_RUNNING_COMMANDS. */
-  maxOpen?: number
+  /** Commands running at once. Default MAX_RUNNING_COMMANDS. */
+  maxRunning?: number
+  /** Ended commands kept unread. Default MAX_UNREAD_ENDED_COMMANDS. */
+  maxUnreadEnded?: number
   /** Base environment of commands. Default `process.env`. */
   env?: NodeJS.ProcessEnv
   /** Characters of output kept per command between answers. Default OUTPUT_BUFFER_CHARS. */
   bufferChars?: number
-  /** Where a process that escaped a stop is reported. Default: nowhere. */
+  /** Real path of the workspace: where the shell snapshot is taken, and what the sandbox lets commands write. */
+  workspace?: string
+  /** The sandbox commands run in (openSandbox). Default NO_SANDBOX. */
+  sandbox?: Sandbox
+  /**
+   * Where a process that escaped a stop is reported, and where the shell snapshot says why
+   * commands run in a login shell. Default: nowhere.
+   */
   log?: Logger
 }
 
@@ -58,8 +76,10 @@ function formatAge(ms: number): string {
 /**
  * The command sessions of one runtime (DESIGN §4.5), shared by all its connections; the model is
  * Codex's unified exec process manager, with ak's rules where they differ:
- * - at most `maxOpen` sessions are open (running, or ended with the end not yet reported); the
- *   next start is refused with the list of open sessions, and nothing is evicted;
+ * - at most `maxRunning` commands run at once; the next start is refused with the list of running
+ *   ones, and nothing is evicted. A command that ended does not count: its output (bounded) is
+ *   kept until a call reads its end or its connection closes, for at most `maxUnreadEnded` such
+ *   commands; past that the longest-waiting one is dropped and its id answers with its exit code;
  * - a session belongs to the connection that started it (`ExecConnection.id`); any other
  *   connection gets "unknown session". Stateless requests (`id` undefined) share one owner, so
  *   there the id alone is the capability;
@@ -78,31 +98,54 @@ export class CommandSessions implements RuntimeService {
   private readonly idleTimers = new Map<string, NodeJS.Timeout>()
   private readonly busy = new Map<string, number>()
   private readonly stoppedWhileIdle = new Map<string, string | undefined>()
+  /** Ended sessions not yet read, oldest end first. */
+  private readonly unreadEnded = new Set<CommandSession>()
+  /** Ids of ended sessions dropped unread (see maxUnreadEnded), with their owner and exit code. */
+  private readonly droppedUnread = new Map<string, {owner: string | undefined; exitCode: number}>()
   private readonly stopping = new Set<Promise<void>>()
   /** Sessions whose output pipe is still open, retired or not (a background child may hold it). */
   private readonly openOutputs = new Set<CommandSession>()
-  private readonly log: Logger
   private readonly idleLimitMs: number
   private readonly killGraceMs: number
-  private readonly maxOpen: number
+  private readonly maxRunning: number
+  private readonly maxUnreadEnded: number
   private readonly env: NodeJS.ProcessEnv
   private readonly bufferChars: number | undefined
+  private readonly workspace: string | undefined
+  private readonly sandbox: Sandbox
+  private readonly log: Logger
   private shell: string | undefined
+  private snapshots: ShellSnapshots | undefined
   private starting = 0
   private isClosed = false
 
   constructor(options: CommandSessionsOptions = {}) {
     this.idleLimitMs = options.idleLimitMs ?? COMMAND_IDLE_LIMIT_MS
     this.killGraceMs = options.killGraceMs ?? KILL_GRACE_MS
-    this.maxOpen = options.maxOpen ?? MAX_RUNNING_COMMANDS
+    this.maxRunning = options.maxRunning ?? MAX_RUNNING_COMMANDS
+    this.maxUnreadEnded = options.maxUnreadEnded ?? MAX_UNREAD_ENDED_COMMANDS
     this.env = options.env ?? process.env
     this.bufferChars = options.bufferChars
+    this.workspace = options.workspace
+    this.sandbox = options.sandbox ?? NO_SANDBOX
     this.log = options.log ?? silentLogger
+  }
+
+  /** The shell snapshot, once the first command started. */
+  get shellSnapshot(): ShellSnapshots | undefined {
+    return this.snapshots
   }
 
   /** Sessions open now (running, or ended and not yet reported). */
   get openCount(): number {
     return this.sessions.size
+  }
+
+  /** Commands running now (their shell has not exited), the ones the limit counts. */
+  get runningCount(): number {
+    let count = 0
+    for (const session of this.sessions.values()) if (!session.hasExited) count++
+    return count
   }
 
   /**
@@ -118,13 +161,13 @@ export class CommandSessions implements RuntimeService {
 
   /**
    * Starts `command` in `cwd` for `owner`.
-   * @throws LimitReachedError when `maxOpen` sessions are open, listing the caller's open
-   *   sessions (id, state, age, command) and counting the others'.
+   * @throws LimitReachedError when `maxRunning` commands run, listing the caller's running
+   *   commands (id, age, command) and counting the others'.
    * @throws DispatchFailedError when the shell cannot start.
    */
   async start(command: string, cwd: string, owner: string | undefined): Promise<CommandSession> {
     if (this.isClosed) throw new LimitReachedError('The server is shutting down; no new command can start.')
-    if (this.sessions.size + this.starting >= this.maxOpen) throw new LimitReachedError(this.limitMessage(owner))
+    if (this.runningCount + this.starting >= this.maxRunning) throw new LimitReachedError(this.limitMessage(owner))
     let ownerTag = this.ownerTags.get(owner)
     if (!ownerTag) {
       ownerTag = newProcessTag()
@@ -134,6 +177,8 @@ export class CommandSessions implements RuntimeService {
     while (this.sessions.has(id)) id = newSessionId()
     const tag = newProcessTag()
     this.shell ??= resolveShell(this.env)
+    this.snapshots ??= this.createSnapshots(this.shell, cwd)
+    const snapshotFile = this.snapshots.current()
     // Counted while the spawn is under way, so concurrent starts respect the limit.
     this.starting++
     let session: CommandSession
@@ -147,6 +192,8 @@ export class CommandSessions implements RuntimeService {
         shell: this.shell,
         env: commandEnvironment(this.env, [ownerTag, tag]),
         bufferChars: this.bufferChars,
+        snapshotFile,
+        wrapper: this.wrapper(this.workspace ?? cwd),
       })
     } finally {
       this.starting--
@@ -155,6 +202,7 @@ export class CommandSessions implements RuntimeService {
     this.openOutputs.add(session)
     void session.outputClosed.then(() => this.openOutputs.delete(session))
     this.touch(session)
+    void session.ended.then(() => this.keepUnread(session))
     if (this.isClosed || !this.ownerTags.has(owner)) {
       // The runtime or the owner's connection closed while the shell was starting.
       await this.stop(session)
@@ -172,6 +220,14 @@ export class CommandSessions implements RuntimeService {
     const key = String(id).trim()
     const session = this.sessions.get(key)
     if (session && session.owner === owner && !session.isRetired) return session
+    const dropped = this.droppedUnread.get(key)
+    if (dropped && dropped.owner === owner) {
+      throw new NotFoundError(
+        `Session ${key} ended with exit code ${dropped.exitCode}, but its output was discarded unread because ` +
+          `more than ${this.maxUnreadEnded} ended commands were waiting to be read. Poll commands until they ` +
+          `report their end, or run the command again with exec_command.`,
+      )
+    }
     if (this.stoppedWhileIdle.has(key) && this.stoppedWhileIdle.get(key) === owner) {
       throw new NotFoundError(
         `Session ${key} was stopped because no call waited on it for ${formatAge(this.idleLimitMs)} ` +
@@ -255,6 +311,29 @@ export class CommandSessions implements RuntimeService {
     this.isClosed = true
     await Promise.all([...this.ownerTags.keys()].map((owner) => this.closeOwner(owner)))
     await Promise.all([...this.stopping])
+    await this.snapshots?.close()
+  }
+
+  /**
+   * The sandbox's wrapper (`bwrap … --`) for a command of a workspace whose real path is `root`,
+   * letting it read the snapshot files; undefined without a sandbox.
+   */
+  private wrapper(root: string, snapshotDir = this.snapshots?.snapshotDir): string[] | undefined {
+    const {bwrap} = this.sandbox
+    if (!bwrap) return undefined
+    return [bwrap, ...bwrapArguments(this.sandbox, {workspace: root, readOnlyPaths: snapshotDir ? [snapshotDir] : []})]
+  }
+
+  /** The shell snapshot of `shell`, taken in the workspace (in the sandbox when there is one). */
+  private createSnapshots(shell: string, cwd: string): ShellSnapshots {
+    const root = this.workspace ?? cwd
+    return new ShellSnapshots({
+      shell,
+      env: commandEnvironment(this.env, [newProcessTag()]),
+      cwd: root,
+      log: this.log,
+      wrap: this.sandbox.bwrap ? (argv, snapshotDir) => [...this.wrapper(root, snapshotDir)!, ...argv] : undefined,
+    })
   }
 
   /**
@@ -282,7 +361,25 @@ export class CommandSessions implements RuntimeService {
     return stop.finally(() => this.stopping.delete(stop))
   }
 
+  /**
+   * Keeps `session`, which just ended, among the unread ended sessions; past `maxUnreadEnded`
+   * drops the one that has waited longest and no call is reading.
+   */
+  private keepUnread(session: CommandSession): void {
+    if (session.isRetired) return
+    this.unreadEnded.add(session)
+    if (this.unreadEnded.size <= this.maxUnreadEnded) return
+    for (const oldest of this.unreadEnded) {
+      if ((this.busy.get(oldest.id) ?? 0) > 0) continue
+      this.droppedUnread.set(oldest.id, {owner: oldest.owner, exitCode: oldest.exitCode!})
+      if (this.droppedUnread.size > REMEMBERED_STOPS) this.droppedUnread.delete(this.droppedUnread.keys().next().value!)
+      this.retire(oldest)
+      return
+    }
+  }
+
   private retire(session: CommandSession): void {
+    this.unreadEnded.delete(session)
     session.retire()
     if (this.sessions.get(session.id) === session) this.sessions.delete(session.id)
     clearTimeout(this.idleTimers.get(session.id))
@@ -311,18 +408,15 @@ export class CommandSessions implements RuntimeService {
 
   private limitMessage(owner: string | undefined): string {
     const now = Date.now()
-    const own = [...this.sessions.values()].filter((session) => session.owner === owner)
-    const lines = own.map(
-      (session) =>
-        `  ${session.id}  ${session.hasEnded ? 'ended, not yet polled' : 'running'}  ` +
-        `${formatAge(now - session.startedAtMs)}  ${preview(session.command)}`,
-    )
-    const others = this.sessions.size - own.length
+    const running = [...this.sessions.values()].filter((session) => !session.hasExited)
+    const own = running.filter((session) => session.owner === owner)
+    const lines = own.map((session) => `  ${session.id}  ${formatAge(now - session.startedAtMs)}  ${preview(session.command)}`)
+    const others = running.length - own.length
     return [
-      `Too many commands: ${this.sessions.size} are open, the most this server runs at once is ${this.maxOpen}. ` +
-        `This command was not started and no other was stopped. Free a slot first: poll a command with ` +
-        `write_stdin until it reports its end, or interrupt it with write_stdin chars "\\u0003".`,
-      own.length > 0 ? 'Open sessions of this connection (id, state, age, command):' : 'This connection has no open session.',
+      `Too many commands: ${running.length} are running, the most this server runs at once is ${this.maxRunning}. ` +
+        `This command was not started and no other was stopped. Free a slot first: wait for a command to end ` +
+        `(poll it with write_stdin), interrupt it with write_stdin chars "\\u0003", or end its input with "\\u0004".`,
+      own.length > 0 ? 'Running commands of this connection (id, age, command):' : 'This connection runs no command.',
       ...lines,
       ...(others > 0 ? [`(and ${others} more started by other connections)`] : []),
     ].join('\n')

@@ -30,10 +30,18 @@ export const OUTPUT_BUFFER_CHARS = 256 * 1024
 export const MAX_OUTPUT_TOKENS = OUTPUT_BUFFER_CHARS / CHARS_PER_TOKEN
 
 /**
- * Commands open at once across the server (running, or ended with the end not yet reported).
- * Codex's limit too; unlike Codex, the next one is refused and nothing is evicted.
+ * Commands running at once across the server. Codex's limit too; unlike Codex, the next one is
+ * refused and nothing running is evicted. A command that ended does not count, even before its
+ * end is reported.
  */
 export const MAX_RUNNING_COMMANDS = 64
+/**
+ * Ended commands whose end was not reported yet, kept across the server with their output
+ * (at most OUTPUT_BUFFER_CHARS each) until a call reads them or their connection closes. Past
+ * it, the longest-waiting one is dropped: its id then answers with its exit code and says its
+ * output was discarded. This is what keeps memory bounded when commands end unread.
+ */
+export const MAX_UNREAD_ENDED_COMMANDS = 64
 /** A command that no call has waited on for this long is stopped (30 minutes). */
 export const COMMAND_IDLE_LIMIT_MS = 30 * 60_000
 /** Time between SIGTERM and SIGKILL when a command is stopped. */

@@ -10,7 +10,12 @@ export const COMMAND_SESSIONS_SERVICE = 'command-sessions'
  * the caller's connection so that its commands stop when it closes.
  */
 export function commandSessionsFor(context: Pick<ToolContext, 'runtime' | 'connection'>): CommandSessions {
-  const sessions = runtimeService(context.runtime, COMMAND_SESSIONS_SERVICE, () => new CommandSessions({log: context.runtime.log}))
+  const sessions = runtimeService(
+    context.runtime,
+    COMMAND_SESSIONS_SERVICE,
+    () =>
+      new CommandSessions({workspace: context.runtime.workspace.root, sandbox: context.runtime.sandbox, log: context.runtime.log}),
+  )
   sessions.attach(context.connection)
   return sessions
 }

@@ -11,12 +11,23 @@ export const POSIX_SHELL_NAMES: readonly string[] = ['bash', 'zsh', 'sh', 'dash'
 /** Shells tried, in order, when `$SHELL` is unset, unknown or not executable. */
 export const FALLBACK_SHELLS: readonly string[] = ['/bin/bash', '/bin/sh']
 
-/** Variables added to every command's environment so that tools run plain and non-interactive. */
+/**
+ * Variables set in every command's environment so that tools print plain, predictable UTF-8 and
+ * never wait on a pager: the values Codex's unified exec forces on the commands it starts
+ * (`codex-rs/core/src/unified_exec/process_manager.rs`: NO_COLOR, TERM, LANG, LC_CTYPE, LC_ALL,
+ * COLORTERM, PAGER, GIT_PAGER, GH_PAGER). COLORTERM is set empty, as there: cleared, so a tool
+ * that looks for truecolor support finds none.
+ */
 export const COMMAND_ENV_OVERRIDES: Readonly<Record<string, string>> = {
   NO_COLOR: '1',
   TERM: 'dumb',
+  LANG: 'C.UTF-8',
+  LC_CTYPE: 'C.UTF-8',
+  LC_ALL: 'C.UTF-8',
+  COLORTERM: '',
   PAGER: 'cat',
   GIT_PAGER: 'cat',
+  GH_PAGER: 'cat',
 }
 
 /**
@@ -66,16 +77,44 @@ export function commandEnvironment(base: NodeJS.ProcessEnv, tags: string[]): Nod
   return env
 }
 
+/** `text` as one single-quoted shell word. */
+export function quoteForShell(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`
+}
+
 /**
- * The program and arguments that run `command` in `shell` as a login shell (`-lc`) with stderr
- * joined to stdout.
+ * The `-c` script that runs `command` after sourcing `snapshotFile` (a shell snapshot,
+ * shell-snapshot.ts): the snapshot first, quietly, as Codex does; then the command through
+ * `eval`, so that it is parsed after the snapshot's aliases exist (zsh parses a whole `-c` string
+ * before running any of it).
+ */
+export function snapshotCommandScript(snapshotFile: string, command: string): string {
+  return `. ${quoteForShell(snapshotFile)} >/dev/null 2>&1\neval ${quoteForShell(command)}`
+}
+
+/** How shellInvocation runs a command besides the shell itself. */
+export interface InvocationOptions {
+  /**
+   * A shell snapshot to source (shell-snapshot.ts): the command then runs in a non-login shell
+   * (`-c`) that sources it first, instead of a login shell (`-lc`).
+   */
+  snapshotFile?: string
+  /** A program and arguments the shell runs under (the sandbox's `bwrap … --`). */
+  wrapper?: readonly string[]
+}
+
+/**
+ * The program and arguments that run `command` in `shell` with stderr joined to stdout: as a
+ * login shell (`-lc`), or with `snapshotFile` as a non-login shell that sources it
+ * (snapshotCommandScript); under `wrapper` when given.
  *
  * Node cannot give a child one pipe as both fd 1 and fd 2, so the command goes through
  * `/bin/sh -c 'exec "$0" "$@" 2>&1'`: that sh points fd 2 at fd 1 (the stdout pipe) and then
- * replaces itself with the login shell, so the shell keeps the spawned pid (the process group
+ * replaces itself with the shell (or the wrapper), so it keeps the spawned pid (the process group
  * leader) and it and every descendant write both streams into the same pipe, in the exact order
  * they wrote them.
  */
-export function shellInvocation(shell: string, command: string): {file: string; args: string[]} {
-  return {file: '/bin/sh', args: ['-c', 'exec "$0" "$@" 2>&1', shell, '-lc', command]}
+export function shellInvocation(shell: string, command: string, options: InvocationOptions = {}): {file: string; args: string[]} {
+  const shellArgs = options.snapshotFile ? ['-c', snapshotCommandScript(options.snapshotFile, command)] : ['-lc', command]
+  return {file: '/bin/sh', args: ['-c', 'exec "$0" "$@" 2>&1', ...(options.wrapper ?? []), shell, ...shellArgs]}
 }

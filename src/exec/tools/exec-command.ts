@@ -19,6 +19,7 @@ import {
   maxOutputTokens,
 } from '../terminal/limits.js'
 import {commandSessionsFor} from '../terminal/runtime-sessions.js'
+import {NO_SANDBOX, type SandboxPolicy, describeSandbox} from '../terminal/sandbox-policy.js'
 import {ignoredArgumentsNote} from '../tool-input.js'
 import {clampedNumberField, textField} from './input-fields.js'
 import {defineTool} from './tool.js'
@@ -35,7 +36,7 @@ export const maxOutputTokensField = clampedNumberField(
   )
 
 const inputSchema = z.object({
-  cmd: textField('cmd', 'the shell command to run, e.g. "npm test"', {nonEmpty: true}).describe('Shell command to run, e.g. "npm test" or "ls -la | head". Runs in a login shell.'),
+  cmd: textField('cmd', 'the shell command to run, e.g. "npm test"', {nonEmpty: true}).describe('Shell command to run, e.g. "npm test" or "ls -la | head". Sees what the login profile sets up.'),
   workdir: textField('workdir', 'the folder to run the command in, relative to the workspace')
     .optional()
     .describe('Folder to run it in, relative to the workspace (or absolute inside it). Default: the workspace root.'),
@@ -49,6 +50,7 @@ const inputSchema = z.object({
 })
 
 /**
+/**
  * Fields of Codex's own `exec_command` that ak accepts and does not use, with why: a model trained
  * on Codex sends them, and refusing the call would cost it a retry (DESIGN §4.3).
  */
@@ -58,13 +60,20 @@ const IGNORED_CODEX_ARGUMENTS: Record<string, string> = {
   login: 'ak chooses how the shell starts, as the tool description says',
 }
 
-/** The `exec_command` tool: runs a shell command (DESIGN §4.3–4.5; Codex's unified exec shape). */
-export const execCommandTool = defineTool({
-  name: 'exec_command',
-  title: 'Run a shell command',
-  description:
-    'Runs a command in a login shell (the user\'s $SHELL, else bash, else sh) in the workspace or in workdir, ' +
-    'over pipes (no terminal), with stdout and stderr merged in order and NO_COLOR=1, TERM=dumb, PAGER=cat. ' +
+/**
+ * exec_command's description for a server whose commands run in `sandbox`: what happens to
+ * background processes and what the sandbox allows differ by mode.
+ */
+function execCommandDescription(sandbox: SandboxPolicy): string {
+  const background =
+    sandbox.mode === 'off'
+      ? 'Background processes (cmd &) keep running after the command ends, until the connection closes, but their ' +
+        'later output is discarded: to follow a server, run it without & and poll it with write_stdin. '
+      : 'To follow a server, run it without & and poll it with write_stdin. '
+  return (
+    "Runs a command in the user's shell ($SHELL if bash, zsh or another POSIX shell, else bash, else sh) with what its " +
+    'login profile sets up (variables, PATH, aliases, functions), in the workspace or in workdir, ' +
+    'over pipes (no terminal), with stdout and stderr merged in order and NO_COLOR=1, TERM=dumb, LANG=C.UTF-8, PAGER=cat. ' +
     `Answers as soon as the command ends, or after yield_time_ms (${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS} ms, ` +
     `default ${DEFAULT_EXEC_YIELD_TIME_MS}) if it still runs; then it keeps running and the answer's session_id ` +
     'lets write_stdin read more output, type input, interrupt it ("\\u0003") or end its input ("\\u0004"). ' +
@@ -74,10 +83,19 @@ export const execCommandTool = defineTool({
     'A non-zero exit code is a normal answer, not an error. ' +
     `At most ${MAX_RUNNING_COMMANDS} commands run at once; a command nobody polls for ` +
     `${COMMAND_IDLE_LIMIT_MS / 60_000} minutes is stopped, and all stop when the connection closes. ` +
-    'Background processes (cmd &) keep running after the command ends, until the connection closes, but their ' +
-    'later output is discarded: to follow a server, run it without & and poll it with write_stdin. ' +
+    background +
     "Codex's tty, shell and login arguments are accepted and have no effect (a note on the first line of text says so). " +
-    'Errors: workdir outside the workspace or not a folder; too many commands running (lists them).',
+    `${describeSandbox(sandbox)} ` +
+    'Errors: workdir outside the workspace or not a folder; too many commands running (lists them).'
+  )
+}
+
+/** The `exec_command` tool: runs a shell command (DESIGN §4.3–4.5; Codex's unified exec shape). */
+export const execCommandTool = defineTool({
+  name: 'exec_command',
+  title: 'Run a shell command',
+  description: execCommandDescription(NO_SANDBOX),
+  descriptionFor: (runtime) => execCommandDescription(runtime.sandbox),
   level: 'terminal',
   inputSchema,
   ignoredArguments: IGNORED_CODEX_ARGUMENTS,

@@ -3,6 +3,7 @@ import type {z} from 'zod'
 
 import type {Logger} from '../../log.js'
 import type {Level} from '../level.js'
+import type {Sandbox} from '../terminal/sandbox-policy.js'
 import type {Workspace} from '../workspace.js'
 
 /**
@@ -13,6 +14,8 @@ export interface ExecRuntime {
   workspace: Workspace
   level: Level
   log: Logger
+  /** The sandbox commands run in (`mode` `off`: none). */
+  sandbox: Sandbox
   /** Services registered by tools that need state across calls (search pool, command sessions). */
   services: Map<string, unknown>
   /** Stops everything the runtime started (commands, workers). Idempotent. */
@@ -59,6 +62,8 @@ export interface ExecTool<Input extends z.ZodObject = z.ZodObject> {
   title: string
   /** Precise description: what, units, limits, what error to expect. */
   description: string
+  /** The description a server with these settings lists (e.g. naming the sandbox), when it depends on them. */
+  descriptionFor?(runtime: ExecRuntime): string
   /** The lowest level that offers this tool. */
   level: Level
   inputSchema: Input

@@ -1,10 +1,14 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {mkdir, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
 import path from 'node:path'
 
+import {checkSandbox} from '../../../src/exec/terminal/sandbox.js'
 import {RUN_JS} from '../../helpers/clients.js'
 import {type DoctorFixture, createDoctorFixture} from '../../helpers/doctor-fixture.js'
+
+const SANDBOX = await checkSandbox({mode: 'workspace-write', network: false}, {workspace: tmpdir(), env: {PATH: '/usr/bin:/bin'}})
 
 describe('ak doctor', () => {
   let fixture: DoctorFixture
@@ -47,11 +51,14 @@ describe('ak doctor', () => {
     const {status, lines, stderr} = doctor()
     expect(stderr).to.equal('')
     expect(status).to.equal(0)
-    expect(lines.map((line) => line.split(':', 1)[0])).to.deep.equal([
+    const checks = lines.filter((line) => !line.startsWith(' ')).map((line) => line.split(':', 1)[0])
+    expect(checks).to.deep.equal([
       'ak',
       'ok    node',
       'AgentExec (ak exec serve)',
       'ok    exec serve',
+      // Whether the sandbox can run depends on the machine (bubblewrap, namespaces): ok or warn.
+      SANDBOX.ok ? 'ok    sandbox' : 'warn  sandbox',
       'Codex agent runtime (ak codex-agent-runtime serve)',
       'ok    codex',
       'ok    codex home',
@@ -147,6 +154,7 @@ describe('ak doctor', () => {
     expect(report.checks.map((check) => [check.server, check.check])).to.deep.equal([
       ['ak', 'node'],
       ['exec', 'exec serve'],
+      ['exec', 'sandbox'],
       ['codex-agent-runtime', 'codex'],
       ['codex-agent-runtime', 'codex home'],
       ['codex-agent-runtime', 'codex config'],

@@ -31,6 +31,13 @@ describe('renderClientConfig', () => {
     })
   })
 
+  it('passes the sandbox on to the server it starts, and nothing for none', () => {
+    const sandboxed = renderClientConfig({client: 'claude', workspace, level: 'terminal', sandbox: {mode: 'workspace-write', network: true}})
+    expect(sandboxed.server.args.slice(-3)).to.deep.equal(['--sandbox', 'workspace-write', '--sandbox-network'])
+    const none = renderClientConfig({client: 'claude', workspace, level: 'terminal', sandbox: {mode: 'off', network: true}})
+    expect(none.server.args).to.not.include('--sandbox')
+  })
+
   it('refuses a server name a client would not accept', () => {
     expect(() => renderClientConfig({client: 'codex', workspace, level: 'read', name: 'my server'})).to.throw(
       BadInputError,

@@ -98,8 +98,8 @@ describe('CommandSessions', () => {
     expectThrows(() => sessions.find(session.id, OWNER), NotFoundError)
   })
 
-  it('refuses a start beyond the limit with the open sessions listed, and stops none', async () => {
-    sessions = create({maxOpen: 2})
+  it('refuses a start beyond the limit with the running commands listed, and stops none', async () => {
+    sessions = create({maxRunning: 2})
     const first = await run(sessions, 'sleep 30 # first', 250)
     await run(sessions, 'sleep 30 # second', 250, {owner: 'connection-b'})
     const error = await sessions.start('echo third', tmpdir(), OWNER).then(
@@ -107,10 +107,39 @@ describe('CommandSessions', () => {
       (error: Error) => error,
     )
     expect(error).to.be.instanceOf(LimitReachedError)
-    expect(error.message).to.contain(first.session.id).and.contain('sleep 30 # first').and.contain('running')
+    expect(error.message).to.contain(first.session.id).and.contain('sleep 30 # first').and.contain('2 are running')
     expect(error.message).to.contain('1 more started by other connections').and.not.contain('# second')
     expect(sessions.openCount).to.equal(2)
     expect(isProcessAlive(first.session.pid)).to.equal(true)
+  })
+
+  it('counts only running commands against the limit, keeping an ended command\'s output until it is read', async () => {
+    sessions = create({maxRunning: 2})
+    const ended = await sessions.start('echo kept; exit 4', tmpdir(), OWNER)
+    await ended.ended
+    const running = await run(sessions, 'sleep 30', 250)
+    const third = await run(sessions, 'echo third', 10_000)
+    expect(third.answer).to.include({exit_code: 0, text: 'third\n'})
+    expect(sessions.runningCount).to.equal(1)
+    const late = await sessions.wait(sessions.find(ended.id, OWNER), waitOptions(1000))
+    expect(late).to.include({exit_code: 4, text: 'kept\n', session_id: 'none'})
+    expect(isProcessAlive(running.session.pid)).to.equal(true)
+  })
+
+  it('drops the longest-waiting unread ended command past the unread limit, and its id tells its exit code', async () => {
+    sessions = create({maxUnreadEnded: 2})
+    const started: CommandSession[] = []
+    for (const code of [5, 6, 7]) {
+      const session = await sessions.start(`echo out${code}; exit ${code}`, tmpdir(), OWNER)
+      await session.ended
+      started.push(session)
+    }
+    const error = expectThrows(() => sessions.find(started[0]!.id, OWNER), NotFoundError)
+    expect(error.message).to.contain('exit code 5').and.contain('discarded unread')
+    for (const [index, code] of [[1, 6], [2, 7]] as const) {
+      const answer = await sessions.wait(sessions.find(started[index]!.id, OWNER), waitOptions(1000))
+      expect(answer).to.include({exit_code: code, text: `out${code}\n`})
+    }
   })
 
   it('stops a command nobody waited on for the idle limit, and says so when it is polled', async () => {

@@ -56,6 +56,7 @@ describe('docs/terminal.md', () => {
     const limits = await import('../../../../src/exec/terminal/limits.js')
     const doc = readFileSync(`${REPO_ROOT}/docs/terminal.md`, 'utf8')
     expect(doc).to.contain(`| ${limits.MAX_RUNNING_COMMANDS}; the 65th is refused`)
+    expect(doc).to.contain(`| ${limits.MAX_UNREAD_ENDED_COMMANDS}; past it the one that waited longest is dropped`)
     expect(doc).to.contain(`| ${limits.COMMAND_IDLE_LIMIT_MS / 60_000} minutes |`)
     expect(doc).to.contain(`| ${limits.OUTPUT_BUFFER_CHARS} characters`)
     expect(doc).to.contain(`| ${limits.KILL_GRACE_MS / 1000} second |`)

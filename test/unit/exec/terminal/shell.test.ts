@@ -24,13 +24,21 @@ describe('shell resolution', () => {
 
 describe('command environment', () => {
   it('adds the plain, non-interactive settings and the process tags, and drops the HTTP token', () => {
-    const env = commandEnvironment({PATH: '/bin', TERM: 'xterm-256color', AGENTEXEC_TOKEN: 'secret'}, ['owner', 'cmd'])
+    const env = commandEnvironment(
+      {PATH: '/bin', TERM: 'xterm-256color', COLORTERM: 'truecolor', LANG: 'fr_FR.ISO-8859-1', AGENTEXEC_TOKEN: 'secret'},
+      ['owner', 'cmd'],
+    )
     expect(env).to.deep.equal({
       PATH: '/bin',
       NO_COLOR: '1',
       TERM: 'dumb',
+      LANG: 'C.UTF-8',
+      LC_CTYPE: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      COLORTERM: '',
       PAGER: 'cat',
       GIT_PAGER: 'cat',
+      GH_PAGER: 'cat',
       [COMMAND_TAG_VARIABLE]: 'owner,cmd',
     })
   })

@@ -1,0 +1,236 @@
+import {expect} from 'chai'
+import {spawnSync} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
+import {readFileSync, readdirSync} from 'node:fs'
+import {mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile} from 'node:fs/promises'
+import {type AddressInfo, createServer} from 'node:net'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {checkSandbox} from '../../src/exec/terminal/sandbox.js'
+import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
+
+/** Where bubblewrap can run here; tests that need it are skipped, saying why, where it cannot. */
+const SANDBOX = await checkSandbox({mode: 'workspace-write', network: false}, {workspace: tmpdir()})
+const SKIP_REASON = SANDBOX.ok ? '' : ` (skipped: ${SANDBOX.reason}; ${SANDBOX.fix})`
+
+/** Folders outside the workspace and outside /tmp (which the sandbox hides), where writes must fail. */
+const OUTSIDE_ROOT = '/var/tmp'
+
+/** Host processes whose command line contains `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'latin1').includes(marker)) found.push(Number(name))
+    } catch {
+      // gone
+    }
+  }
+  return found
+}
+
+async function exec(client: TestClient, cmd: string, extra: Record<string, unknown> = {}) {
+  const answer = await client.call('exec_command', {cmd, ...extra})
+  expect(answer.isError, answer.text).to.equal(false)
+  return answer.structured as {exit_code: number | 'running'; session_id: string; text: string}
+}
+
+async function stdin(client: TestClient, sessionId: string, chars: string) {
+  const answer = await client.call('write_stdin', {session_id: sessionId, chars, yield_time_ms: 5000})
+  expect(answer.isError, answer.text).to.equal(false)
+  return answer.structured as {exit_code: number | 'running'; session_id: string; text: string}
+}
+
+for (const mode of ['workspace-write', 'read-only'] as const) {
+  describe(`exec_command with --sandbox ${mode}${SKIP_REASON}`, function () {
+    this.timeout(120_000)
+    let workspace: string
+    let outside: string
+    let home: string
+    let hostTmpFile: string
+    let client: TestClient
+
+    const serve = (extra: string[] = []) =>
+      connectStdio(
+        CLIENT_LINES[1],
+        ['exec', 'serve', '--workspace', workspace, '--level', 'terminal', '--sandbox', mode, ...extra],
+        {env: {HOME: home, SHELL: '/bin/bash'}},
+      )
+
+    before(async function () {
+      if (!SANDBOX.ok) this.skip()
+      workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-sandbox-ws-')))
+      outside = await realpath(await mkdtemp(path.join(OUTSIDE_ROOT, 'ak-sandbox-outside-')))
+      home = await realpath(await mkdtemp(path.join(OUTSIDE_ROOT, 'ak-sandbox-home-')))
+      await writeFile(path.join(home, '.profile'), 'export FROM_PROFILE=profiled\nshopt -s expand_aliases\nalias hello="echo hello from alias"\n')
+      await writeFile(path.join(outside, 'target.txt'), 'untouched\n')
+      await symlink(path.join(outside, 'target.txt'), path.join(workspace, 'link-out.txt'))
+      await mkdir(path.join(workspace, 'sub'))
+      hostTmpFile = path.join(tmpdir(), `ak-sandbox-host-${randomBytes(4).toString('hex')}`)
+      await writeFile(hostTmpFile, 'host secret\n')
+      client = await serve()
+    })
+
+    after(async () => {
+      await client?.close()
+      for (const folder of [workspace, outside, home, hostTmpFile]) if (folder) await rm(folder, {recursive: true, force: true})
+    })
+
+    it('says which sandbox is in force in exec_command\'s description', async () => {
+      const tool = (await client.listTools()).find((each) => each.name === 'exec_command')
+      expect(tool?.description).to.contain(`sandbox (${mode})`).and.contain('There is no network access')
+    })
+
+    if (mode === 'workspace-write') {
+      it('lets a command write inside the workspace', async () => {
+        const answer = await exec(client, 'echo written > sub/inside.txt && cat sub/inside.txt')
+        expect(answer).to.include({exit_code: 0, text: 'written\n'})
+        expect(await readFile(path.join(workspace, 'sub', 'inside.txt'), 'utf8')).to.equal('written\n')
+      })
+    } else {
+      it('refuses a write inside the workspace with the OS error', async () => {
+        const answer = await exec(client, 'echo written > inside.txt')
+        expect(answer.exit_code).to.not.equal(0)
+        expect(answer.text).to.contain('Read-only file system')
+      })
+    }
+
+    it('runs the command in workdir, inside the workspace', async () => {
+      expect(await exec(client, 'pwd', {workdir: 'sub'})).to.include({exit_code: 0, text: `${workspace}/sub\n`})
+      expect(await exec(client, 'pwd')).to.include({exit_code: 0, text: `${workspace}\n`})
+    })
+
+    it('refuses writes outside the workspace (another folder, $HOME, a symlink pointing out) with the OS error', async () => {
+      for (const target of [`${outside}/new.txt`, `${outside}/target.txt`, '"$HOME/new.txt"', 'link-out.txt']) {
+        const answer = await exec(client, `echo changed > ${target}`)
+        expect(answer.exit_code, target).to.not.equal(0)
+        expect(answer.text, target).to.contain('Read-only file system')
+      }
+      expect(await readFile(path.join(outside, 'target.txt'), 'utf8')).to.equal('untouched\n')
+      expect(readdirSync(outside)).to.deep.equal(['target.txt'])
+      expect(readdirSync(home)).to.deep.equal(['.profile'])
+    })
+
+    it('gives the command a private /tmp', async () => {
+      const hidden = await exec(client, `cat ${hostTmpFile}`)
+      expect(hidden.exit_code).to.not.equal(0)
+      expect(hidden.text).to.contain('No such file or directory')
+      const write = await exec(client, 'echo scratch > /tmp/scratch.txt && cat /tmp/scratch.txt; echo "TMPDIR=$TMPDIR"')
+      if (mode === 'workspace-write') {
+        expect(write.text).to.equal('scratch\nTMPDIR=/tmp\n')
+      } else {
+        expect(write.text).to.contain('Read-only file system')
+      }
+      expect(readdirSync(tmpdir())).to.not.include('scratch.txt')
+    })
+
+    it('cannot reach a loopback listener outside the sandbox; can with --sandbox-network', async () => {
+      const listener = createServer((socket) => socket.end('hello from the host\n'))
+      await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+      const {port} = listener.address() as AddressInfo
+      const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`
+      let networked: TestClient | undefined
+      try {
+        const refused = await exec(client, connect)
+        expect(refused.exit_code).to.not.equal(0)
+        expect(refused.text).to.match(/Connection refused|Network is unreachable/)
+        networked = await serve(['--sandbox-network'])
+        expect(await exec(networked, connect)).to.include({exit_code: 0, text: 'hello from the host\n'})
+      } finally {
+        await networked?.close()
+        listener.close()
+      }
+    })
+
+    it('leaves no process behind, even one that clears its environment and leaves the session', async () => {
+      const marker = `4${randomBytes(3).readUIntBE(0, 3)}.5`
+      const own = await serve()
+      const answer = await exec(own, `env -i setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & echo started`)
+      expect(answer).to.include({exit_code: 0, text: 'started\n'})
+      await own.close()
+      expect(processesWith(`sleep\0${marker}`)).to.deep.equal([])
+    })
+
+    it('loads the login profile through the shell snapshot, taken inside the sandbox', async () => {
+      for (let index = 0; index < 3; index++) {
+        expect(await exec(client, 'echo "$FROM_PROFILE"; hello')).to.include({exit_code: 0, text: 'profiled\nhello from alias\n'})
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      // A capture that failed (e.g. the snapshot file not readable inside the sandbox) says so on stderr.
+      expect(client.stderr()).to.not.contain('shell snapshot')
+    })
+
+    it('interrupts a command with \\u0003 (the command\'s own handler runs) and reports 128+signal for one without', async () => {
+      const trapped = await exec(client, 'trap "echo caught INT; exit 5" INT; echo ready; while :; do sleep 0.1; done', {yield_time_ms: 1000})
+      expect(trapped).to.include({exit_code: 'running', text: 'ready\n'})
+      expect(await stdin(client, trapped.session_id, '\u0003')).to.include({exit_code: 5, text: 'caught INT\n'})
+      const plain = await exec(client, 'echo ready; sleep 100', {yield_time_ms: 1000})
+      expect(await stdin(client, plain.session_id, '\u0003')).to.include({exit_code: 130})
+    })
+
+    it('passes input through write_stdin and ends it with \\u0004', async () => {
+      const cat = await exec(client, 'cat', {yield_time_ms: 250})
+      expect(cat.exit_code).to.equal('running')
+      expect(await stdin(client, cat.session_id, 'typed line\n')).to.include({exit_code: 'running', text: 'typed line\n'})
+      expect(await stdin(client, cat.session_id, '\u0004')).to.include({exit_code: 0, session_id: 'none'})
+    })
+
+    it('reports exit codes and a signal death as without the sandbox', async () => {
+      expect(await exec(client, 'exit 3')).to.include({exit_code: 3})
+      expect(await exec(client, 'kill -TERM $$')).to.include({exit_code: 143})
+    })
+
+    it('cuts long output in the middle as without the sandbox', async () => {
+      const answer = await exec(client, 'seq 1 100000', {max_output_tokens: 100})
+      expect(answer.exit_code).to.equal(0)
+      expect(answer.text).to.match(/^1\n2\n/).and.match(/\n100000\n$/).and.contain('cut from the middle')
+    })
+  })
+}
+
+describe('ak exec serve --sandbox when it cannot run', () => {
+  let workspace: string
+  before(async () => {
+    workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-sandbox-flags-')))
+  })
+  after(async () => {
+    await rm(workspace, {recursive: true, force: true})
+  })
+
+  const serve = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
+    spawnSync(process.execPath, [RUN_JS, 'exec', 'serve', '--workspace', workspace, '--level', 'terminal', ...args], {
+      input: '',
+      encoding: 'utf8',
+      env,
+    })
+
+  it('exits 2 saying how to install bubblewrap when bwrap is not on PATH', () => {
+    const run = serve(['--sandbox', 'workspace-write'], {...process.env, PATH: '/nonexistent'})
+    expect(run.status, run.stderr).to.equal(2)
+    expect(run.stderr).to.contain('bubblewrap (bwrap) is not on PATH').and.contain('apt-get install bubblewrap')
+  })
+
+  it('exits 2 saying why when bubblewrap cannot create namespaces here', async () => {
+    const fakeBin = await mkdtemp(path.join(tmpdir(), 'ak-fake-bwrap-'))
+    try {
+      const message = 'bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.'
+      await writeFile(path.join(fakeBin, 'bwrap'), `#!/bin/sh\n[ "$1" = --version ] && echo "bubblewrap 0.0" && exit 0\necho '${message}' >&2\nexit 1\n`, {mode: 0o755})
+      const run = serve(['--sandbox', 'read-only'], {...process.env, PATH: `${fakeBin}:/usr/bin:/bin`})
+      expect(run.status, run.stderr).to.equal(2)
+      expect(run.stderr).to.contain('cannot create the sandbox here').and.contain(message).and.contain('user namespaces')
+    } finally {
+      await rm(fakeBin, {recursive: true, force: true})
+    }
+  })
+
+  it('exits 2 for an unknown mode and for --sandbox-network without a sandbox', () => {
+    const unknown = serve(['--sandbox', 'danger-full-access'])
+    expect(unknown.status).to.equal(2)
+    expect(unknown.stderr).to.contain('workspace-write')
+    const network = serve(['--sandbox-network'])
+    expect(network.status).to.equal(2)
+    expect(network.stderr).to.contain('--sandbox-network').and.contain('--sandbox workspace-write')
+  })
+})
