@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search,exec-output,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE]`
+ * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search,exec-output,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
  *
  * Compares AgentExec with named peers in one run and writes the results (bench/RESULTS.md for a
  * full run, bench/.work/RESULTS-quick.md for --quick). A run with --only folds its cases into the
@@ -13,7 +13,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 import {editCase} from './cases/edit.js'
-import {execCase} from './cases/exec.js'
+import {DEFAULT_SNAPSHOT_OFF, execCase} from './cases/exec.js'
 import {execOutputCase} from './cases/exec-output.js'
 import {httpSessionsCase} from './cases/http-sessions.js'
 import {initializeCase} from './cases/initialize.js'
@@ -29,7 +29,7 @@ const WORK_DIR = path.join(BENCH_DIR, '.work')
 
 const CASES: Record<string, (context: BenchContext) => Promise<CaseReport[]>> = {
   initialize: async (context) => [await initializeCase(context)],
-  exec: async (context) => [await execCase(context)],
+  exec: async (context) => [await execCase({...context, snapshotOff: flags['snapshot-off']})],
   read: readCases,
   edit: async (context) => [await editCase(context)],
   search: searchCases,
@@ -45,6 +45,8 @@ const {values: flags} = parseArgs({
     keep: {type: 'boolean', default: false},
     out: {type: 'string'},
     ak: {type: 'string'},
+    // The environment setting that turns ak's shell snapshot off, for the exec case's second ak.
+    'snapshot-off': {type: 'string', default: DEFAULT_SNAPSHOT_OFF},
   },
 })
 

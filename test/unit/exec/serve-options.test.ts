@@ -3,17 +3,17 @@ import {expect} from 'chai'
 import ExecServe from '../../../src/commands/exec/serve.js'
 import {BadInputError} from '../../../src/errors.js'
 import {directServeRequest, parseStandaloneArgs, standaloneHelp} from '../../../src/exec/serve-command-line.js'
-import {EXEC_SERVE_OPTIONS, resolveServeSettings} from '../../../src/exec/serve-options.js'
+import {EXEC_SERVE_OPTIONS, type ServeOption, resolveServeSettings} from '../../../src/exec/serve-options.js'
 
 describe('the AgentExec server options, declared once for ak exec serve and dist/agentexec.js', () => {
   it('gives ak exec serve every option, with the same alias, choices and default', () => {
-    for (const [name, option] of Object.entries(EXEC_SERVE_OPTIONS)) {
+    for (const [name, option] of Object.entries(EXEC_SERVE_OPTIONS) as Array<[string, ServeOption]>) {
       const flag = (ExecServe.flags as Record<string, {char?: string; options?: string[]; default?: unknown; type: string}>)[name]
       expect(flag, name).to.not.equal(undefined)
       expect(flag!.type, name).to.equal(option.type === 'boolean' ? 'boolean' : 'option')
-      expect(flag!.char, name).to.equal('char' in option ? option.char : undefined)
-      expect(flag!.options, name).to.deep.equal('options' in option ? [...option.options] : undefined)
-      expect(flag!.default, name).to.equal('default' in option ? option.default : undefined)
+      expect(flag!.char, name).to.equal(option.char)
+      expect(flag!.options, name).to.deep.equal(option.options ? [...option.options] : undefined)
+      expect(flag!.default, name).to.equal(option.default)
     }
   })
 
@@ -28,8 +28,8 @@ describe('the AgentExec server options, declared once for ak exec serve and dist
 
   it('lists the visible options in help, and leaves hidden ones out', () => {
     const help = standaloneHelp('agentexec', 'summary')
-    for (const [name, option] of Object.entries(EXEC_SERVE_OPTIONS)) {
-      if ('hidden' in option && option.hidden) expect(help).not.to.contain(`--${name}`)
+    for (const [name, option] of Object.entries(EXEC_SERVE_OPTIONS) as Array<[string, ServeOption]>) {
+      if (option.hidden) expect(help).not.to.contain(`--${name}`)
       else expect(help).to.contain(`--${name}`)
     }
   })
