@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search,exec-output,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
+ * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search,exec-output,exec-flood,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
  *
  * Compares AgentExec with named peers in one run and writes the results (bench/RESULTS.md for a
  * full run, bench/.work/RESULTS-quick.md for --quick). A run with --only folds its cases into the
@@ -14,6 +14,7 @@ import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 import {editCase} from './cases/edit.js'
 import {DEFAULT_SNAPSHOT_OFF, execCase} from './cases/exec.js'
+import {execFloodCase} from './cases/exec-flood.js'
 import {execOutputCase} from './cases/exec-output.js'
 import {httpSessionsCase} from './cases/http-sessions.js'
 import {initializeCase} from './cases/initialize.js'
@@ -34,6 +35,7 @@ const CASES: Record<string, (context: BenchContext) => Promise<CaseReport[]>> = 
   edit: async (context) => [await editCase(context)],
   search: searchCases,
   'exec-output': async (context) => [await execOutputCase(context)],
+  'exec-flood': async (context) => [await execFloodCase(context)],
   http: async (context) => [await httpSessionsCase(context)],
 }
 
@@ -64,7 +66,7 @@ if (!existsSync(path.join(AK_CHECKOUT, 'dist', 'index.js'))) {
 }
 mkdirSync(WORK_DIR, {recursive: true})
 /** Cases that measure ak alone, so a run of only these installs no peer. */
-const AK_ONLY_CASES = new Set(['exec-output', 'http'])
+const AK_ONLY_CASES = new Set(['exec-output', 'exec-flood', 'http'])
 const peers = locatePeers(path.join(WORK_DIR, 'peers'), !quick && selected.some((name) => !AK_ONLY_CASES.has(name)))
 const tmp = mkdtempSync(path.join(tmpdir(), 'ak-bench-'))
 const cleanup = (): void => {

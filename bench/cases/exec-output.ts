@@ -15,7 +15,7 @@ import {ratioVerdict, type CaseReport} from '../lib/report.js'
 const FULL_BYTES = 2 ** 30
 const QUICK_BYTES = 128 * 2 ** 20
 /** The server's peak resident memory the target allows (VmHWM), in bytes. */
-const PEAK_RSS_LIMIT_BYTES = 150 * 2 ** 20
+const PEAK_RSS_LIMIT_BYTES = 120 * 2 ** 20
 /** ak's drain throughput must be at least this share of `cat`'s: its time at most 1 / share of cat's. */
 const MIN_THROUGHPUT_SHARE = 0.3
 /**
