@@ -16,8 +16,14 @@ export type ScanQuery =
 
 /** One batch of files to scan. */
 export interface ScanRequest {
-  /** Absolute real paths of regular files. */
-  files: string[]
+  /** Absolute real paths of regular files, as bytes. */
+  files: Uint8Array[]
+  /**
+   * The workspace root as bytes. Before the lines of a file are returned, its open descriptor
+   * (`/proc/self/fd/N`, on Linux) must lie at or below it: a file reached through a folder swapped
+   * for a link to the outside is dropped as unreadable, and none of its lines leave the worker.
+   */
+  root: Uint8Array
   query: ScanQuery
   /** Stop the batch after this many matching lines. */
   maxMatches: number
@@ -60,7 +66,8 @@ export interface Scanner {
  * Each file is opened once without following a symlink (`O_NOFOLLOW`, so a file swapped for a
  * link after the walk is not read through it) and without blocking (`O_NONBLOCK`, so a file
  * swapped for a FIFO cannot hang the worker), checked with `fstat`, and read whole into a reused
- * buffer. Literal queries search the bytes with `Buffer.indexOf`, so files without a match are
+ * buffer. A file with matching lines is kept only if its descriptor lies inside the root (see
+ * `ScanRequest.root`). Literal queries search the bytes with `Buffer.indexOf`, so files without a match are
  * never decoded; regexes run once over the decoded file (not line by line), and each candidate
  * line is confirmed with the regex on that line alone, so matches keep per-line semantics.
  */
@@ -68,6 +75,15 @@ export function createScanner(): Scanner {
   const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
   const openFlags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
   const NEWLINE = 10
+  const SLASH = 0x2f
+  // Where a descriptor can name its object (see src/exec/files/confined-open.ts).
+  const canVerify = process.platform === 'linux' && fs.existsSync('/proc/self/fd')
+
+  /** Whether the real path `where` is `root` or lies below it. */
+  function isInside(where: Buffer, root: Uint8Array): boolean {
+    if (where.length < root.length || Buffer.compare(where.subarray(0, root.length), root) !== 0) return false
+    return where.length === root.length || root[root.length - 1] === SLASH || where[root.length] === SLASH
+  }
   const FIRST_READ_BYTES = 256 * 1024
   let scratch = Buffer.allocUnsafe(FIRST_READ_BYTES)
   let compiledKey = ''
@@ -83,14 +99,28 @@ export function createScanner(): Scanner {
     compiledKey = key
   }
 
-  /** Reads a regular file into the scratch buffer; a string says why it was skipped. */
-  function readFile(file: string, request: ScanRequest): Buffer | 'binary' | 'too-large' | 'unreadable' {
-    let fd: number
+  /** Opens a file without following a link or blocking; undefined when it cannot be opened. */
+  function openFile(file: Uint8Array): number | undefined {
     try {
-      fd = fs.openSync(file, openFlags)
+      // A Buffer sent to a worker arrives as a plain Uint8Array; fs wants a Buffer.
+      return fs.openSync(Buffer.from(file.buffer, file.byteOffset, file.byteLength), openFlags)
     } catch {
-      return 'unreadable'
+      return undefined
     }
+  }
+
+  /** Whether the object open at `fd` lies at or below `root` (always true where that cannot be told). */
+  function isOpenedInside(fd: number, root: Uint8Array): boolean {
+    if (!canVerify) return true
+    try {
+      return isInside(fs.readlinkSync(`/proc/self/fd/${fd}`, {encoding: 'buffer'}), root)
+    } catch {
+      return false
+    }
+  }
+
+  /** Reads the regular file open at `fd` into the scratch buffer; a string says why it was skipped. */
+  function readFile(fd: number, request: ScanRequest): Buffer | 'binary' | 'too-large' | 'unreadable' {
     try {
       // One read covers most files. A short read of a regular file means end of file, so small
       // files cost open, read and close, without an fstat; only a file that fills the first
@@ -114,8 +144,6 @@ export function createScanner(): Scanner {
       return scratch.subarray(0, filled)
     } catch {
       return 'unreadable'
-    } finally {
-      fs.closeSync(fd)
     }
   }
 
@@ -214,14 +242,31 @@ export function createScanner(): Scanner {
           result.stoppedEarly = true
           break
         }
-        const contents = readFile(request.files[index] as string, request)
-        if (contents === 'binary') result.binaryFiles++
-        else if (contents === 'too-large') result.tooLarge.push(index)
-        else if (contents === 'unreadable') result.unreadable++
-        else {
-          result.filesSearched++
-          if (compiled.needle) scanLiteral(contents, compiled.needle, index, request, result.matches)
-          else scanRegex(contents, compiled.whole as RegExp, compiled.line as RegExp, index, request, result.matches)
+        const fd = openFile(request.files[index] as Uint8Array)
+        if (fd === undefined) {
+          result.unreadable++
+          continue
+        }
+        try {
+          const contents = readFile(fd, request)
+          if (contents === 'binary') result.binaryFiles++
+          else if (contents === 'too-large') result.tooLarge.push(index)
+          else if (contents === 'unreadable') result.unreadable++
+          else {
+            const before = result.matches.length
+            if (compiled.needle) scanLiteral(contents, compiled.needle, index, request, result.matches)
+            else scanRegex(contents, compiled.whole as RegExp, compiled.line as RegExp, index, request, result.matches)
+            // Checked only for files with matching lines (a cheap check, but one per file adds up):
+            // what was read leaves the worker only if the object read lies inside.
+            if (result.matches.length > before && !isOpenedInside(fd, request.root)) {
+              result.matches.length = before
+              result.unreadable++
+            } else {
+              result.filesSearched++
+            }
+          }
+        } finally {
+          fs.closeSync(fd)
         }
       }
       return result

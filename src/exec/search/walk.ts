@@ -1,156 +1,300 @@
 import type {Dirent} from 'node:fs'
-import {lstat, readdir, readFile} from 'node:fs/promises'
-import path from 'node:path'
+import {closeSync, openSync} from 'node:fs'
+import {open, readdir} from 'node:fs/promises'
 
+import {displayName} from '../display-name.js'
+import {FILE_OPEN_FLAGS, FOLDER_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
+import {joinBytes, type Workspace} from '../workspace.js'
+import {FolderLease} from './folder-lease.js'
 import {IgnoreRules} from './ignore-rules.js'
 
 /** Folder names never searched, at any depth, whatever the ignore files say. */
 export const ALWAYS_SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules'])
 
+/** Largest ignore file read (bytes); a larger one is read up to this size. */
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024
+
+const GIT = Buffer.from('.git')
+const INFO = Buffer.from('info')
+const EXCLUDE = Buffer.from('exclude')
+const GITIGNORE = Buffer.from('.gitignore')
+
+/** One file the walk found: its workspace-relative path as bytes and in the display form. */
+export interface WalkedFile {
+  /** Workspace-relative path as bytes (`/` separators): what to open, below the root. */
+  bytes: Buffer
+  /** The same path in the display form (see display-name.ts): what ignore rules, globs and answers see. */
+  shown: string
+}
+
 /**
  * Walks the files below one folder of the workspace the way `git` sees them, yielding the
- * workspace-relative paths (`/` separators) of the regular files of each folder, one folder at a
- * time: a folder's files sorted by name, then its subfolders in name order, depth first.
+ * workspace-relative paths of the regular files of each folder, one folder at a time: a folder's
+ * files sorted by name (bytes), then its subfolders in name order, depth first.
+ *
+ * Names are bytes from start to end (DESIGN §4.2): a folder is listed and re-entered by the bytes
+ * of its name, never by a decoded form, so a name that is not valid UTF-8 can neither vanish nor
+ * lead somewhere else. The walk never opens a folder by a path from the root: it opens the root
+ * (verified inside through its descriptor, see confined-open.ts), and every folder below through
+ * its parent folder's descriptor without following a symlink, so a folder swapped for a link to
+ * the outside is not walked. (The files it yields are opened by path; the scanner checks the
+ * descriptor of every file whose lines it returns, see scanner.ts.)
  *
  * Skipped: whatever the `.gitignore` files of the workspace (nested ones included) and
- * `.git/info/exclude` ignore (see `IgnoreRules`); `.git` and `node_modules` folders; and every
- * symlink, to a file or a folder, so the walk never leaves the workspace or loops (git does not
- * follow them either). Only ignore files inside the workspace are read: never global git
- * config, never a parent folder's above the workspace root; a symlinked `.gitignore` is not
- * read (git refuses them too). Folders that cannot be read are skipped.
+ * `.git/info/exclude` ignore (see `IgnoreRules`), matched against the display form; `.git` and
+ * `node_modules` folders; and every symlink, to a file or a folder, so the walk never leaves the
+ * workspace or loops (git does not follow them either). Only ignore files inside the workspace
+ * are read: never global git config, never a parent folder's above the workspace root; a
+ * symlinked `.gitignore` is not read (git refuses them too). Folders that cannot be read are skipped.
  *
  * A start folder that is itself ignored (or lies in `node_modules`) is walked anyway, because
  * it was asked for by name; the rules from above it are then dropped and only the ignore files
  * at and below it apply.
  *
- * @param root the workspace's real path.
- * @param start workspace-relative folder to walk (`.` for the root), already confined.
- * @param mayContain when given, subfolders (workspace-relative) it refuses are not walked.
+ * @param workspace the workspace.
+ * @param start workspace-relative folder to walk as bytes (empty for the root), already confined.
+ * @param mayContain when given, subfolders (workspace-relative, display form) it refuses are not walked.
  */
-export async function* walkFiles(root: string, start: string, mayContain?: (folder: string) => boolean): AsyncGenerator<string[]> {
-  const prefetch = new ListingPrefetch(root)
-  const first = start === '.' ? '' : start
-  const stack: PendingFolder[] = [{folder: first, rules: await rulesAbove(root, start), listing: prefetch.list(first)}]
-  while (stack.length > 0) {
-    const {folder, rules: outer, listing} = stack.pop() as PendingFolder
-    const entries = await (listing ?? prefetch.list(folder))
-    if (!entries) continue
-    const hasGitFolder = entries.some((entry) => entry.name === '.git' && entry.isDirectory())
-    const hasGitignore = entries.some((entry) => entry.name === '.gitignore' && entry.isFile())
-    const rules = await withFolderRules(root, folder, outer, hasGitFolder, hasGitignore)
-    const files: string[] = []
-    const folders: string[] = []
-    for (const entry of entries) {
-      const relative = folder === '' ? entry.name : `${folder}/${entry.name}`
-      if (entry.isDirectory()) {
-        if (ALWAYS_SKIPPED_FOLDERS.has(entry.name) || (mayContain && !mayContain(relative))) continue
-        if (!rules.isIgnored(relative, true)) folders.push(relative)
-      } else if (entry.isFile()) {
-        if (!rules.isIgnored(relative, false)) files.push(relative)
+export async function* walkFiles(
+  workspace: Workspace,
+  start: Buffer,
+  mayContain?: (folder: string) => boolean,
+): AsyncGenerator<WalkedFile[]> {
+  const above = await rulesAbove(workspace, start)
+  if (!above) return
+  const reader = new FolderReader()
+  const first: WalkedFile = {bytes: start, shown: start.length === 0 ? '' : displayName(start)}
+  const stack: PendingFolder[] = [{folder: first, rules: above.rules, listing: reader.list(above.lease)}]
+  let current: FolderLease | undefined
+  try {
+    while (stack.length > 0) {
+      const {folder, rules: outer, listing} = stack.pop() as PendingFolder
+      const listed = await (listing ?? reader.open(folder as PendingChild))
+      if (!listed) continue
+      current = listed.lease
+      const {entries} = listed
+      const hasGitFolder = entries.some((entry) => entry.shown === '.git' && entry.dirent.isDirectory())
+      const hasGitignore = entries.some((entry) => entry.shown === '.gitignore' && entry.dirent.isFile())
+      const rules = await withFolderRules(current, folder.shown, outer, hasGitFolder, hasGitignore)
+      const files: WalkedFile[] = []
+      const folders: Array<WalkedFile & {name: Buffer}> = []
+      for (const entry of entries) {
+        const bytes = folder.bytes.length === 0 ? entry.name : joinBytes(folder.bytes, entry.name)
+        const shown = folder.shown === '' ? entry.shown : `${folder.shown}/${entry.shown}`
+        if (entry.dirent.isDirectory()) {
+          if (ALWAYS_SKIPPED_FOLDERS.has(entry.shown) || (mayContain && !mayContain(shown))) continue
+          if (!rules.isIgnored(shown, true)) folders.push({bytes, shown, name: entry.name})
+        } else if (entry.dirent.isFile()) {
+          if (!rules.isIgnored(shown, false)) files.push({bytes, shown})
+        }
+        // Symlinks, sockets, FIFOs and devices are skipped.
       }
-      // Symlinks, sockets, FIFOs and devices are skipped.
+      if (files.length > 0) yield files
+      // Subfolders are read ahead (within a budget) while this folder's files are being searched;
+      // each holds this folder open until it is opened itself, through this folder.
+      const pending = folders.map((child): PendingFolder => {
+        current?.hold()
+        const waiting: PendingChild = {...child, parent: current as FolderLease}
+        return {folder: waiting, rules, listing: reader.tryOpen(waiting)}
+      })
+      for (let index = pending.length - 1; index >= 0; index--) stack.push(pending[index] as PendingFolder)
+      current.release()
+      current = undefined
     }
-    if (files.length > 0) yield files
-    // Subfolders are read ahead (within a budget) while this folder's files are being searched.
-    const pending = folders.map((child) => ({folder: child, rules, listing: prefetch.tryList(child)}))
-    for (let index = pending.length - 1; index >= 0; index--) stack.push(pending[index] as PendingFolder)
+  } finally {
+    current?.release()
+    for (const {folder, listing} of stack) {
+      if (listing) void listing.then((listed) => listed?.lease.release())
+      else (folder as PendingChild).parent?.release()
+    }
   }
+}
+
+/** A subfolder waiting to be opened through its parent, which it holds. */
+interface PendingChild extends WalkedFile {
+  parent: FolderLease
+  name: Buffer
 }
 
 /** A folder waiting to be walked, its listing possibly already on its way. */
 interface PendingFolder {
-  folder: string
+  folder: WalkedFile | PendingChild
   rules: IgnoreRules
-  listing: Promise<Dirent[] | undefined> | undefined
+  listing: Promise<Listing | undefined> | undefined
+}
+
+/** One entry of a folder listing: its name as bytes and in the display form. */
+interface ListedEntry {
+  dirent: Dirent<Buffer>
+  name: Buffer
+  shown: string
+}
+
+/** An open folder and its entries, sorted by name (bytes). */
+interface Listing {
+  lease: FolderLease
+  entries: ListedEntry[]
 }
 
 /** Folder listings read ahead of the walk, at most this many at once. */
 const PREFETCH_LISTINGS = 64
 
 /**
- * Reads folder listings, sorted by name; up to `PREFETCH_LISTINGS` ahead of the walk, so the
- * file system works on several folders at once while the walk order stays depth first.
+ * Opens and lists folders of the walk, up to `PREFETCH_LISTINGS` ahead of it, so the file system
+ * works on several folders at once while the walk order stays depth first.
  */
-class ListingPrefetch {
+class FolderReader {
   private outstanding = 0
 
-  constructor(private readonly root: string) {}
-
-  /** The sorted listing of `folder`, or undefined when it cannot be read. */
-  list(folder: string): Promise<Dirent[] | undefined> {
-    return readdir(path.join(this.root, folder), {withFileTypes: true}).then(
-      (entries) => entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-      () => undefined,
-    )
+  /** Opens `child` through its parent (releasing the parent) and lists it; undefined when it cannot be. */
+  open(child: PendingChild): Promise<Listing | undefined> {
+    const lease = openChildFolder(child.parent, child.name)
+    child.parent.release()
+    return lease ? this.list(lease) : Promise.resolve(undefined)
   }
 
-  /** Starts reading `folder` now if the budget allows. */
-  tryList(folder: string): Promise<Dirent[] | undefined> | undefined {
+  /** The sorted listing of the open folder `lease`; undefined (and the folder closed) when it cannot be read. */
+  async list(lease: FolderLease): Promise<Listing | undefined> {
+    try {
+      const dirents = await readdir(lease.self, {withFileTypes: true, encoding: 'buffer'})
+      const entries = dirents
+        .map((dirent) => ({dirent, name: dirent.name, shown: displayName(dirent.name)}))
+        .sort((a, b) => Buffer.compare(a.name, b.name))
+      return {lease, entries}
+    } catch {
+      lease.release()
+      return undefined
+    }
+  }
+
+  /** Starts opening `child` now if the budget allows. */
+  tryOpen(child: PendingChild): Promise<Listing | undefined> | undefined {
     if (this.outstanding >= PREFETCH_LISTINGS) return undefined
     this.outstanding++
-    return this.list(folder).finally(() => this.outstanding--)
+    return this.open(child).finally(() => this.outstanding--)
   }
 }
 
 /**
- * The rules of the folders from the workspace root down to (not including) `start`, whose own
- * ignore files are read when it is walked. Restarts from no rules below a folder that is
- * ignored or always skipped, since `start` was named explicitly.
+ * Opens the folder `name` of the open folder `parent` through its descriptor, without following
+ * a symlink; undefined when it is not a folder (any more) or cannot be opened. Synchronous: an
+ * open with O_NONBLOCK of a folder already listed does not wait on anything.
  */
-async function rulesAbove(root: string, start: string): Promise<IgnoreRules> {
-  if (start === '.' || start === '') return IgnoreRules.none()
-  let rules = IgnoreRules.none()
-  let folder = ''
-  for (const name of start.split('/')) {
-    rules = await withFolderRules(root, folder, rules, await isRealFolder(root, folder, '.git'), await isRealFile(root, folder, '.gitignore'))
-    folder = folder === '' ? name : `${folder}/${name}`
-    if (ALWAYS_SKIPPED_FOLDERS.has(name) || rules.isIgnored(folder, true)) rules = IgnoreRules.none()
-  }
-  return rules
-}
-
-/** `rules` followed by a folder's `.git/info/exclude` (lower precedence) and its `.gitignore`. */
-async function withFolderRules(root: string, folder: string, rules: IgnoreRules, hasGitFolder: boolean, hasGitignore: boolean): Promise<IgnoreRules> {
-  let result = rules
-  if (hasGitFolder && (await isRealFile(root, folder, '.git/info/exclude'))) {
-    const text = await readText(path.join(root, folder, '.git', 'info', 'exclude'))
-    if (text !== undefined) result = result.withFile(folder, text)
-  }
-  if (hasGitignore) {
-    const text = await readText(path.join(root, folder, '.gitignore'))
-    if (text !== undefined) result = result.withFile(folder, text)
-  }
-  return result
-}
-
-async function readText(file: string): Promise<string | undefined> {
+function openChildFolder(parent: FolderLease, name: Buffer): FolderLease | undefined {
   try {
-    return await readFile(file, 'utf8')
+    return new FolderLease(openSync(parent.entry(name), FOLDER_OPEN_FLAGS), joinBytes(parent.real, name))
   } catch {
     return undefined
   }
 }
 
-/** Whether `folder/name` is a real file, no symlink anywhere in `name`'s own components. */
-async function isRealFile(root: string, folder: string, name: string): Promise<boolean> {
-  let current = path.join(root, folder)
-  const parts = name.split('/')
-  for (const [index, part] of parts.entries()) {
-    current = path.join(current, part)
-    try {
-      const info = await lstat(current)
-      if (index < parts.length - 1 ? !info.isDirectory() : !info.isFile()) return false
-    } catch {
-      return false
+/**
+ * The text of the small regular file at `names` below the open folder `lease` (each folder on the
+ * way opened through its parent, never through a symlink), or undefined when there is none.
+ */
+async function readTextBelow(lease: FolderLease, names: Buffer[]): Promise<string | undefined> {
+  const opened: FolderLease[] = []
+  let folder = lease
+  try {
+    for (const name of names.slice(0, -1)) {
+      const child = openChildFolder(folder, name)
+      if (!child) return undefined
+      opened.push(child)
+      folder = child
     }
+    const handle = await open(folder.entry(names.at(-1) as Buffer), FILE_OPEN_FLAGS).catch(() => undefined)
+    if (!handle) return undefined
+    try {
+      if (!(await handle.stat()).isFile()) return undefined
+      const buffer = Buffer.allocUnsafe(MAX_IGNORE_FILE_BYTES)
+      const {bytesRead} = await handle.read(buffer, 0, buffer.length, 0)
+      return buffer.toString('utf8', 0, bytesRead)
+    } finally {
+      await handle.close()
+    }
+  } catch {
+    return undefined
+  } finally {
+    for (const child of opened) child.release()
   }
-  return true
 }
 
-async function isRealFolder(root: string, folder: string, name: string): Promise<boolean> {
-  try {
-    return (await lstat(path.join(root, folder, name))).isDirectory()
-  } catch {
-    return false
+/**
+ * Opens the workspace root (verified inside through its descriptor) and walks down to `start`
+ * through folder descriptors, gathering the rules of the folders above `start`, whose own ignore
+ * files are read when it is walked. Restarts from no rules below a folder that is ignored or
+ * always skipped, since `start` was named explicitly.
+ * @returns the rules and `start` open, or undefined when a folder on the way cannot be opened.
+ */
+async function rulesAbove(workspace: Workspace, start: Buffer): Promise<{rules: IgnoreRules; lease: FolderLease} | undefined> {
+  let lease = openRoot(workspace)
+  let rules = IgnoreRules.none()
+  let shown = ''
+  for (const name of splitNames(start)) {
+    const hasGitFolder = openChildFolder(lease, GIT)
+    hasGitFolder?.release()
+    rules = await withFolderRules(lease, shown, rules, hasGitFolder !== undefined, true)
+    const shownName = displayName(name)
+    shown = shown === '' ? shownName : `${shown}/${shownName}`
+    if (ALWAYS_SKIPPED_FOLDERS.has(shownName) || rules.isIgnored(shown, true)) rules = IgnoreRules.none()
+    const child = openChildFolder(lease, name)
+    lease.release()
+    if (!child) return undefined
+    lease = child
   }
+  return {rules, lease}
+}
+
+/** The workspace root, open and verified inside. */
+function openRoot(workspace: Workspace): FolderLease {
+  return openFolderLease(workspace, workspace.rootBytes, '.')
+}
+
+/**
+ * Opens the folder at the real path `real` (from `Workspace.resolve`) as a lease, verified inside
+ * through its descriptor.
+ * @throws OutsideWorkspaceError when it is not inside; the system's error when it cannot be opened.
+ */
+export function openFolderLease(workspace: Workspace, real: Buffer, requested: string): FolderLease {
+  const fd = openSync(real, FOLDER_OPEN_FLAGS)
+  try {
+    verifyDescriptor(workspace, fd, requested)
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
+  return new FolderLease(fd, real)
+}
+
+/** `rules` followed by a folder's `.git/info/exclude` (lower precedence) and its `.gitignore`. */
+async function withFolderRules(
+  lease: FolderLease,
+  shown: string,
+  rules: IgnoreRules,
+  hasGitFolder: boolean,
+  hasGitignore: boolean,
+): Promise<IgnoreRules> {
+  let result = rules
+  if (hasGitFolder) {
+    const text = await readTextBelow(lease, [GIT, INFO, EXCLUDE])
+    if (text !== undefined) result = result.withFile(shown, text)
+  }
+  if (hasGitignore) {
+    const text = await readTextBelow(lease, [GITIGNORE])
+    if (text !== undefined) result = result.withFile(shown, text)
+  }
+  return result
+}
+
+/** The names of a relative byte path. */
+function splitNames(relative: Buffer): Buffer[] {
+  const names: Buffer[] = []
+  let from = 0
+  for (let index = 0; index <= relative.length; index++) {
+    if (index === relative.length || relative[index] === 0x2f) {
+      if (index > from) names.push(relative.subarray(from, index))
+      from = index + 1
+    }
+  }
+  return names
 }
