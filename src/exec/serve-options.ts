@@ -62,7 +62,7 @@ export type ServeOptionValues = {[Name in keyof typeof EXEC_SERVE_OPTIONS]?: (ty
 
 /** What the server will do, once every option has been checked. */
 export interface ServeSettings {
-  /** The workspace folder as given (or the current directory); `Workspace.open` checks it. */
+  /** The workspace folder as given (or the current directory); `Workspace.open` checks it (an empty one too). */
   workspace: string
   level: Level
   /** Serve HTTP here; stdio when undefined. */
@@ -71,7 +71,8 @@ export interface ServeSettings {
 
 /**
  * Checks the option values of either entry and the environment (`AGENTEXEC_TOKEN`), in the
- * order the user reads them: level, HTTP address, token, idle expiry, workspace name.
+ * order the user reads them: level, HTTP address, token, idle expiry. The workspace itself is
+ * checked when the server opens it (`Workspace.open`).
  * @param values the options as typed (strings, booleans)
  * @param env the process environment (the token comes from `AGENTEXEC_TOKEN`)
  * @param cwd the default workspace
@@ -79,9 +80,6 @@ export interface ServeSettings {
  */
 export function resolveServeSettings(values: ServeOptionValues, env: NodeJS.ProcessEnv, cwd: string): ServeSettings {
   const level = parseLevel(values.level ?? DEFAULT_LEVEL)
-  if (values.workspace !== undefined && values.workspace.trim() === '') {
-    throw new BadInputError('--workspace is empty. Pass the folder the tools are confined to, or leave the flag out to use the current directory.')
-  }
   const settings: ServeSettings = {workspace: values.workspace ?? cwd, level}
   if (values.http === undefined) return settings
   const address = parseListenAddress(values.http)

@@ -76,8 +76,6 @@ describe('resolveServeSettings', () => {
   })
 
   for (const [values, environment, message] of [
-    [{workspace: ''}, env, '--workspace is empty'],
-    [{workspace: '  '}, env, '--workspace is empty'],
     [{level: 'admin'}, env, 'Unknown level "admin"'],
     [{http: '10.0.0.1:80'}, env, 'loopback'],
     [{http: '127.0.0.1:80'}, {AGENTEXEC_TOKEN: ' '}, 'AGENTEXEC_TOKEN, which is missing or empty'],
