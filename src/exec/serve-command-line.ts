@@ -80,7 +80,10 @@ export function standaloneHelp(program: string, summary: string): string {
     const fallback = option.default === undefined ? '' : ` [default: ${option.default}]`
     return `  ${labels[i]!.padEnd(width)}  ${option.description}${fallback}`
   })
-  return `${summary}\n\nUSAGE\n  $ ${program} [--workspace DIR] [--level ${EXEC_SERVE_OPTIONS.level.options.join('|')}] [--http HOST:PORT] [--quiet]\n\nFLAGS\n${lines.join('\n')}\n`
+  const usage = shown
+    .filter(([name]) => !(name in STANDALONE_OPTIONS) || name === 'quiet')
+    .map(([name, option]) => `[--${name}${option.type === 'string' ? ` ${option.helpValue ?? (option.options ? option.options.join('|') : 'VALUE')}` : ''}]`)
+  return `${summary}\n\nUSAGE\n  $ ${program} ${usage.join(' ')}\n\nFLAGS\n${lines.join('\n')}\n`
 }
 
 /**
