@@ -1,6 +1,7 @@
 import picomatch from 'picomatch'
 
 import {BadInputError} from '../../errors.js'
+import {createGlobTester, type GlobSpec} from './scanner.js'
 
 /** Glob patterns `search` accepts in one call. */
 export const SEARCH_MAX_GLOBS = 32
@@ -16,11 +17,26 @@ export const SEARCH_MAX_GLOB_CHARS = 4096
  * matches the whole relative path (`src/**`, `test/*.ts`). A pattern starting with `!`
  * excludes. A file passes when it matches at least one include pattern (or there are none) and
  * no exclude pattern. Dotfiles match like any other name. Syntax: picomatch (`*`, `**`, `?`,
- * `[abc]`, `{a,b}`).
- * @throws BadInputError for an empty pattern, one longer than SEARCH_MAX_GLOB_CHARS, or too many of them.
+ * `[abc]`, `{a,b}`, `\\` escapes the next character).
+ * @throws BadInputError for an empty or malformed pattern (see `globSyntaxError`), one longer
+ *   than SEARCH_MAX_GLOB_CHARS, or too many of them.
  */
 export function createGlobFilter(patterns: readonly string[]): (relative: string) => boolean {
-  if (patterns.length === 0) return () => true
+  const spec = compileGlobs(patterns)
+  return spec ? createGlobTester(spec) : () => true
+}
+
+/**
+ * `search`'s `glob` argument as regular expression sources (see `GlobSpec`), for matching in the
+ * search workers under the search's time limit: a glob is matched by a backtracking regex, and a
+ * crafted pattern against a crafted file name can take exponential time. Undefined when there is
+ * no pattern. The patterns are read as `createGlobFilter` documents; a backslash that starts an
+ * escape of the display form (`\\`, `\n`, `\r`, `\t`, `\xHH`, `\uHHHH`) matches that escape as
+ * it appears in a shown path, any other backslash escapes the next glob character.
+ * @throws BadInputError as `createGlobFilter` does.
+ */
+export function compileGlobs(patterns: readonly string[]): GlobSpec | undefined {
+  if (patterns.length === 0) return undefined
   if (patterns.length > SEARCH_MAX_GLOBS) {
     throw new BadInputError(`Too many glob patterns (${patterns.length}); pass at most ${SEARCH_MAX_GLOBS}.`)
   }
@@ -37,21 +53,85 @@ export function createGlobFilter(patterns: readonly string[]): (relative: string
         `A glob pattern has ${raw.length} characters; a pattern may have at most ${SEARCH_MAX_GLOB_CHARS}. Use a shorter glob, such as "*.ts" or "src/**".`,
       )
     }
-    ;(isExclude ? excludes : includes).push(pattern)
+    const problem = globSyntaxError(pattern)
+    if (problem) throw new BadInputError(`Glob pattern ${JSON.stringify(raw)} is malformed: ${problem}.`)
+    ;(isExclude ? excludes : includes).push(withDisplayEscapes(pattern))
   }
-  const isIncluded = includes.length > 0 ? anyOf(includes) : () => true
-  const isExcluded = excludes.length > 0 ? anyOf(excludes) : () => false
-  return (relative) => isIncluded(relative) && !isExcluded(relative)
+  const spec: GlobSpec = {}
+  const onPath = (list: string[]) => regexOf(list.filter((pattern) => pattern.includes('/')))
+  const onName = (list: string[]) => regexOf(list.filter((pattern) => !pattern.includes('/')))
+  const [includePath, includeName, excludePath, excludeName] = [onPath(includes), onName(includes), onPath(excludes), onName(excludes)]
+  if (includePath !== undefined) spec.includePath = includePath
+  if (includeName !== undefined) spec.includeName = includeName
+  if (excludePath !== undefined) spec.excludePath = excludePath
+  if (excludeName !== undefined) spec.excludeName = excludeName
+  return spec
 }
 
-/** A matcher for any of `patterns`; those without a slash are matched against the file name. */
-function anyOf(patterns: readonly string[]): (relative: string) => boolean {
-  const options = {dot: true}
-  const onPath = patterns.filter((pattern) => pattern.includes('/'))
-  const onName = patterns.filter((pattern) => !pattern.includes('/'))
-  const matchesPath = onPath.length > 0 ? picomatch(onPath, options) : () => false
-  const matchesName = onName.length > 0 ? picomatch(onName, options) : () => false
-  return (relative) => matchesPath(relative) || matchesName(relative.slice(relative.lastIndexOf('/') + 1))
+/** One regex source matching any of `patterns` (picomatch syntax, dotfiles included), or undefined for none. */
+function regexOf(patterns: string[]): string | undefined {
+  if (patterns.length === 0) return undefined
+  return patterns.map((pattern) => `(?:${picomatch.makeRe(pattern, {dot: true}).source})`).join('|')
+}
+
+/** A display-form escape in a glob (see `compileGlobs`). */
+const DISPLAY_ESCAPE = /\\(?:\\|[nrt]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4})/g
+
+/** `pattern` with each display-form escape made literal for picomatch (its backslash escaped). */
+function withDisplayEscapes(pattern: string): string {
+  return pattern.replace(DISPLAY_ESCAPE, (escape) => `\\${escape}`)
+}
+
+/**
+ * What is wrong with a glob's syntax, or undefined when it is well formed: a `[` without its
+ * `]`, a `{` without its `}`, a `(` without its `)`, or a lone `\\` at the end. picomatch reads
+ * such a pattern as literal text, which would silently match nothing; ripgrep refuses the same
+ * patterns ("unclosed character class", "unclosed alternate group").
+ */
+export function globSyntaxError(pattern: string): string | undefined {
+  const open: Array<{character: string; at: number}> = []
+  const closing: Record<string, string> = {'{': '}', '(': ')'}
+  for (let index = 0; index < pattern.length; index++) {
+    const character = pattern[index] as string
+    if (character === '\\') {
+      if (index === pattern.length - 1) return 'it ends with a "\\" that escapes nothing (write "\\\\" to match a backslash)'
+      index++
+    } else if (character === '[') {
+      const end = classEnd(pattern, index)
+      if (end === -1) {
+        return `the "[" at character ${index + 1} starts a character class that has no closing "]" (write "\\[" to match a "[" itself)`
+      }
+      index = end
+    } else if (character === '{' || character === '(') {
+      open.push({character, at: index})
+    } else if ((character === '}' || character === ')') && open.at(-1) && closing[open.at(-1)?.character as string] === character) {
+      open.pop()
+    }
+  }
+  const unclosed = open[0]
+  if (unclosed) {
+    const what = unclosed.character === '{' ? 'a group of alternatives ({a,b})' : 'a group'
+    return (
+      `the "${unclosed.character}" at character ${unclosed.at + 1} starts ${what} that has no closing ` +
+      `"${closing[unclosed.character]}" (write "\\${unclosed.character}" to match a "${unclosed.character}" itself)`
+    )
+  }
+  return undefined
+}
+
+/** The index of the `]` closing the class opened at `start`, or -1 (`[]a]` and `[!]a]` hold a `]`). */
+function classEnd(pattern: string, start: number): number {
+  let index = start + 1
+  if (pattern[index] === '!' || pattern[index] === '^') index++
+  if (pattern[index] === ']') index++
+  for (; index < pattern.length; index++) {
+    if (pattern[index] === '\\') index++
+    else if (pattern[index] === '[' && pattern[index + 1] === ':') {
+      const end = pattern.indexOf(':]', index + 2)
+      if (end !== -1) index = end + 1
+    } else if (pattern[index] === ']') return index
+  }
+  return -1
 }
 
 /**

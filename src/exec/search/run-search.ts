@@ -6,7 +6,7 @@ import {FILE_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
 import {explainFsError} from '../files/fs-errors.js'
 import {BINARY_SNIFF_BYTES, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
 import {joinBytes, type ResolvedPath, type Workspace} from '../workspace.js'
-import {createFolderFilter, createGlobFilter} from './glob-filter.js'
+import {compileGlobs, createFolderFilter} from './glob-filter.js'
 import {compileQuery, type QueryInput} from './query.js'
 import type {ScanRequest, ScanResult} from './scanner.js'
 import {type WalkedFile, walkFiles} from './walk.js'
@@ -74,13 +74,13 @@ export async function runSearch(options: {
 }): Promise<SearchOutcome> {
   const {workspace, pool, request} = options
   const query = compileQuery(request.query)
-  const isIncluded = createGlobFilter(request.globs)
+  const glob = compileGlobs(request.globs)
   const target = await workspace.resolve(request.path, {mustExist: true})
   const info = await statVerified(workspace, target, request.path)
   if (!info.isFile() && !info.isDirectory()) {
     throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a file. Pass a folder to search.`)
   }
-  const targetBytes = target.real.subarray(workspace.rootBytes.length + (workspace.rootBytes.length === 1 ? 0 : 1))
+  const targetBytes = relativeBytes(workspace, target)
   const scanBase: Omit<ScanRequest, 'files'> = {
     query,
     maxMatches: request.maxResults + 1,
@@ -110,7 +110,10 @@ export async function runSearch(options: {
   const job = pool.startJob(options.signal ? {signal: options.signal} : {})
   const dispatch = (files: WalkedFile[]): void => {
     const index = batches.push(files) - 1
-    const done = job.scan({...scanBase, files: files.map((file) => joinBytes(workspace.rootBytes, file.bytes))}).then(
+    const scan: ScanRequest = {...scanBase, files: files.map((file) => joinBytes(workspace.rootBytes, file.bytes))}
+    // The glob is matched in the workers, under the search's time limit (see compileGlobs).
+    if (glob) Object.assign(scan, {glob, paths: files.map((file) => file.shown)})
+    const done = job.scan(scan).then(
       (result) => {
         results[index] = result
         advance()
@@ -132,7 +135,6 @@ export async function runSearch(options: {
       let pending: WalkedFile[] = []
       for await (const files of walkFiles(workspace, targetBytes, createFolderFilter(request.globs))) {
         for (const file of files) {
-          if (!isIncluded(file.shown)) continue
           pending.push(file)
           if (pending.length >= SEARCH_BATCH_FILES) {
             dispatch(pending)
@@ -174,11 +176,16 @@ export async function runSearch(options: {
   return outcome
 }
 
+/** The workspace-relative path of `target` as bytes (empty for the root), as `walkFiles` takes it. */
+export function relativeBytes(workspace: Workspace, target: ResolvedPath): Buffer {
+  return target.real.subarray(workspace.rootBytes.length + (workspace.rootBytes.length === 1 ? 0 : 1))
+}
+
 /**
  * The `fstat` of the resolved search target, opened without following a link or blocking and
  * verified inside the workspace.
  */
-async function statVerified(workspace: Workspace, target: ResolvedPath, requested: string) {
+export async function statVerified(workspace: Workspace, target: ResolvedPath, requested: string) {
   const handle = await open(target.real, FILE_OPEN_FLAGS).catch((error: unknown) => {
     throw explainFsError(error, requested)
   })

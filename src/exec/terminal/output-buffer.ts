@@ -1,11 +1,12 @@
+import {codePointCount} from '../code-points.js'
 import {OUTPUT_BUFFER_CHARS} from './limits.js'
-import {completeUtf8Length, countLineBreakBytes, leadingContinuationBytes, utf16Length} from './utf8-bytes.js'
+import {completeUtf8Length, countLineBreakBytes, countUtf8, leadingContinuationBytes} from './utf8-bytes.js'
 
 /** What a command printed between two answers, as far as the buffer kept it. */
 export interface BufferedOutput {
   /** The first characters printed (at most half the buffer). */
   head: string
-  /** Characters dropped between `head` and `tail` because the buffer was full. */
+  /** Characters (code points) dropped between `head` and `tail` because the buffer was full. */
   droppedChars: number
   /** Line breaks (`\n`) among the dropped characters. */
   droppedLines: number
@@ -16,9 +17,9 @@ export interface BufferedOutput {
 /** An empty output. */
 export const NO_OUTPUT: BufferedOutput = {head: '', droppedChars: 0, droppedLines: 0, tail: ''}
 
-/** Total characters a command printed, kept or dropped. */
+/** Total characters (code points) a command printed, kept or dropped. */
 export function outputChars(output: BufferedOutput): number {
-  return output.head.length + output.droppedChars + output.tail.length
+  return codePointCount(output.head) + output.droppedChars + codePointCount(output.tail)
 }
 
 /** Counts `\n` in `text` from `start` to `end` (UTF-16 offsets). */
@@ -54,8 +55,8 @@ export class OutputBuffer {
   private pending: Buffer = NO_BYTES
   private isHeadFull = false
   private tailChunks: Buffer[] = []
-  /** UTF-16 code units in each of tailChunks. */
-  private tailChunkChars: number[] = []
+  /** UTF-16 code units (`units`, what the capacity counts) and code points in each of tailChunks. */
+  private tailChunkCounts: Array<{units: number; codePoints: number}> = []
   private tailChars = 0
   private droppedChars = 0
   private droppedLines = 0
@@ -125,7 +126,7 @@ export class OutputBuffer {
       if (tail.length > this.tailCapacity) {
         let cut = tail.length - this.tailCapacity
         if (isLowSurrogate(tail.charCodeAt(cut))) cut++
-        droppedChars += cut
+        droppedChars += codePointCount(tail, 0, cut)
         droppedLines += countLineBreaks(tail, 0, cut)
         tail = tail.slice(cut)
       }
@@ -134,7 +135,7 @@ export class OutputBuffer {
     this.head = ''
     this.isHeadFull = false
     this.tailChunks = []
-    this.tailChunkChars = []
+    this.tailChunkCounts = []
     this.tailChars = 0
     this.droppedChars = 0
     this.droppedLines = 0
@@ -143,16 +144,16 @@ export class OutputBuffer {
 
   /** Appends raw bytes to the tail and drops whole chunks from its front while the rest still fills it. */
   private pushTail(chunk: Buffer): void {
-    const chars = utf16Length(chunk)
+    const counts = countUtf8(chunk)
     this.tailChunks.push(chunk)
-    this.tailChunkChars.push(chars)
-    this.tailChars += chars
-    while (this.tailChunks.length > 1 && this.tailChars - this.tailChunkChars[0]! >= this.tailCapacity) {
+    this.tailChunkCounts.push(counts)
+    this.tailChars += counts.units
+    while (this.tailChunks.length > 1 && this.tailChars - this.tailChunkCounts[0]!.units >= this.tailCapacity) {
       const dropped = this.tailChunks.shift()!
-      const droppedChars = this.tailChunkChars.shift()!
-      this.droppedChars += droppedChars
+      const {units, codePoints} = this.tailChunkCounts.shift()!
+      this.droppedChars += codePoints
       this.droppedLines += countLineBreakBytes(dropped)
-      this.tailChars -= droppedChars
+      this.tailChars -= units
       // The next chunk may start with the rest of a character whose lead byte was just dropped.
       const next = this.tailChunks[0]!
       const orphans = leadingContinuationBytes(next)

@@ -9,18 +9,22 @@ import {isAscii} from 'node:buffer'
 const DENSE_LINES_THRESHOLD = 64
 
 /**
- * UTF-16 code units the bytes decode to, as `bytes.toString('utf8').length` would give for
- * well-formed UTF-8: one per character, two for a character outside the Basic Multilingual Plane
- * (a 4-byte sequence). A malformed sequence may count differently from its U+FFFD replacements.
+ * What the bytes decode to, counted as `bytes.toString('utf8')` would give for well-formed UTF-8:
+ * `codePoints`, one per character, and `units`, UTF-16 code units (two for a character outside
+ * the Basic Multilingual Plane, a 4-byte sequence). A malformed sequence may count differently
+ * from its U+FFFD replacements.
  */
-export function utf16Length(bytes: Uint8Array): number {
-  if (isAscii(bytes)) return bytes.length
-  let units = 0
+export function countUtf8(bytes: Uint8Array): {units: number; codePoints: number} {
+  if (isAscii(bytes)) return {units: bytes.length, codePoints: bytes.length}
+  let codePoints = 0
+  let astral = 0
   for (let index = 0; index < bytes.length; index++) {
     const byte = bytes[index]!
-    if ((byte & 0xc0) !== 0x80) units += byte >= 0xf0 ? 2 : 1
+    if ((byte & 0xc0) === 0x80) continue
+    codePoints++
+    if (byte >= 0xf0) astral++
   }
-  return units
+  return {units: codePoints + astral, codePoints}
 }
 
 /** How many `\n` bytes (10) `bytes` holds; in UTF-8 that byte is never part of another character. */

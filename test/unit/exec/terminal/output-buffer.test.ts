@@ -55,7 +55,7 @@ describe('OutputBuffer', () => {
   })
 })
 
-/** What the buffer must answer for `text` (cut into any chunks): head, tail and the middle counted. */
+/** What the buffer must answer for `text` (cut into any chunks): head and tail, and the middle counted in code points. */
 function expected(text: string, capacity: number) {
   const headSize = Math.floor(capacity / 2)
   let headEnd = Math.min(headSize, text.length)
@@ -64,7 +64,7 @@ function expected(text: string, capacity: number) {
   let cut = Math.max(0, rest.length - (capacity - headSize))
   if (cut > 0 && /[\udc00-\udfff]/.test(rest[cut] ?? '')) cut++
   const dropped = rest.slice(0, cut)
-  return {head: text.slice(0, headEnd), droppedChars: dropped.length, droppedLines: dropped.split('\n').length - 1, tail: rest.slice(cut)}
+  return {head: text.slice(0, headEnd), droppedChars: [...dropped].length, droppedLines: dropped.split('\n').length - 1, tail: rest.slice(cut)}
 }
 
 describe('OutputBuffer fed bytes', () => {

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {completeUtf8Length, countLineBreakBytes, leadingContinuationBytes, utf16Length} from '../../../../src/exec/terminal/utf8-bytes.js'
+import {completeUtf8Length, countLineBreakBytes, countUtf8, leadingContinuationBytes} from '../../../../src/exec/terminal/utf8-bytes.js'
 
 /** A deterministic pseudo-random generator (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -32,11 +32,11 @@ describe('counting UTF-8 output on its bytes', () => {
     }
   })
 
-  it('counts UTF-16 code units as decoding would for well-formed text', () => {
+  it('counts UTF-16 code units and code points as decoding would for well-formed text', () => {
     const next = random(11)
     for (let round = 0; round < 50; round++) {
       const text = randomText(next, Math.floor(next() * 3000))
-      expect(utf16Length(Buffer.from(text))).to.equal(text.length)
+      expect(countUtf8(Buffer.from(text))).to.deep.equal({units: text.length, codePoints: [...text].length})
     }
   })
 

@@ -1,0 +1,99 @@
+import {BadInputError} from '../../errors.js'
+import {escapeControls} from '../../text-escape.js'
+import type {Workspace} from '../workspace.js'
+import {joinBytes} from '../workspace.js'
+import {compileGlobs, createFolderFilter} from './glob-filter.js'
+import {SEARCH_BATCH_FILES, relativeBytes, statVerified} from './run-search.js'
+import type {ScanRequest} from './scanner.js'
+import {type WalkedFile, walkFiles} from './walk.js'
+import type {SearchWorkerPool} from './worker-pool.js'
+
+/** A `search` call without a query: which files below `path` match `globs`. */
+export interface FileListRequest {
+  /** Folder (or single file) to look in, as the caller gave it. */
+  path: string
+  /** Glob filters on workspace-relative paths (see `createGlobFilter`); at least one. */
+  globs: readonly string[]
+  /** Paths to return at most. */
+  maxResults: number
+}
+
+/** What a file listing found. */
+export interface FileListOutcome {
+  /** The folder or file looked in, workspace-relative (`.` for the root). */
+  target: string
+  /**
+   * Workspace-relative paths (`/` separators, names in the display form of display-name.ts) of the
+   * matching files, in walk order, at most `maxResults`.
+   */
+  paths: string[]
+  /** Whether more files match than were returned. */
+  isCut: boolean
+}
+
+/**
+ * Lists the regular files below `path` whose workspace-relative path passes `globs`, walking as
+ * `search` does (the same ignore rules, no symlinks, `.git` and `node_modules` skipped; see
+ * `walkFiles`) without opening any file, so empty and binary files are listed too.
+ * @throws BadInputError for a malformed glob or a target that is neither a folder nor a file.
+ * @throws OutsideWorkspaceError, NotFoundError for a bad `path` (from `Workspace.resolve`).
+ */
+export async function listMatchingFiles(options: {
+  workspace: Workspace
+  pool: SearchWorkerPool
+  request: FileListRequest
+  signal?: AbortSignal
+}): Promise<FileListOutcome> {
+  const {workspace, pool, request, signal} = options
+  const glob = compileGlobs(request.globs)
+  const target = await workspace.resolve(request.path, {mustExist: true})
+  const info = await statVerified(workspace, target, request.path)
+  const outcome: FileListOutcome = {target: target.relative, paths: [], isCut: false}
+  if (!info.isFile() && !info.isDirectory()) {
+    throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a file. Pass a folder to search.`)
+  }
+  // The glob is matched in the workers, under the search's time limit (see compileGlobs); in
+  // order, one batch at a time, since matching a name is quick next to walking to it.
+  const job = pool.startJob(signal ? {signal} : {})
+  const passing = async (files: WalkedFile[]): Promise<string[]> => {
+    const scan: ScanRequest = {
+      files: files.map((file) => joinBytes(workspace.rootBytes, file.bytes)),
+      paths: files.map((file) => file.shown),
+      maxMatches: files.length,
+      maxLineChars: 0,
+      maxFileBytes: 0,
+      binarySniffBytes: 0,
+      root: workspace.rootBytes,
+      ...(glob ? {glob} : {}),
+    }
+    const result = await job.scan(scan)
+    return result.matches.map(([index]) => (files[index] as WalkedFile).shown)
+  }
+  try {
+    if (info.isFile()) {
+      outcome.paths.push(...(await passing([{bytes: relativeBytes(workspace, target), shown: target.relative}])))
+      return outcome
+    }
+    let pending: WalkedFile[] = []
+    const flush = async (): Promise<boolean> => {
+      for (const path of await passing(pending)) {
+        if (outcome.paths.length >= request.maxResults) {
+          outcome.isCut = true
+          return false
+        }
+        outcome.paths.push(path)
+      }
+      pending = []
+      return true
+    }
+    for await (const files of walkFiles(workspace, relativeBytes(workspace, target), createFolderFilter(request.globs))) {
+      signal?.throwIfAborted()
+      pending.push(...files)
+      if (pending.length >= SEARCH_BATCH_FILES && !(await flush())) return outcome
+    }
+    if (pending.length > 0) await flush()
+    return outcome
+  } finally {
+    job.finish()
+  }
+}
