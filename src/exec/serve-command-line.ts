@@ -1,5 +1,6 @@
 import {type ParseArgsConfig, parseArgs} from 'node:util'
 
+import {closestWord} from '../cli/suggest.js'
 import {BadInputError} from '../errors.js'
 import {EXEC_SERVE_OPTIONS, type ServeOption, type ServeOptionValues} from './serve-options.js'
 
@@ -35,7 +36,7 @@ export function parseStandaloneArgs(args: string[], program: string): Standalone
   try {
     parsed = parseArgs({args, options, strict: true, allowPositionals: true, allowNegative: false})
   } catch (error) {
-    throw refusal(error as Error & {code?: string}, args)
+    throw refusal(error as Error & {code?: string}, args, program)
   }
   const values = parsed.values as Record<string, string | boolean | undefined>
   if (values.help) return {kind: 'help'}
@@ -53,11 +54,13 @@ export function parseStandaloneArgs(args: string[], program: string): Standalone
   return {kind: 'serve', values: serveValues as ServeOptionValues, quiet: values.quiet === true}
 }
 
-/** parseArgs' error turned into the line oclif prints for the same mistake. */
-function refusal(error: Error & {code?: string}, args: string[]): BadInputError {
+/** parseArgs' error turned into the line `ak exec serve` prints for the same mistake (src/cli/usage-errors.ts). */
+function refusal(error: Error & {code?: string}, args: string[], program: string): BadInputError {
   if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-    const flag = /'([^']+)'/.exec(error.message)?.[1] ?? args.find((arg) => arg.startsWith('-')) ?? ''
-    return new BadInputError(`Nonexistent flag: ${flag}\nSee more help with --help`)
+    const flag = (/'([^']+)'/.exec(error.message)?.[1] ?? args.find((arg) => arg.startsWith('-')) ?? '').split('=', 1)[0]!
+    const known = Object.entries(ALL_OPTIONS).filter(([, option]) => !option.hidden).map(([name]) => `--${name}`)
+    const suggestion = flag.startsWith('--') ? closestWord(flag, known) : undefined
+    return new BadInputError(`Unknown flag ${flag}${suggestion ? ` (did you mean ${suggestion}?)` : ''} for "${program}". Run "${program} --help" for its flags.`)
   }
   if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const name = /--([a-z-]+)/.exec(error.message)?.[1]

@@ -16,7 +16,7 @@ let takenPort = 0
 /** Arguments both `ak exec serve` and `agentexec` refuse, or serve with (stdin is empty, so a serve ends at once). */
 const COMMAND_LINES: Array<{args: (workspace: string) => string[]; env?: Record<string, string | undefined>; code: number; why: string}> = [
   {why: 'an unknown level', args: () => ['--level', 'admin'], code: 2},
-  {why: 'an unknown flag', args: () => ['--bogus'], code: 2},
+  {why: 'a mistyped flag', args: () => ['--worksapce', '.'], code: 2},
   {why: 'a flag without its value', args: () => ['--workspace'], code: 2},
   {why: 'a missing workspace', args: (ws) => ['--workspace', path.join(ws, 'absent')], code: 2},
   {why: 'a workspace that is a file', args: (ws) => ['--workspace', path.join(ws, 'file.txt')], code: 2},

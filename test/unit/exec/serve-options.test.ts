@@ -36,8 +36,9 @@ describe('the AgentExec server options, declared once for ak exec serve and dist
 
   for (const [args, message] of [
     [['--level', 'root'], 'Expected --level=root to be one of: read, files, terminal\nSee more help with --help'],
-    [['--nope'], 'Nonexistent flag: --nope\nSee more help with --help'],
-    [['-x'], 'Nonexistent flag: -x\nSee more help with --help'],
+    [['--nope'], 'Unknown flag --nope for "agentexec". Run "agentexec --help" for its flags.'],
+    [['--levl', 'files'], 'Unknown flag --levl (did you mean --level?) for "agentexec".'],
+    [['-x'], 'Unknown flag -x for "agentexec". Run "agentexec --help" for its flags.'],
     [['--http'], 'Flag --http expects a value'],
     [['--quiet=yes'], '--quiet takes no value'],
     [['serve'], '"agentexec" takes no argument "serve". Run "agentexec --help" for its usage.'],
