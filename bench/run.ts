@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search,exec-output,exec-sandbox,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE]`
+ * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search,exec-output,exec-flood,exec-sandbox,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
  *
  * Compares AgentExec with named peers in one run and writes the results (bench/RESULTS.md for a
  * full run, bench/.work/RESULTS-quick.md for --quick). A run with --only folds its cases into the
@@ -13,7 +13,8 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 import {editCase} from './cases/edit.js'
-import {execCase} from './cases/exec.js'
+import {DEFAULT_SNAPSHOT_OFF, execCase} from './cases/exec.js'
+import {execFloodCase} from './cases/exec-flood.js'
 import {execOutputCase} from './cases/exec-output.js'
 import {execSandboxCase} from './cases/exec-sandbox.js'
 import {httpSessionsCase} from './cases/http-sessions.js'
@@ -30,11 +31,12 @@ const WORK_DIR = path.join(BENCH_DIR, '.work')
 
 const CASES: Record<string, (context: BenchContext) => Promise<CaseReport[]>> = {
   initialize: async (context) => [await initializeCase(context)],
-  exec: async (context) => [await execCase(context)],
+  exec: async (context) => [await execCase({...context, snapshotOff: flags['snapshot-off']})],
   read: readCases,
   edit: async (context) => [await editCase(context)],
   search: searchCases,
   'exec-output': async (context) => [await execOutputCase(context)],
+  'exec-flood': async (context) => [await execFloodCase(context)],
   'exec-sandbox': async (context) => [await execSandboxCase(context)],
   http: async (context) => [await httpSessionsCase(context)],
 }
@@ -47,6 +49,8 @@ const {values: flags} = parseArgs({
     keep: {type: 'boolean', default: false},
     out: {type: 'string'},
     ak: {type: 'string'},
+    // The environment setting that turns ak's shell snapshot off, for the exec case's second ak.
+    'snapshot-off': {type: 'string', default: DEFAULT_SNAPSHOT_OFF},
   },
 })
 
@@ -64,7 +68,7 @@ if (!existsSync(path.join(AK_CHECKOUT, 'dist', 'index.js'))) {
 }
 mkdirSync(WORK_DIR, {recursive: true})
 /** Cases that measure ak alone, so a run of only these installs no peer. */
-const AK_ONLY_CASES = new Set(['exec-output', 'exec-sandbox', 'http'])
+const AK_ONLY_CASES = new Set(['exec-output', 'exec-flood', 'exec-sandbox', 'http'])
 const peers = locatePeers(path.join(WORK_DIR, 'peers'), !quick && selected.some((name) => !AK_ONLY_CASES.has(name)))
 const tmp = mkdtempSync(path.join(tmpdir(), 'ak-bench-'))
 const cleanup = (): void => {

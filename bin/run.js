@@ -15,5 +15,12 @@ checkNodeVersion()
 endQuietlyOnEpipe()
 // Reuse V8's compiled code between starts (Node 22.1+): a server start loads hundreds of modules.
 module.enableCompileCache?.()
-const {execute} = await import('@oclif/core')
-await execute({dir: import.meta.url})
+const args = process.argv.slice(2)
+// `ak exec serve` is started by MCP clients, often: it skips loading oclif when its arguments ask
+// for nothing but serving (anything else, --help included, goes through oclif as usual).
+// The one-file server is used because it loads much faster than the same modules from dist/.
+const served = args[0] === 'exec' && args[1] === 'serve' && (await import('../dist/agentexec.js')).serveDirectly(args.slice(2))
+if (!(await served)) {
+  const {execute} = await import('@oclif/core')
+  await execute({dir: import.meta.url})
+}

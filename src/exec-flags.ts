@@ -1,45 +1,57 @@
-import {Flags} from '@oclif/core'
+import {Flags, type Interfaces} from '@oclif/core'
 
-import {DEFAULT_LEVEL, LEVELS} from './exec/level.js'
-import {
-  DEFAULT_SANDBOX_MODE,
-  SANDBOX_FLAG_HELP,
-  SANDBOX_MODES,
-  SANDBOX_NETWORK_FLAG_HELP,
-} from './exec/terminal/sandbox-policy.js'
+import {EXEC_SERVE_OPTIONS, type ServeOption} from './exec/serve-options.js'
+
+/** The oclif flag type of a server option: boolean, a string with a default, or an optional string. */
+export type OclifFlagOf<Option extends ServeOption> = Option['type'] extends 'boolean'
+  ? Interfaces.BooleanFlag<boolean>
+  : Option extends {default: string}
+    ? Interfaces.OptionFlag<string>
+    : Interfaces.OptionFlag<string | undefined>
+
+/**
+ * The oclif flag for one AgentExec server option (src/exec/serve-options.ts), so that
+ * `ak exec serve` and `dist/agentexec.js` read their options from one declaration.
+ */
+export function oclifFlagFor<Option extends ServeOption>(option: Option, description: string = option.description): OclifFlagOf<Option> {
+  const common = {
+    description,
+    ...(option.char ? {char: option.char as 'w'} : {}),
+    ...(option.helpValue ? {helpValue: option.helpValue} : {}),
+    ...(option.hidden ? {hidden: true} : {}),
+  }
+  if (option.type === 'boolean') return Flags.boolean(common) as OclifFlagOf<Option>
+  return Flags.string({
+    ...common,
+    ...(option.options ? {options: [...option.options]} : {}),
+    ...(option.default === undefined ? {} : {default: option.default}),
+  }) as OclifFlagOf<Option>
+}
+
+/** Every AgentExec server option as an oclif flag, keyed by its name. */
+export function execServeFlags() {
+  return Object.fromEntries(Object.entries(EXEC_SERVE_OPTIONS).map(([name, option]) => [name, oclifFlagFor(option)])) as unknown as {
+    [Name in keyof typeof EXEC_SERVE_OPTIONS]: OclifFlagOf<(typeof EXEC_SERVE_OPTIONS)[Name]>
+  }
+}
 
 /** `--workspace`, shared by the `exec` commands that start a server. */
-export const workspaceFlag = Flags.string({
-  char: 'w',
-  description: 'Folder the tools are confined to. Default: the current directory.',
-})
+export const workspaceFlag = oclifFlagFor(EXEC_SERVE_OPTIONS.workspace)
 
 /**
  * `--level`, shared by the `exec` commands.
  * @param lead the start of the help text, e.g. "Access level to serve"; the levels follow it
  */
 export function levelFlag(lead: string) {
-  return Flags.string({
-    char: 'l',
-    description: `${lead}: ${LEVELS.join(' | ')}.`,
-    options: [...LEVELS],
-    default: DEFAULT_LEVEL,
-  })
+  const option = EXEC_SERVE_OPTIONS.level
+  return oclifFlagFor(option, `${lead}: ${option.options.join(' | ')}.`)
 }
 
 /**
- * `--sandbox` and `--sandbox-network`, shared by the `exec` commands that start a server; parsed
- * with parseSandboxPolicy, the rule `createAgentExec` and `dist/agentexec.js` use too.
+ * `--sandbox` and `--sandbox-network`, for the `exec` commands that describe a server (the same
+ * declaration `ak exec serve` and `dist/agentexec.js` read).
  */
 export const sandboxFlags = {
-  sandbox: Flags.string({
-    description: SANDBOX_FLAG_HELP,
-    options: [...SANDBOX_MODES],
-    default: DEFAULT_SANDBOX_MODE,
-    helpValue: 'MODE',
-  }),
-  'sandbox-network': Flags.boolean({
-    description: SANDBOX_NETWORK_FLAG_HELP,
-    default: false,
-  }),
+  sandbox: oclifFlagFor(EXEC_SERVE_OPTIONS.sandbox),
+  'sandbox-network': oclifFlagFor(EXEC_SERVE_OPTIONS['sandbox-network']),
 }

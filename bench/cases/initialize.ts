@@ -1,52 +1,85 @@
-/** Spawn to `initialize` answered: a cold start of each server, as an MCP client sees it. */
+/** Spawn to `initialize` answered: a cold start of each server, as an MCP client sees it; and its memory once idle. */
 import {mkdirSync} from 'node:fs'
 import path from 'node:path'
-import {akRunJsLauncher, desktopCommanderLine, filesystemLine, type BenchContext} from '../lib/contenders.js'
-import {alternate, type Contender} from '../lib/measure.js'
+import {setTimeout as sleep} from 'node:timers/promises'
+import {akBundleLauncher, akRunJsLauncher, akStandaloneLauncher, desktopCommanderLine, filesystemLine, type BenchContext} from '../lib/contenders.js'
+import {alternate, median, type Contender} from '../lib/measure.js'
 import {connectServer, type ServerLine} from '../lib/mcp.js'
-import {ratioVerdict, type CaseReport} from '../lib/report.js'
+import {ratioVerdict, type CaseReport, type Verdict} from '../lib/report.js'
 
 const mib = (bytes: number | undefined): string => (bytes === undefined ? '' : `${(bytes / 2 ** 20).toFixed(0)} MiB`)
 
-function startContender(name: string, detail: string, line: ServerLine): Contender {
+/** How long a server sits idle after `initialize` before its resident memory is read, in ms. */
+const IDLE_SETTLE_MS = 500
+
+const FS = 'official filesystem'
+const STANDALONE = 'ak dist/agentexec.js'
+const RUN_JS = 'ak via bin/run.js'
+
+/** Idle resident memory per contender over the timed runs, in bytes. */
+type IdleRss = Map<string, number[]>
+
+function startContender(name: string, detail: string, line: ServerLine, idle: IdleRss): Contender {
   return {
     name,
     detail,
     async run() {
       const server = await connectServer(line, {listTools: false})
-      const rss = server.peakRssBytes()
+      const peak = server.peakRssBytes()
+      await sleep(IDLE_SETTLE_MS)
+      const rss = server.rssBytes()
       await server.close()
-      return {ms: server.initializeMs, facts: {'VmHWM at initialize': mib(rss)}}
+      if (rss !== undefined) idle.set(name, [...(idle.get(name) ?? []), rss])
+      return {ms: server.initializeMs, facts: {'VmHWM at initialize': mib(peak)}}
     },
   }
 }
 
-/** Measures spawn → `initialize` answer for ak and both npm peers. */
+/**
+ * Measures spawn → `initialize` answer for each form of ak (the standalone server, bin/run.js,
+ * the CLI bundle) and both npm peers, and each server's resident memory once idle.
+ */
 export async function initializeCase(context: BenchContext): Promise<CaseReport> {
   const workspace = path.join(context.tmp, 'init-workspace')
   mkdirSync(workspace, {recursive: true})
-  const contenders = [startContender('ak', context.ak.form, context.ak.line(workspace, 'read'))]
-  // Shown beside the bundle for comparison; the target is judged on the form the run measures.
-  if (context.ak.isBundle) contenders.push(startContender('ak via bin/run.js', 'oclif loading dist/', akRunJsLauncher(context.akCheckout).line(workspace, 'read')))
+  const idle: IdleRss = new Map()
+  const contenders: Contender[] = []
+  const standalone = akStandaloneLauncher(context.akCheckout)
+  if (standalone) contenders.push(startContender(STANDALONE, 'the AgentExec server alone, one file', standalone.line(workspace, 'read'), idle))
+  contenders.push(startContender(RUN_JS, '`ak exec serve` as installed', akRunJsLauncher(context.akCheckout).line(workspace, 'read'), idle))
+  const bundle = akBundleLauncher(context.akCheckout)
+  if (bundle) contenders.push(startContender(`ak (${bundle.form})`, 'the whole CLI in one file', bundle.line(workspace, 'read'), idle))
   const {filesystem, desktopCommander} = context.peers
-  if (filesystem) contenders.push(startContender('official filesystem', filesystem.version, filesystemLine(filesystem, workspace)))
-  if (desktopCommander) contenders.push(startContender('Desktop Commander', desktopCommander.version, desktopCommanderLine(desktopCommander, context.tmp, workspace)))
+  if (filesystem) contenders.push(startContender(FS, filesystem.version, filesystemLine(filesystem, workspace), idle))
+  if (desktopCommander) contenders.push(startContender('Desktop Commander', desktopCommander.version, desktopCommanderLine(desktopCommander, context.tmp, workspace), idle))
   const summaries = await alternate(contenders, context.runs({full: 15, quick: 3}), context.warmups)
-  const peers = summaries.filter((s) => !s.name.startsWith('ak') && !s.error)
-  const fastest = peers.sort((a, b) => a.median - b.median)[0]
+  for (const summary of summaries) {
+    const values = idle.get(summary.name)
+    if (values?.length) summary.facts[`VmRSS idle ${IDLE_SETTLE_MS} ms after`] = mib(median(values))
+  }
+  const verdicts: Verdict[] = []
+  if (filesystem) {
+    if (standalone) verdicts.push(ratioVerdict(summaries, STANDALONE, FS, 0.8, `${STANDALONE} ÷ ${FS} ≤ 0.8`))
+    verdicts.push(ratioVerdict(summaries, RUN_JS, FS, 1, `${RUN_JS} ÷ ${FS} ≤ 1.0`))
+    const peerIdle = idle.get(FS)
+    for (const name of [STANDALONE, RUN_JS]) {
+      const own = idle.get(name)
+      if (!own?.length || !peerIdle?.length) continue
+      verdicts.push({
+        label: `${name}: idle VmRSS no higher than the ${FS} server's`,
+        met: median(own) <= median(peerIdle),
+        detail: `${mib(median(own))} against ${mib(median(peerIdle))} (medians, ${IDLE_SETTLE_MS} ms after initialize)`,
+      })
+    }
+  }
   return {
     id: 'initialize',
     title: 'Spawn to initialize answered',
-    measures: 'One run spawns the server (`node <entry> …`) and waits for its answer to `initialize` through the official client.',
-    target: 'no slower than the fastest peer (median ratio ≤ 1.1).',
-    akName: 'ak',
+    measures: `One run spawns the server (\`node <entry> …\`) and waits for its answer to \`initialize\` through the official client; ${IDLE_SETTLE_MS} ms later it reads the server's resident memory (VmRSS).`,
+    target: `${STANDALONE} ≤ 0.8 × the official filesystem server, ${RUN_JS} ≤ 1.0 ×, and idle memory no higher than the filesystem server's.`,
+    akName: standalone ? STANDALONE : RUN_JS,
     summaries,
-    verdicts: fastest
-      ? [
-          ratioVerdict(summaries, 'ak', fastest.name, 1.1, `ak (${context.ak.form}) ÷ fastest peer (${fastest.name}) ≤ 1.1`),
-          ...(context.ak.isBundle ? [ratioVerdict(summaries, 'ak via bin/run.js', fastest.name, 1.1, `for comparison: ak via bin/run.js ÷ ${fastest.name} ≤ 1.1`)] : []),
-        ]
-      : [],
+    verdicts,
     notes: [],
   }
 }

@@ -40,24 +40,60 @@ export interface AkLauncher {
 /** The one-file bundle's possible names, newest first. */
 const BUNDLE_FILES = ['dist/ak.mjs', 'dist/ak.js']
 
-/** Picks ak's one-file bundle (dist/ak.mjs or dist/ak.js) in `checkout` when built, else `bin/run.js`. */
+/**
+ * The ak the cases measure: the standalone server dist/agentexec.js when `checkout` built it (the
+ * form MCP clients are told to start), else the CLI bundle (dist/ak.mjs or dist/ak.js), else
+ * `bin/run.js`. Every form serves the same tool code.
+ */
 export function akLauncher(checkout: string): AkLauncher {
-  const bundle = BUNDLE_FILES.map((f) => path.join(checkout, f)).find((f) => existsSync(f))
-  return bundle ? launcherFor(bundle, `bundle ${path.relative(checkout, bundle)}`) : akRunJsLauncher(checkout, 'bin/run.js (no bundle built)')
+  const standalone = akStandaloneLauncher(checkout)
+  if (standalone) return standalone
+  return akBundleLauncher(checkout) ?? akRunJsLauncher(checkout, 'bin/run.js (no bundle built)')
 }
 
-/** ak started through `bin/run.js` (oclif loading the compiled dist/ files). */
+/** ak's whole CLI in one file (dist/ak.mjs or dist/ak.js), serving with `exec serve`, when built. */
+export function akBundleLauncher(checkout: string): AkLauncher | undefined {
+  const bundle = BUNDLE_FILES.map((f) => path.join(checkout, f)).find((f) => existsSync(f))
+  return bundle ? launcherFor(bundle, `bundle ${path.relative(checkout, bundle)}`) : undefined
+}
+
+/** ak started through `bin/run.js` (`ak exec serve` as installed from npm). */
 export function akRunJsLauncher(checkout: string, form = 'bin/run.js'): AkLauncher {
   return launcherFor(path.join(checkout, 'bin', 'run.js'), form)
 }
 
-function launcherFor(entry: string, form: string): AkLauncher {
+/** The standalone server file, relative to a checkout. */
+export const STANDALONE_SERVER_FILE = 'dist/agentexec.js'
+
+/** ak's standalone AgentExec server `node dist/agentexec.js`, when `checkout` has built it. */
+export function akStandaloneLauncher(checkout: string): AkLauncher | undefined {
+  const file = path.join(checkout, STANDALONE_SERVER_FILE)
+  return existsSync(file) ? launcherFor(file, STANDALONE_SERVER_FILE, []) : undefined
+}
+
+/**
+ * A launcher whose servers get `env` on top of the bench's environment (e.g. a feature switched
+ * off), shown as `form (NAME=value …)`.
+ */
+export function withEnv(launcher: AkLauncher, env: Record<string, string>): AkLauncher {
+  const shown = Object.entries(env).map(([name, value]) => `${name}=${value}`).join(' ')
+  return {
+    ...launcher,
+    form: `${launcher.form} (${shown})`,
+    line: (workspace, level, profileDir) => {
+      const line = launcher.line(workspace, level, profileDir)
+      return {...line, env: {...line.env, ...env}}
+    },
+  }
+}
+
+function launcherFor(entry: string, form: string, serve = ['exec', 'serve']): AkLauncher {
   return {
     form,
     isBundle: !entry.endsWith(path.join('bin', 'run.js')),
     line: (workspace, level, profileDir) => ({
       command: process.execPath,
-      args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), entry, 'exec', 'serve', '--workspace', workspace, '--level', level],
+      args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), entry, ...serve, '--workspace', workspace, '--level', level],
       cwd: workspace,
     }),
   }

@@ -38,6 +38,8 @@ export interface McpServer {
   call(name: string, args: Record<string, unknown>, timeoutMs?: number): Promise<CallAnswer>
   /** Peak resident set size of the server process so far (`VmHWM`), in bytes; undefined when unreadable. */
   peakRssBytes(): number | undefined
+  /** Resident set size of the server process now (`VmRSS`), in bytes; undefined when unreadable. */
+  rssBytes(): number | undefined
   /** The last few kilobytes the server wrote on stderr. */
   stderrTail(): string
   close(): Promise<void>
@@ -46,11 +48,20 @@ export interface McpServer {
 const STDERR_KEPT_BYTES = 8192
 const DEFAULT_CALL_TIMEOUT_MS = 600_000
 
-/** Reads `VmHWM` of a process from /proc (Linux), in bytes. */
+/** Reads `VmHWM` (peak resident set size) of a process from /proc (Linux), in bytes. */
 export function peakRssOf(pid: number): number | undefined {
+  return statusFieldBytes(pid, 'VmHWM')
+}
+
+/** Reads `VmRSS` (resident set size now) of a process from /proc (Linux), in bytes. */
+export function rssOf(pid: number): number | undefined {
+  return statusFieldBytes(pid, 'VmRSS')
+}
+
+function statusFieldBytes(pid: number, field: string): number | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)
+    const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status)
     return match ? Number(match[1]) * 1024 : undefined
   } catch {
     return undefined
@@ -99,6 +110,7 @@ export async function connectServer(line: ServerLine, options: {listTools?: bool
       return {text, isError: raw.isError === true, structured: raw.structuredContent}
     },
     peakRssBytes: () => peakRssOf(pid),
+    rssBytes: () => rssOf(pid),
     stderrTail: () => stderr,
     async close() {
       await client.close().catch(() => {})

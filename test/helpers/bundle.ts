@@ -8,6 +8,9 @@ import {REPO_ROOT} from './clients.js'
 /** The bundle `npm run build` writes. */
 export const BUNDLE = path.join(REPO_ROOT, 'dist', 'ak.mjs')
 
+/** The standalone AgentExec server `npm run build` writes (no oclif, no Codex code). */
+export const STANDALONE_SERVER = path.join(REPO_ROOT, 'dist', 'agentexec.js')
+
 /** A copy of the bundle in an otherwise empty temporary folder (no package.json, no node_modules). */
 export interface LoneBundle {
   dir: string
@@ -15,10 +18,10 @@ export interface LoneBundle {
   remove(): void
 }
 
-/** Copies dist/ak.mjs alone into a fresh temporary folder. */
-export function copyBundleAlone(): LoneBundle {
+/** Copies dist/ak.mjs (or `source`, e.g. STANDALONE_SERVER) alone into a fresh temporary folder. */
+export function copyBundleAlone(source: string = BUNDLE): LoneBundle {
   const dir = mkdtempSync(path.join(tmpdir(), 'ak-bundle-'))
-  const file = path.join(dir, 'ak.mjs')
-  copyFileSync(BUNDLE, file)
+  const file = path.join(dir, path.basename(source))
+  copyFileSync(source, file)
   return {dir, file, remove: () => rmSync(dir, {recursive: true, force: true})}
 }

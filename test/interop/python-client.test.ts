@@ -6,7 +6,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {toolsForLevel} from '../../src/exec/server.js'
-import {type LoneBundle, copyBundleAlone} from '../helpers/bundle.js'
+import {BUNDLE, type LoneBundle, STANDALONE_SERVER, copyBundleAlone} from '../helpers/bundle.js'
 import {REPO_ROOT} from '../helpers/clients.js'
 import {startHttpServer} from '../helpers/http-server.js'
 import {HIGHEST_LEVEL} from '../helpers/levels.js'
@@ -71,12 +71,18 @@ function expectAllPassed(line: PythonClientLine, result: Awaited<ReturnType<type
   expect(summary.exercised, 'tools the Python program has no checks for').to.have.members(offered)
 }
 
-describe('the official Python MCP client against the one-file bundle', function () {
+/** The two one-file servers: the whole CLI (`exec serve`) and the AgentExec server alone. */
+const SERVERS = [
+  {name: 'the one-file bundle (ak exec serve)', file: BUNDLE, serve: ['exec', 'serve']},
+  {name: 'dist/agentexec.js', file: STANDALONE_SERVER, serve: []},
+]
+
+for (const target of SERVERS) describe(`the official Python MCP client against ${target.name}`, function () {
   let bundle: LoneBundle
   let workspace: string
 
   before(() => {
-    bundle = copyBundleAlone()
+    bundle = copyBundleAlone(target.file)
   })
 
   after(() => bundle?.remove())
@@ -100,14 +106,14 @@ describe('the official Python MCP client against the one-file bundle', function 
 
       it(`exercises every tool at level ${LEVEL} over stdio`, async function () {
         this.timeout(RUN_TIMEOUT_MS + 10_000)
-        const serve = ['exec', 'serve', '--workspace', workspace, '--level', LEVEL]
+        const serve = [...target.serve, '--workspace', workspace, '--level', LEVEL]
         expectAllPassed(line, await runProgram(python, workspace, ['--stdio', '--', process.execPath, bundle.file, ...serve]))
       })
 
       it(`exercises every tool at level ${LEVEL} over Streamable HTTP with the bearer token, and is refused without it`, async function () {
         this.timeout(RUN_TIMEOUT_MS + 10_000)
         const token = randomBytes(24).toString('hex')
-        const server = await startHttpServer(bundle.file, ['exec', 'serve', '--http', '127.0.0.1:0', '--workspace', workspace, '--level', LEVEL], {
+        const server = await startHttpServer(bundle.file, [...target.serve, '--http', '127.0.0.1:0', '--workspace', workspace, '--level', LEVEL], {
           env: {AGENTEXEC_TOKEN: token},
         })
         try {

@@ -1,18 +1,10 @@
-import {Flags} from '@oclif/core'
-
 import {BaseCommand} from '../../base-command.js'
-import {levelFlag, sandboxFlags, workspaceFlag} from '../../exec-flags.js'
-import {BadInputError} from '../../errors.js'
+import {execServeFlags} from '../../exec-flags.js'
 import {stderrLogger} from '../../log.js'
-import {parseLevel} from '../../exec/level.js'
-import {createExecRuntime} from '../../exec/runtime.js'
 import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
-import {parseListenAddress} from '../../exec/http/listen-address.js'
 import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, HTTP_SESSION_IDLE_MS} from '../../exec/limits.js'
-import {serveExecStdio} from '../../exec/stdio.js'
-import {transportFailed} from '../../mcp/stdio-transport.js'
-import {Workspace} from '../../exec/workspace.js'
-import {describeSandbox, parseSandboxPolicy} from '../../exec/terminal/sandbox-policy.js'
+import {serveAgentExec} from '../../exec/serve.js'
+import {resolveServeSettings} from '../../exec/serve-options.js'
 
 export default class ExecServe extends BaseCommand {
   static override summary = 'Serve AgentExec: files and a terminal confined to one workspace, over MCP.'
@@ -38,20 +30,8 @@ The file tools check that paths stay inside the workspace, but without a sandbox
     },
   ]
 
-  static override flags = {
-    workspace: workspaceFlag,
-    level: levelFlag('Access level'),
-    ...sandboxFlags,
-    http: Flags.string({
-      description: `Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio. HOST must be loopback; port 0 picks a free one. Needs ${TOKEN_ENV}.`,
-      helpValue: 'HOST:PORT',
-    }),
-    'session-idle-ms': Flags.integer({
-      description: 'Idle expiry of a 2025-era HTTP session, in ms.',
-      hidden: true,
-      min: 1,
-    }),
-  }
+  // Declared once in src/exec/serve-options.ts, shared with dist/agentexec.js.
+  static override flags = execServeFlags()
 
   // No positional arguments: oclif would read stdin to fill them and eat the first MCP frame.
   static override args = {}
@@ -59,39 +39,7 @@ The file tools check that paths stay inside the workspace, but without a sandbox
   async run(): Promise<void> {
     const {flags} = await this.parse(ExecServe)
     this.noteIgnoredSharedFlags(flags, 'ak exec serve', 'stdout carries MCP frames only and it never prompts')
-    const level = parseLevel(flags.level)
-    const sandboxPolicy = parseSandboxPolicy({sandbox: flags.sandbox, sandboxNetwork: flags['sandbox-network']})
-    const address = flags.http === undefined ? undefined : parseListenAddress(flags.http)
-    const token = process.env[TOKEN_ENV] ?? ''
-    if (address && token.trim() === '') {
-      throw new BadInputError(
-        `--http needs a token in ${TOKEN_ENV}, which is missing or empty. Generate one, e.g. ` +
-          `\`export ${TOKEN_ENV}=$(openssl rand -hex 32)\`, and give it to the client as "Authorization: Bearer <token>".`,
-      )
-    }
-    const workspace = await Workspace.open(flags.workspace ?? process.cwd())
-    const log = stderrLogger({quiet: flags.quiet, prefix: 'ak exec'})
-    // Loaded only with a sandbox: plain start-up never needs it.
-    const sandbox =
-      sandboxPolicy.mode === 'off'
-        ? undefined
-        : await (await import('../../exec/terminal/sandbox.js')).openSandbox(sandboxPolicy, {workspace: workspace.root, level, log})
-    const runtime = createExecRuntime({workspace, level, log, sandbox})
-    if (runtime.sandbox.mode !== 'off') log.info(describeSandbox(runtime.sandbox))
-    if (address) {
-      log.info(`serving ${workspace.root} at level ${level} over HTTP`)
-      // Loaded only here: the HTTP stack (node:http, node:http2, the SDK's Node transport) adds
-      // about 100 ms to every stdio start-up that never uses it.
-      const {serveExecHttp} = await import('../../exec/http/serve-http.js')
-      await serveExecHttp(runtime, {
-        address,
-        token,
-        ...(flags['session-idle-ms'] === undefined ? {} : {sessionIdleMs: flags['session-idle-ms']}),
-      })
-      return
-    }
-    log.info(`serving ${workspace.root} at level ${level} over stdio`)
-    const end = await serveExecStdio(runtime)
-    if (end.reason === 'transport-failed') throw transportFailed(end.message)
+    const settings = resolveServeSettings(flags, process.env, process.cwd())
+    await serveAgentExec(settings, stderrLogger({quiet: flags.quiet, prefix: 'ak exec'}))
   }
 }

@@ -6,6 +6,7 @@ import {setImmediate as nextTurn, setTimeout as delay} from 'node:timers/promise
 import {DispatchFailedError} from '../../errors.js'
 import {OUTPUT_BUFFER_CHARS, POST_EXIT_DRAIN_MS} from './limits.js'
 import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
+import {outputSettled, paceOutput} from './output-pacer.js'
 import {channelIdentity, listProcesses} from './process-tree.js'
 import {shellInvocation} from './shell.js'
 
@@ -76,7 +77,8 @@ export class CommandSession {
   private readonly child: ChildProcess
   private readonly isWrapped: boolean
   private readonly buffer: OutputBuffer
-  private readonly decoders = {stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8')}
+  /** stderr is normally joined to stdout by the shell; anything still written to it is decoded apart. */
+  private readonly stderrDecoder = new StringDecoder('utf8')
   private hasEndedFlag = false
   private isRetiredFlag = false
   private isStdinClosedFlag = false
@@ -95,8 +97,8 @@ export class CommandSession {
     this.pid = child.pid!
     this.buffer = new OutputBuffer(spec.bufferChars ?? OUTPUT_BUFFER_CHARS)
     this.retired = new Promise((resolve) => (this.markRetired = resolve))
-    child.stdout!.on('data', (chunk: Buffer) => this.receive('stdout', chunk))
-    child.stderr!.on('data', (chunk: Buffer) => this.receive('stderr', chunk))
+    child.stdout!.on('data', (chunk: Buffer) => paceOutput(child.stdout!, () => this.receive('stdout', chunk)))
+    child.stderr!.on('data', (chunk: Buffer) => paceOutput(child.stderr!, () => this.receive('stderr', chunk)))
     child.stdin!.on('error', () => {}) // EPIPE once nothing reads stdin any more
     child.on('error', () => {}) // a failed kill(); the exit event still comes
     // Read while the shell surely lives: its stdout is the end every descendant inherits.
@@ -228,19 +230,23 @@ export class CommandSession {
 
   private receive(stream: 'stdout' | 'stderr', chunk: Buffer): void {
     if (this.isRetiredFlag) return
-    this.buffer.append(this.decoders[stream].write(chunk))
+    if (stream === 'stdout') this.buffer.write(chunk)
+    else this.buffer.append(this.stderrDecoder.write(chunk))
   }
 
   /**
    * Waits, after the shell exited, for what it wrote to be read: until the pipe closes, or for
    * POST_EXIT_DRAIN_MS and one more turn of the event loop (which reads whatever is already in
-   * the pipe) when a background child keeps the pipe open.
+   * the pipe) when a background child keeps the pipe open; and for any chunk the output pacer
+   * put off to be handled.
    */
   private async drainAfterExit(pipeClosed: Promise<void>): Promise<void> {
     await Promise.race([pipeClosed, delay(POST_EXIT_DRAIN_MS)])
     await nextTurn()
+    await outputSettled(this.child.stdout!)
     if (this.isPipeClosedFlag && !this.isRetiredFlag) {
-      this.buffer.append(this.decoders.stdout.end() + this.decoders.stderr.end())
+      this.buffer.append(this.stderrDecoder.end())
+      this.buffer.end()
     }
     this.hasEndedFlag = true
   }

@@ -55,6 +55,66 @@ describe('OutputBuffer', () => {
   })
 })
 
+/** What the buffer must answer for `text` (cut into any chunks): head and tail, and the middle counted in code points. */
+function expected(text: string, capacity: number) {
+  const headSize = Math.floor(capacity / 2)
+  let headEnd = Math.min(headSize, text.length)
+  if (headEnd < text.length && headEnd > 0 && /[\ud800-\udbff]/.test(text[headEnd - 1]!)) headEnd--
+  const rest = text.slice(headEnd)
+  let cut = Math.max(0, rest.length - (capacity - headSize))
+  if (cut > 0 && /[\udc00-\udfff]/.test(rest[cut] ?? '')) cut++
+  const dropped = rest.slice(0, cut)
+  return {head: text.slice(0, headEnd), droppedChars: [...dropped].length, droppedLines: dropped.split('\n').length - 1, tail: rest.slice(cut)}
+}
+
+describe('OutputBuffer fed bytes', () => {
+  const texts = ['y\n'.repeat(3000), 'é€\u{1F600}漢\n'.repeat(700), `${'x'.repeat(63)}\n`.repeat(80) + 'ünïcödé\n'.repeat(90)]
+
+  for (const capacity of [6, 101, 1000, 4096]) {
+    it(`answers as if it had decoded everything, whatever the chunks (capacity ${capacity})`, () => {
+      for (const text of texts) {
+        const bytes = Buffer.from(text)
+        for (const size of [1, 2, 3, 5, 64, 1000, 65_536]) {
+          const buffer = new OutputBuffer(capacity)
+          for (let start = 0; start < bytes.length; start += size) buffer.write(bytes.subarray(start, start + size))
+          buffer.end()
+          expect(buffer.take(), `chunks of ${size}`).to.deep.equal(expected(text, capacity))
+        }
+      }
+    })
+  }
+
+  it('keeps a character split across chunks whole, and one split at the end of the output for the next answer', () => {
+    const buffer = new OutputBuffer(100)
+    const euro = Buffer.from('€')
+    buffer.write(Buffer.concat([Buffer.from('price: '), euro.subarray(0, 1)]))
+    expect(buffer.take().head).to.equal('price: ')
+    buffer.write(euro.subarray(1))
+    expect(buffer.take().head).to.equal('€')
+  })
+
+  it('shows a character the output ended inside as U+FFFD', () => {
+    const buffer = new OutputBuffer(100)
+    buffer.write(Buffer.from('€').subarray(0, 2))
+    buffer.end()
+    expect(buffer.take().head).to.equal('\ufffd')
+  })
+
+  it('holds about its capacity in bytes however much output flows through', () => {
+    const buffer = new OutputBuffer(1024)
+    const chunk = Buffer.from('y\n'.repeat(32_768))
+    let most = 0
+    for (let index = 0; index < 200; index++) {
+      buffer.write(chunk)
+      most = Math.max(most, buffer.heldBytes)
+    }
+    expect(most).to.be.at.most(1024 * 4 + 2 * chunk.length)
+    const output = buffer.take()
+    expect(outputChars(output)).to.equal(200 * chunk.length)
+    expect(output.droppedLines).to.equal(200 * 32_768 - (output.head + output.tail).split('\n').length + 1)
+  })
+})
+
 describe('countLineBreaks', () => {
   it('counts \\n in a range', () => {
     expect(countLineBreaks('a\nb\nc\n')).to.equal(3)

@@ -1,0 +1,38 @@
+import type {Logger} from '../log.js'
+import {createExecRuntime} from './runtime.js'
+import type {ServeSettings} from './serve-options.js'
+import {describeSandbox} from './terminal/sandbox-policy.js'
+import {Workspace} from './workspace.js'
+
+/**
+ * Runs the AgentExec server the way `ak exec serve` and `dist/agentexec.js` both do: opens the
+ * workspace and the sandbox, then serves stdio (until stdin closes or SIGINT/SIGTERM/SIGHUP) or,
+ * with `settings.http`, Streamable HTTP (until SIGINT/SIGTERM/SIGHUP), and stops every command and worker before returning.
+ *
+ * Only what the chosen transport needs is loaded: the HTTP stack (node:http, the SDK's Node
+ * transport) is imported only with `--http`, the stdio transport only without it.
+ * @throws BadInputError when the workspace does not exist or is not a folder, or the sandbox
+ *   cannot run here (exit code 2, saying how to fix it)
+ * @throws AkError when the HTTP address cannot be listened on, or the stdio transport failed (exit code 1)
+ */
+export async function serveAgentExec(settings: ServeSettings, log: Logger): Promise<void> {
+  const workspace = await Workspace.open(settings.workspace)
+  // Loaded only with a sandbox: plain start-up never needs it.
+  const sandbox =
+    settings.sandbox.mode === 'off'
+      ? undefined
+      : await (await import('./terminal/sandbox.js')).openSandbox(settings.sandbox, {workspace: workspace.root, level: settings.level, log})
+  const runtime = createExecRuntime({workspace, level: settings.level, log, sandbox})
+  if (runtime.sandbox.mode !== 'off') log.info(describeSandbox(runtime.sandbox))
+  if (settings.http) {
+    log.info(`serving ${workspace.root} at level ${settings.level} over HTTP`)
+    const {serveExecHttp} = await import('./http/serve-http.js')
+    const {address, token, sessionIdleMs} = settings.http
+    await serveExecHttp(runtime, {address, token, ...(sessionIdleMs === undefined ? {} : {sessionIdleMs})})
+    return
+  }
+  log.info(`serving ${workspace.root} at level ${settings.level} over stdio`)
+  const [{serveExecStdio}, {transportFailed}] = await Promise.all([import('./stdio.js'), import('../mcp/stdio-transport.js')])
+  const end = await serveExecStdio(runtime)
+  if (end.reason === 'transport-failed') throw transportFailed(end.message)
+}
