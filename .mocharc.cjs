@@ -4,6 +4,8 @@ const named = process.argv.slice(2).some((arg) => /\.test\.ts$/.test(arg))
 
 module.exports = {
   'node-option': ['import=tsx'],
+  // Every test runs with a HOME of its own (see the file).
+  require: ['test/helpers/isolated-home.ts'],
   extension: ['ts'],
   spec: named ? [] : ['test/unit/**/*.test.ts', 'test/interop/**/*.test.ts'],
   timeout: 60000,

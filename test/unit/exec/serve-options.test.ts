@@ -64,8 +64,17 @@ describe('the AgentExec server options, declared once for ak exec serve and dist
 describe('resolveServeSettings', () => {
   const env = {AGENTEXEC_TOKEN: 'secret'}
 
-  it('defaults to the current directory at level read over stdio', () => {
-    expect(resolveServeSettings({}, {}, '/here')).to.deep.equal({workspace: '/here', level: 'read'})
+  it('defaults to the current directory at level read over stdio, without a sandbox', () => {
+    const settings = resolveServeSettings({}, {}, '/here')
+    expect(settings).to.deep.include({workspace: '/here', level: 'read'})
+    expect(settings.sandbox.mode).to.equal('off')
+    expect(settings.http).to.equal(undefined)
+  })
+
+  it('reads the sandbox mode and its network switch, and refuses an unknown mode naming the valid ones', () => {
+    expect(resolveServeSettings({sandbox: 'workspace-write'}, {}, '/here').sandbox).to.deep.equal({mode: 'workspace-write', network: false})
+    expect(resolveServeSettings({sandbox: 'read-only', 'sandbox-network': true}, {}, '/here').sandbox).to.deep.equal({mode: 'read-only', network: true})
+    expect(() => resolveServeSettings({sandbox: 'full'}, {}, '/here')).to.throw(/off, workspace-write, read-only/)
   })
 
   it('reads the HTTP address, the token and the idle expiry', () => {
