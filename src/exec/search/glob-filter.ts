@@ -17,7 +17,6 @@ export const SEARCH_MAX_GLOBS = 32
  * @throws BadInputError for an empty pattern or too many of them.
  */
 export function createGlobFilter(patterns: readonly string[]): (relative: string) => boolean {
-  if (patterns.length === 0) return () => true
   if (patterns.length > SEARCH_MAX_GLOBS) {
     throw new BadInputError(`Too many glob patterns (${patterns.length}); pass at most ${SEARCH_MAX_GLOBS}.`)
   }
@@ -32,17 +31,18 @@ export function createGlobFilter(patterns: readonly string[]): (relative: string
     ;(isExclude ? excludes : includes).push(pattern)
   }
   const isIncluded = includes.length > 0 ? anyOf(includes) : () => true
-  const isExcluded = excludes.length > 0 ? anyOf(excludes) : () => false
+  const isExcluded = anyOf(excludes)
   return (relative) => isIncluded(relative) && !isExcluded(relative)
 }
 
-/** A matcher for any of `patterns`; those without a slash are matched against the file name. */
+/**
+ * A matcher for any of `patterns` (none: matches nothing); those without a slash are matched
+ * against the file name.
+ */
 function anyOf(patterns: readonly string[]): (relative: string) => boolean {
   const options = {dot: true}
-  const onPath = patterns.filter((pattern) => pattern.includes('/'))
-  const onName = patterns.filter((pattern) => !pattern.includes('/'))
-  const matchesPath = onPath.length > 0 ? picomatch(onPath, options) : () => false
-  const matchesName = onName.length > 0 ? picomatch(onName, options) : () => false
+  const matchesPath = picomatch(patterns.filter((pattern) => pattern.includes('/')), options)
+  const matchesName = picomatch(patterns.filter((pattern) => !pattern.includes('/')), options)
   return (relative) => matchesPath(relative) || matchesName(relative.slice(relative.lastIndexOf('/') + 1))
 }
 
