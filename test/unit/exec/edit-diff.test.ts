@@ -1,7 +1,13 @@
 import {expect} from 'chai'
 import {applyPatch, createTwoFilesPatch} from 'diff'
 
-import {capText, unifiedDiff} from '../../../src/exec/files/edit-diff.js'
+import {
+  DIFF_CONTEXT_LINES,
+  DIFF_MAX_EDIT_LINES,
+  DIFF_MAX_LIBRARY_CHARS,
+  capText,
+  unifiedDiff,
+} from '../../../src/exec/files/edit-diff.js'
 import {applyTextEdit} from '../../../src/exec/files/text-edit.js'
 
 /** The diff of an edit of `before`, as the edit tool shows it. */
@@ -24,6 +30,12 @@ describe('unifiedDiff (the diff an edit answers with)', () => {
     expect(diffOf(before, 'l4', 'L4').diff).to.equal(
       ['--- a/f.txt', '+++ b/f.txt', '@@ -1,7 +1,7 @@', ' l1', ' l2', ' l3', '-l4', '+L4', ' l5', ' l6', ' l7'].join('\n'),
     )
+  })
+
+  it('shows exactly DIFF_CONTEXT_LINES unchanged lines on each side of a change', () => {
+    const {diff} = diffOf(numbered(20), 'line 10\n', 'ten\n')
+    const context = (from: number) => Array.from({length: DIFF_CONTEXT_LINES}, (_, i) => ` line ${from + i}`)
+    expect(diff.split('\n')).to.deep.equal(['--- a/f.txt', '+++ b/f.txt', '@@ -7,7 +7,7 @@', ...context(7), '-line 10', '+ten', ...context(11)])
   })
 
   it('gives the same diff as a whole-file diff for changes near, far and at the ends', () => {
@@ -88,6 +100,44 @@ describe('unifiedDiff (the diff an edit answers with)', () => {
       expect(diff.match(/^@@/gm)).to.have.length(1)
       expect(applyPatch(before, diff)).to.equal(after)
     }
+  })
+
+  describe('the plain listing that replaces a line diff too costly for jsdiff', () => {
+    /** `count` changed lines, each followed by an unchanged one, so a line diff interleaves them. */
+    const alternating = (count: number) => Array.from({length: count}, (_, i) => `hit ${i}\nkeep ${i}`).join('\n') + '\n'
+    const signs = (diff: string) => diff.split('\n').slice(3).map((line) => line[0]).join('')
+
+    it('uses a line diff while the changed lines need fewer than DIFF_MAX_EDIT_LINES line edits', () => {
+      const before = alternating(DIFF_MAX_EDIT_LINES / 2 - 10)
+      const {after, diff} = diffOf(before, 'hit', 'HIT', true)
+      expect(diff).to.equal(wholeFileDiff(before, after))
+      expect(signs(diff).startsWith('-+ -+ ')).to.equal(true)
+    })
+
+    it('lists every old line then every new line past DIFF_MAX_EDIT_LINES line edits', () => {
+      const count = DIFF_MAX_EDIT_LINES / 2 + 10
+      const before = alternating(count)
+      const {after, diff} = diffOf(before, 'hit', 'HIT', true)
+      // The last unchanged line is shared by both sides, so it is context.
+      expect(signs(diff)).to.equal(`${'-'.repeat(2 * count - 1)}${'+'.repeat(2 * count - 1)} `)
+      expect(diff).to.contain(`@@ -1,${2 * count} +1,${2 * count} @@`)
+      expect(applyPatch(before, diff)).to.equal(after)
+    })
+
+    it('uses a line diff for a region of exactly DIFF_MAX_LIBRARY_CHARS characters, old and new', () => {
+      // Old and new region: "x\n" + long line + "\nx\n", each (DIFF_MAX_LIBRARY_CHARS) / 2 long.
+      const before = `x\n${'a'.repeat((DIFF_MAX_LIBRARY_CHARS - 10) / 2)}\nx\n`
+      const {diff} = diffOf(before, 'x', 'y', true)
+      expect(signs(diff)).to.equal('-+ -+')
+    })
+
+    it('lists old then new lines for a larger region, however few lines changed', () => {
+      const before = `x\n${'a'.repeat((DIFF_MAX_LIBRARY_CHARS - 10) / 2 + 1)}\nx\n`
+      const {diff} = diffOf(before, 'x', 'y', true)
+      expect(signs(diff)).to.equal('---+++')
+      expect(diff).to.contain('@@ -1,3 +1,3 @@')
+      expect(diff).to.contain('characters clipped]')
+    })
   })
 
   it('shows the unchanged lines around such a cluster as context', () => {
