@@ -1,3 +1,5 @@
+import {escapeControls} from './text-escape.js'
+
 /**
  * The small closed set of errors ak raises on purpose. Each message says what was wrong and what
  * to do, because it is read by a model (as an MCP tool error) or by a person (on stderr).
@@ -18,7 +20,7 @@ export class BadInputError extends AkError {}
 /** A path leads through too many symbolic links (a link loop). Exit code 2, as bad input. */
 export class SymlinkLoopError extends BadInputError {
   constructor(readonly requestedPath: string) {
-    super(`Too many symbolic links while resolving "${requestedPath}". Check for a link loop.`)
+    super(`Too many symbolic links while resolving "${escapeControls(requestedPath)}". Check for a link loop.`)
   }
 }
 
@@ -26,7 +28,7 @@ export class SymlinkLoopError extends BadInputError {
 export class OutsideWorkspaceError extends AkError {
   constructor(readonly requestedPath: string) {
     super(
-      `Path "${requestedPath}" is outside the workspace. Use a path inside the workspace ` +
+      `Path "${escapeControls(requestedPath)}" is outside the workspace. Use a path inside the workspace ` +
         `(relative paths are resolved against it).`,
     )
   }

@@ -1,6 +1,6 @@
 /**
  * The Codex agent runtime's limits and defaults, defined once with their units in their names.
- * Tool descriptions, help text and the README quote these constants.
+ * Tool descriptions, help text and docs/agent-runtime.md quote these constants.
  */
 
 /** Longest agent slug, in characters: keeps `mcp__<server>__agent_<slug>` within 64 characters. */

@@ -1,5 +1,6 @@
 import {McpServer} from '@modelcontextprotocol/server'
 
+import {escapeControls} from '../text-escape.js'
 import {AK_VERSION} from '../version.js'
 import {type Level, levelIncludes} from './level.js'
 import {toolErrorResult, toolSuccessResult} from './tool-result.js'
@@ -78,5 +79,5 @@ function firstLine(error: unknown): string {
 
 function logLine(tool: string, target: string, started: number, outcome: string): string {
   const ms = Math.round(performance.now() - started)
-  return `${tool} ${JSON.stringify(target)} ${ms}ms ${outcome}`
+  return `${tool} "${escapeControls(target)}" ${ms}ms ${escapeControls(outcome)}`
 }

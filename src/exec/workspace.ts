@@ -2,18 +2,34 @@ import {lstat, readlink, realpath, stat} from 'node:fs/promises'
 import path from 'node:path'
 
 import {BadInputError, NotFoundError, OutsideWorkspaceError, SymlinkLoopError} from '../errors.js'
+import {escapeControls} from '../text-escape.js'
+import {displayName, parseDisplayPath} from './display-name.js'
+import {explainFsError} from './files/fs-errors.js'
 
 /** Symlinks followed while resolving one path before giving up (Linux's own limit is 40). */
 export const MAX_SYMLINK_HOPS = 40
 
+/** Longest file name, in bytes, that Linux and macOS file systems accept (NAME_MAX). */
+export const MAX_NAME_BYTES = 255
+
+const SLASH = 0x2f
+const SLASH_BYTES = Buffer.from('/')
+const DOT = Buffer.from('.')
+const DOT_DOT = Buffer.from('..')
+
 /** A path inside the workspace, after resolving symlinks. */
 export interface ResolvedPath {
-  /** Absolute real path (every symlink resolved; a missing tail kept as written). */
-  real: string
-  /** `real` relative to the workspace root, with `/` separators; `.` for the root itself. */
+  /** Absolute real path as bytes (every symlink resolved; a missing tail kept as written). */
+  real: Buffer
+  /** `real` relative to the workspace root in the display form (see display-name.ts); `.` for the root. */
   relative: string
   /** Whether something exists at `real`. */
   exists: boolean
+  /**
+   * The names at the end of `real` that do not exist yet, in order (empty when `exists`): the
+   * folder `real` without them exists, and is a folder.
+   */
+  missing: Buffer[]
   /**
    * Set (true) when the path as written names a folder: it ends in `/`, `/.` or `/..`. Such a path
    * to an existing file is refused by `resolve`; one that does not exist yet must become a folder.
@@ -26,134 +42,228 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR'
 }
 
-function notAFolderError(requested: string): BadInputError {
-  return new BadInputError(
-    `A part of "${requested}" is a file, not a folder (a path ending in "/" names a folder). ` +
-      'Check the path with the list tool.',
-  )
+/** The path `folder/name` as bytes. */
+export function joinBytes(folder: Uint8Array, name: Uint8Array): Buffer {
+  return folder.length === 1 && folder[0] === SLASH
+    ? Buffer.concat([SLASH_BYTES, name])
+    : Buffer.concat([folder, SLASH_BYTES, name])
 }
 
-function upFromMissingError(requested: string): BadInputError {
-  return new BadInputError(
-    `"${requested}" goes up ("..") out of a folder that does not exist, which the system refuses too. ` +
-      'Remove the "..", or create the folder first.',
-  )
+/** The names of a path given as bytes, in order; a trailing `/` becomes a final `.` (it names a folder). */
+function namesOf(bytes: Buffer): Buffer[] {
+  const names: Buffer[] = []
+  let start = 0
+  for (let index = 0; index <= bytes.length; index++) {
+    if (index === bytes.length || bytes[index] === SLASH) {
+      if (index > start) names.push(bytes.subarray(start, index))
+      start = index + 1
+    }
+  }
+  if (bytes.length > 0 && bytes.at(-1) === SLASH) names.push(DOT)
+  return names
+}
+
+/** The real path `real` (bytes) without its last name (never above `/`). */
+export function parentOf(real: Buffer): Buffer {
+  const cut = real.lastIndexOf(SLASH)
+  return cut <= 0 ? SLASH_BYTES : real.subarray(0, cut)
 }
 
 /**
  * The folder an AgentExec server is confined to (DESIGN §4.2).
  *
- * Every file tool calls `resolve` before touching the disk. The check is made on the real path
- * (symlinks resolved) with a separator boundary, so `/ws_evil` is not inside `/ws`. A path that
- * does not exist yet is checked through its nearest existing ancestor; only "does not exist"
- * errors take that route, and a dangling symlink is followed by reading the link, never treated
- * as missing. This is a check, not a security boundary: see the README.
+ * `resolve` judges a tool's `path` argument before anything touches the disk outside: the walk
+ * goes one name at a time as the kernel does, and it makes system calls only at or below the
+ * root. Above the root it moves by the root's own names alone (the root is a real path, so its
+ * ancestors are plain folders); any other name there, or a symlink whose target leaves the root,
+ * ends the walk as "outside" without looking at the target. So a refusal reads the same whether
+ * the outside path exists or not.
+ *
+ * Resolving is a check on names; src/exec/files/confined-open.ts then opens the object and
+ * verifies what was opened, so a path swapped after this check cannot move the work outside.
  */
 export class Workspace {
+  /** The root's names, outermost first (empty when the root is `/`). */
+  private readonly rootNames: Buffer[]
+
   private constructor(
     /** The workspace's real path. */
     readonly root: string,
-  ) {}
+    /** The workspace's real path as bytes. */
+    readonly rootBytes: Buffer,
+    /** Absolute spellings of the root as it was given (through symlinks), accepted in absolute paths. */
+    private readonly aliases: Buffer[],
+  ) {
+    this.rootNames = namesOf(rootBytes).filter((name) => !name.equals(DOT))
+  }
 
   /**
    * Opens a workspace folder.
-   * @throws BadInputError when `dir` does not exist or is not a directory.
+   * @throws BadInputError when `dir` is empty, does not exist or is not a directory.
    */
   static async open(dir: string): Promise<Workspace> {
+    if (dir.trim() === '') {
+      throw new BadInputError('The workspace path is empty. Pass --workspace an existing folder (for example --workspace .).')
+    }
     const absolute = path.resolve(dir)
     let info
     try {
       info = await stat(absolute)
     } catch {
-      throw new BadInputError(`Workspace "${dir}" does not exist. Pass --workspace an existing folder.`)
+      throw new BadInputError(`Workspace "${escapeControls(dir)}" does not exist. Pass --workspace an existing folder.`)
     }
     if (!info.isDirectory()) {
-      throw new BadInputError(`Workspace "${dir}" is not a folder. Pass --workspace an existing folder.`)
+      throw new BadInputError(`Workspace "${escapeControls(dir)}" is not a folder. Pass --workspace an existing folder.`)
     }
-    return new Workspace(await realpath(absolute))
+    const root = await realpath(absolute)
+    const aliases = absolute === root ? [] : [Buffer.from(absolute)]
+    return new Workspace(root, Buffer.from(root), aliases)
   }
 
-  /** Whether the real path `real` is the root or lies below it. */
-  isInside(real: string): boolean {
-    if (real === this.root) return true
-    const base = this.root.endsWith(path.sep) ? this.root : this.root + path.sep
-    return real.startsWith(base)
+  /** Whether the real path `real` (text or bytes) is the root or lies below it. */
+  isInside(real: string | Uint8Array): boolean {
+    const bytes = typeof real === 'string' ? Buffer.from(real) : Buffer.from(real.buffer, real.byteOffset, real.byteLength)
+    const root = this.rootBytes
+    if (!bytes.subarray(0, root.length).equals(root)) return false
+    if (bytes.length === root.length) return true
+    return root.at(-1) === SLASH || bytes[root.length] === SLASH
   }
 
-  /** `real` relative to the root, with `/` separators (`.` for the root). */
-  relativeOf(real: string): string {
-    const relative = path.relative(this.root, real)
-    return relative === '' ? '.' : relative.split(path.sep).join('/')
+  /** `real` (inside the workspace) relative to the root, in the display form (`.` for the root). */
+  relativeOf(real: Uint8Array): string {
+    const skip = this.rootBytes.length === 1 ? 1 : this.rootBytes.length + 1
+    return real.length <= this.rootBytes.length ? '.' : displayName(real.subarray(skip))
   }
 
   /**
-   * Resolves a tool's `path` argument (relative to the workspace, or absolute) to a real path
-   * inside the workspace.
-   * @throws BadInputError for an empty path or one containing a NUL byte, a path that goes through
-   *   a file as if it were a folder (`file.txt/`), or one with `..` after a missing folder.
+   * Resolves a tool's `path` argument (relative to the workspace, or absolute; in the display
+   * form, see display-name.ts) to a real path inside the workspace.
+   * @throws BadInputError for an empty path, a NUL byte, a leading `~`, a malformed escape, a
+   *   name longer than MAX_NAME_BYTES, a path that goes through a file as if it were a folder
+   *   (`file.txt/`), one with `..` after a missing folder, or a folder it may not look into.
    * @throws SymlinkLoopError (a BadInputError) after MAX_SYMLINK_HOPS symlinks.
-   * @throws OutsideWorkspaceError when the real path lies outside the workspace.
+   * @throws OutsideWorkspaceError when the path leads outside the workspace.
    * @throws NotFoundError when `mustExist` and nothing is there.
    */
   async resolve(requested: string, options: {mustExist?: boolean} = {}): Promise<ResolvedPath> {
-    if (requested.length === 0) throw new BadInputError('The path is empty. Pass a path inside the workspace.')
-    if (requested.includes('\0')) throw new BadInputError('The path contains a NUL byte. Pass a plain path.')
-    const {real, exists, namesFolder} = await this.walk(requested)
-    if (!this.isInside(real)) throw new OutsideWorkspaceError(requested)
-    if (options.mustExist && !exists) {
-      throw new NotFoundError(`Nothing exists at "${requested}" in the workspace. Check the path with the list tool.`)
+    const shown = escapeControls(requested)
+    if (requested.length === 0) throw new BadInputError('The path is empty. Pass a path inside the workspace ("." for its root).')
+    if (requested.startsWith('~')) {
+      throw new BadInputError(
+        `The path "${shown}" starts with "~". ak does not expand "~": paths are relative to the workspace, ` +
+          `or absolute inside it. For a file really named "${shown}", write "./${shown}".`,
+      )
     }
-    return {real, relative: this.relativeOf(real), exists, ...(namesFolder ? {namesFolder} : {})}
+    const bytes = parseDisplayPath(requested)
+    if (bytes.includes(0)) throw new BadInputError(`The path "${shown}" contains a NUL byte, which no file name can hold. Pass a plain path.`)
+    const resolved = await this.walk(this.unaliased(bytes), requested)
+    if (options.mustExist && !resolved.exists) {
+      throw new NotFoundError(`Nothing exists at "${shown}" in the workspace. Check the path with the list tool.`)
+    }
+    return resolved
   }
 
   /**
-   * Walks `requested` one name at a time as the kernel does: `..` goes to the parent of the real
-   * folder reached so far (not of the path as written), and a symlink's target continues the walk
-   * from the real folder holding the link. The first missing name ends the walk; the rest is kept
-   * as written, but a `..` in it is refused, since the kernel fails such a path (ENOENT). A refusal
-   * made while the walk stands outside the workspace says only "outside", revealing nothing there.
+   * Where the symlink at `linkReal` (a real path inside the workspace) leads, judged as `resolve`
+   * judges a path: the target `written` is followed from the link's folder.
+   * @throws as `resolve` does (without NotFoundError).
    */
-  private async walk(requested: string): Promise<{real: string; exists: boolean; namesFolder?: true}> {
-    const pending = namesOf(requested)
-    const namesFolder = ['.', '..'].includes(pending.at(-1) ?? '.') || undefined
-    let real = path.isAbsolute(requested) ? path.sep : this.root
+  async resolveLinkTarget(linkReal: Buffer, written: Buffer): Promise<ResolvedPath> {
+    const start = written[0] === SLASH ? this.unaliased(written) : joinBytes(parentOf(linkReal), written)
+    return this.walk(start, displayName(linkReal))
+  }
+
+  /** `bytes` with a leading alias of the root (its spelling as given) replaced by the real root. */
+  private unaliased(bytes: Buffer): Buffer {
+    for (const alias of this.aliases) {
+      if (bytes.subarray(0, alias.length).equals(alias) && (bytes.length === alias.length || bytes[alias.length] === SLASH)) {
+        return Buffer.concat([this.rootBytes, bytes.subarray(alias.length)])
+      }
+    }
+    return bytes
+  }
+
+  /**
+   * Walks `bytes` one name at a time as the kernel does: `..` goes to the parent of the real
+   * folder reached so far (not of the path as written), and a symlink's target continues the walk
+   * from the real folder holding the link. Above the root the walk is lexical (see the class
+   * comment). The first missing name ends the walk; the rest is kept as written, but a `..` in
+   * it is refused, since the kernel fails such a path (ENOENT).
+   */
+  private async walk(bytes: Buffer, requested: string): Promise<ResolvedPath> {
+    const shown = escapeControls(requested)
+    const outside = () => new OutsideWorkspaceError(requested)
+    const pending = namesOf(bytes)
+    const last = pending.at(-1)
+    const namesFolder = last === undefined || last.equals(DOT) || last.equals(DOT_DOT) || undefined
+    // Below the root: `real` is a real folder at or below it. Above: `depth` of the root's names reached.
+    let real: Buffer | undefined = bytes[0] === SLASH ? undefined : this.rootBytes
+    let depth = 0
+    if (real === undefined && this.rootNames.length === 0) real = this.rootBytes
     let isFolder = true
     let hops = 0
-    const refuse = (error: BadInputError) => (this.isInside(real) ? error : new OutsideWorkspaceError(requested))
     for (let name = pending.shift(); name !== undefined; name = pending.shift()) {
-      if (!isFolder) throw refuse(notAFolderError(requested))
-      if (name === '.') continue
-      if (name === '..') {
-        real = path.dirname(real)
+      if (!isFolder) throw new BadInputError(`A part of "${shown}" is a file, not a folder (a path ending in "/" names a folder). Check the path with the list tool.`)
+      if (name.equals(DOT)) continue
+      if (real === undefined) {
+        // Above the root: only the root's own names lead back in.
+        if (name.equals(DOT_DOT)) depth = Math.max(0, depth - 1)
+        else if (name.equals(this.rootNames[depth] as Buffer)) depth++
+        else throw outside()
+        if (depth === this.rootNames.length) real = this.rootBytes
         continue
       }
-      const next = path.join(real, name)
+      if (name.equals(DOT_DOT)) {
+        if (real.equals(this.rootBytes)) {
+          if (this.rootNames.length > 0) {
+            real = undefined
+            depth = this.rootNames.length - 1
+          }
+        } else {
+          real = parentOf(real)
+        }
+        continue
+      }
+      if (name.length > MAX_NAME_BYTES) {
+        throw new BadInputError(
+          `A name in "${shown}" is ${name.length} bytes long; file systems allow at most ${MAX_NAME_BYTES} bytes per name. Use a shorter name.`,
+        )
+      }
+      const next = joinBytes(real, name)
       let info
       try {
         info = await lstat(next)
       } catch (error) {
-        if (!isMissing(error)) throw error
-        const tail = [name, ...pending].filter((rest) => rest !== '.')
-        if (tail.includes('..')) throw refuse(upFromMissingError(requested))
-        return {real: path.join(real, ...tail), exists: false, namesFolder}
+        if (!isMissing(error)) throw explainFsError(error, requested)
+        const tail = [name, ...pending].filter((rest) => !rest.equals(DOT))
+        if (tail.some((rest) => rest.equals(DOT_DOT))) {
+          throw new BadInputError(
+            `"${shown}" goes up ("..") out of a folder that does not exist, which the system refuses too. ` +
+              'Remove the "..", or create the folder first.',
+          )
+        }
+        const full = tail.reduce<Buffer>((folder, rest) => joinBytes(folder, rest), real)
+        return {real: full, relative: this.relativeOf(full), exists: false, missing: tail, ...(namesFolder ? {namesFolder} : {})}
       }
       if (info.isSymbolicLink()) {
-        if (++hops > MAX_SYMLINK_HOPS) throw refuse(new SymlinkLoopError(requested))
-        const target = await readlink(next)
-        if (path.isAbsolute(target)) real = path.sep
-        pending.unshift(...namesOf(target))
+        if (++hops > MAX_SYMLINK_HOPS) throw new SymlinkLoopError(requested)
+        const target = await readlink(next, {encoding: 'buffer'}).catch((error: unknown) => {
+          throw explainFsError(error, requested)
+        })
+        if (target[0] === SLASH) {
+          const unaliased = this.unaliased(target)
+          pending.unshift(...namesOf(unaliased))
+          real = this.rootNames.length === 0 ? this.rootBytes : undefined
+          depth = 0
+        } else {
+          pending.unshift(...namesOf(target))
+        }
         continue
       }
       real = next
       isFolder = info.isDirectory()
     }
-    return {real, exists: true, namesFolder}
+    if (real === undefined) throw outside()
+    return {real, relative: this.relativeOf(real), exists: true, missing: [], ...(namesFolder ? {namesFolder} : {})}
   }
-}
-
-/** The names of a path, in order; a trailing separator becomes a final `.` (it names a folder). */
-function namesOf(requested: string): string[] {
-  const names = requested.split(path.sep).filter((name) => name !== '')
-  if (requested.endsWith(path.sep)) names.push('.')
-  return names
 }

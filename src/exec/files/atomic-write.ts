@@ -5,40 +5,68 @@
  */
 import {randomBytes} from 'node:crypto'
 import type {Stats} from 'node:fs'
-import {link, mkdir, open, rename, stat, unlink} from 'node:fs/promises'
-import path from 'node:path'
+import {link, lstat, mkdir, open, readdir, rename, unlink} from 'node:fs/promises'
 
 import {BadInputError} from '../../errors.js'
+import type {Workspace} from '../workspace.js'
+import {ConfinedFolder} from './confined-open.js'
 
 /** Permission bits of a file mode (including setuid, setgid and sticky). */
 const PERMISSION_BITS = 0o7777
 /** Mode of a new file before the umask, as `touch` and editors use. */
 const NEW_FILE_MODE = 0o666
 
+/** Temporary files of edits: `.ak-edit-<pid of the server>-<random hex>.tmp`. */
+const TEMPORARY_NAME = /^\.ak-edit-(\d+)-[0-9a-f]+\.tmp$/
+/** Folders (device:inode) already cleared of stale temporary files by this process; bounded. */
+const clearedFolders = new Set<string>()
+const MAX_CLEARED_FOLDERS = 10_000
+
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException).code
 }
 
 /**
- * A fresh temporary name next to `target`, hidden and recognisable. It does not repeat the
- * file's name, which may already be as long as the file system allows.
+ * A fresh temporary name, hidden, recognisable and naming this process (so a later edit can
+ * tell a leftover of a killed server from a file in use). It does not repeat the file's name,
+ * which may already be as long as the file system allows.
  */
-function temporaryPathFor(target: string): string {
-  return path.join(path.dirname(target), `.ak-edit-${randomBytes(8).toString('hex')}.tmp`)
+function temporaryName(): Buffer {
+  return Buffer.from(`.ak-edit-${process.pid}-${randomBytes(8).toString('hex')}.tmp`)
+}
+
+/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return errorCode(error) === 'EPERM'
+  }
+}
+
+/**
+ * Removes the temporary files a killed server left in `folder` (their process is gone), once
+ * per folder and process. Best effort: a folder that cannot be read is left as it is.
+ */
+export async function removeStaleTemporaries(folder: ConfinedFolder): Promise<void> {
+  const info = await folder.handle.stat()
+  const key = `${info.dev}:${info.ino}`
+  if (clearedFolders.has(key)) return
+  if (clearedFolders.size >= MAX_CLEARED_FOLDERS) clearedFolders.clear()
+  clearedFolders.add(key)
+  const names = await readdir(folder.self).catch(() => [] as string[])
+  for (const name of names) {
+    const match = TEMPORARY_NAME.exec(name)
+    if (!match || Number(match[1]) === process.pid || isRunning(Number(match[1]))) continue
+    await unlink(folder.entry(Buffer.from(name))).catch(() => undefined)
+  }
 }
 
 /** Flushes a folder's entries (the rename or link just made) to disk. Best effort. */
-async function syncFolder(folder: string): Promise<void> {
-  try {
-    const handle = await open(folder, 'r')
-    try {
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-  } catch {
-    // Some file systems refuse fsync on a folder; the rename itself is still atomic.
-  }
+async function syncFolder(folder: ConfinedFolder): Promise<void> {
+  // Some file systems refuse fsync on a folder; the rename itself is still atomic.
+  await folder.handle.sync().catch(() => undefined)
 }
 
 /** What a replacement keeps of the original file. */
@@ -50,14 +78,14 @@ interface KeptAttributes {
 }
 
 /**
- * Writes `data` to a new temporary file next to `target` (created with `wx`, so nothing existing
- * is followed or overwritten) and flushes it. Returns its path. Without `keep` the file gets
+ * Writes `data` to a new temporary file in `folder` (created with `wx`, so nothing existing is
+ * followed or overwritten) and flushes it. Returns its name. Without `keep` the file gets
  * `NEW_FILE_MODE` less the umask and the server's own owner.
  * @throws BadInputError when the owner in `keep` cannot be given (the temporary file is removed)
  */
-async function writeTemporary(target: string, data: Uint8Array, keep?: KeptAttributes): Promise<string> {
-  const temporary = temporaryPathFor(target)
-  const handle = await open(temporary, 'wx', keep?.mode ?? NEW_FILE_MODE)
+async function writeTemporary(folder: ConfinedFolder, data: Uint8Array, keep?: KeptAttributes): Promise<Buffer> {
+  const name = temporaryName()
+  const handle = await open(folder.entry(name), 'wx', keep?.mode ?? NEW_FILE_MODE)
   try {
     await handle.writeFile(data)
     if (keep) {
@@ -77,28 +105,29 @@ async function writeTemporary(target: string, data: Uint8Array, keep?: KeptAttri
     await handle.sync()
   } catch (error) {
     await handle.close().catch(() => undefined)
-    await unlink(temporary).catch(() => undefined)
+    await unlink(folder.entry(name)).catch(() => undefined)
     throw error
   }
   await handle.close()
-  return temporary
+  return name
 }
 
 /**
- * Replaces the regular file at `real` with `data`, atomically: a temporary file in the same
- * folder, flushed, given the original's mode and owner, then renamed over `real`. `real` must
- * be the file's real path (a symlink resolved), so a link pointing at it stays a link.
+ * Replaces the regular file `name` of `folder` with `data`, atomically: a temporary file in the
+ * same folder, flushed, given the original's mode and owner, then renamed over `name`. Both are
+ * reached through the folder's descriptor, so the write lands in the folder that was verified
+ * even if its path is swapped meanwhile. `name` must not be a symlink (the caller resolved it).
  *
- * The new file is a new inode: other hard links to the old one keep the old content (see the
- * README), and extended attributes and ACLs are not carried over.
+ * The new file is a new inode: other hard links to the old one keep the old content (see
+ * docs/tools.md), and extended attributes and ACLs are not carried over.
  *
- * @param original the `stat` of `real` taken before its content was read; if the file changed
- *   since then (another inode, size, modification or change time), nothing is written. The
- *   check runs right before the rename, but another process writing in between still races.
+ * @param original the `fstat` of the file taken before its content was read; if the entry
+ *   changed since then (another inode, size, modification or change time), nothing is written.
+ *   The check runs right before the rename, but another process writing in between still races.
  * @throws BadInputError when the file changed meanwhile or its owner cannot be kept
  */
-export async function replaceFileAtomically(real: string, data: Uint8Array, original: Stats): Promise<void> {
-  const temporary = await writeTemporary(real, data, {
+export async function replaceFileAtomically(folder: ConfinedFolder, name: Buffer, data: Uint8Array, original: Stats): Promise<void> {
+  const temporary = await writeTemporary(folder, data, {
     mode: original.mode & PERMISSION_BITS,
     uid: original.uid,
     gid: original.gid,
@@ -106,7 +135,7 @@ export async function replaceFileAtomically(real: string, data: Uint8Array, orig
   try {
     // Checked as late as possible: only a write landing between this stat and the rename can
     // still be lost (edits from this server never race here: they hold the path's lock).
-    const now = await stat(real)
+    const now = await lstat(folder.entry(name))
     const isSame =
       now.ino === original.ino &&
       now.dev === original.dev &&
@@ -116,34 +145,55 @@ export async function replaceFileAtomically(real: string, data: Uint8Array, orig
     if (!isSame) {
       throw new BadInputError('The file changed on disk while it was being edited. Read it again and retry the edit.')
     }
-    await rename(temporary, real)
+    await rename(folder.entry(temporary), folder.entry(name))
   } catch (error) {
-    await unlink(temporary).catch(() => undefined)
+    await unlink(folder.entry(temporary)).catch(() => undefined)
     throw error
   }
-  await syncFolder(path.dirname(real))
+  await syncFolder(folder)
 }
 
 /**
- * Creates the file `real` with `data`, with its missing parent folders, never overwriting or
- * following anything already at `real` (a file, a folder or a dangling symlink): the content is
- * written to a temporary file (created with `wx`) and flushed, then linked to `real`, which
- * fails if anything exists there. Where the file system has no hard links, `real` is written
- * directly with `wx` instead.
- * @param requested the path as the caller gave it, for messages
- * @throws BadInputError when something already exists at `real`
+ * Opens the folder `names` below `folder`, creating each missing one, each verified inside the
+ * workspace and reached through its parent's descriptor. Closes `folder` (and every folder on
+ * the way) except the one returned.
  */
-export async function createFileExclusively(real: string, data: Uint8Array, requested: string): Promise<void> {
-  await mkdir(path.dirname(real), {recursive: true})
+export async function openCreatingFolders(workspace: Workspace, folder: ConfinedFolder, names: Buffer[], requested: string): Promise<ConfinedFolder> {
+  let current = folder
+  for (const name of names) {
+    try {
+      await mkdir(current.entry(name)).catch((error: unknown) => {
+        if (errorCode(error) !== 'EEXIST') throw error
+      })
+      const child = await ConfinedFolder.open(workspace, current.childReal(name), requested, 'write', current.entry(name))
+      await current.close()
+      current = child
+    } catch (error) {
+      await current.close()
+      throw error
+    }
+  }
+  return current
+}
+
+/**
+ * Creates the file `name` in `folder` with `data`, never overwriting or following anything
+ * already there (a file, a folder or a dangling symlink): the content is written to a temporary
+ * file (created with `wx`) and flushed, then linked to `name`, which fails if anything exists
+ * there. Where the file system has no hard links, `name` is written directly with `wx` instead.
+ * @param requested the path as the caller gave it, for messages
+ * @throws BadInputError when something already exists at `name`
+ */
+export async function createFileExclusively(folder: ConfinedFolder, name: Buffer, data: Uint8Array, requested: string): Promise<void> {
   const exists = () =>
     new BadInputError(`"${requested}" already exists. To change it, pass the text to replace as old_text; an empty old_text only creates new files.`)
-  const temporary = await writeTemporary(real, data)
+  const temporary = await writeTemporary(folder, data)
   try {
-    await link(temporary, real)
+    await link(folder.entry(temporary), folder.entry(name))
   } catch (error) {
     if (errorCode(error) === 'EEXIST') throw exists()
     if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes(errorCode(error) ?? '')) throw error
-    const handle = await open(real, 'wx', NEW_FILE_MODE).catch((cause: unknown) => {
+    const handle = await open(folder.entry(name), 'wx', NEW_FILE_MODE).catch((cause: unknown) => {
       throw errorCode(cause) === 'EEXIST' ? exists() : cause
     })
     try {
@@ -153,7 +203,7 @@ export async function createFileExclusively(real: string, data: Uint8Array, requ
       await handle.close()
     }
   } finally {
-    await unlink(temporary).catch(() => undefined)
+    await unlink(folder.entry(temporary)).catch(() => undefined)
   }
-  await syncFolder(path.dirname(real))
+  await syncFolder(folder)
 }

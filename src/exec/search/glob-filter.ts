@@ -5,6 +5,9 @@ import {BadInputError} from '../../errors.js'
 /** Glob patterns `search` accepts in one call. */
 export const SEARCH_MAX_GLOBS = 32
 
+/** Longest glob pattern `search` accepts, in characters (UTF-16 units, as picomatch counts them). */
+export const SEARCH_MAX_GLOB_CHARS = 4096
+
 /**
  * Builds the file filter of `search`'s `glob` argument, matched against workspace-relative
  * paths (`/` separators).
@@ -14,7 +17,7 @@ export const SEARCH_MAX_GLOBS = 32
  * excludes. A file passes when it matches at least one include pattern (or there are none) and
  * no exclude pattern. Dotfiles match like any other name. Syntax: picomatch (`*`, `**`, `?`,
  * `[abc]`, `{a,b}`).
- * @throws BadInputError for an empty pattern or too many of them.
+ * @throws BadInputError for an empty pattern, one longer than SEARCH_MAX_GLOB_CHARS, or too many of them.
  */
 export function createGlobFilter(patterns: readonly string[]): (relative: string) => boolean {
   if (patterns.length > SEARCH_MAX_GLOBS) {
@@ -27,6 +30,11 @@ export function createGlobFilter(patterns: readonly string[]): (relative: string
     const pattern = (isExclude ? raw.slice(1) : raw).replace(/^\.\//, '')
     if (pattern.trim() === '') {
       throw new BadInputError(`Glob pattern "${raw}" is empty. Use e.g. "*.ts" or "src/**".`)
+    }
+    if (raw.length > SEARCH_MAX_GLOB_CHARS) {
+      throw new BadInputError(
+        `A glob pattern has ${raw.length} characters; a pattern may have at most ${SEARCH_MAX_GLOB_CHARS}. Use a shorter glob, such as "*.ts" or "src/**".`,
+      )
     }
     ;(isExclude ? excludes : includes).push(pattern)
   }

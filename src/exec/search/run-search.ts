@@ -1,13 +1,15 @@
-import {stat} from 'node:fs/promises'
-import path from 'node:path'
+import {open} from 'node:fs/promises'
 
 import {BadInputError} from '../../errors.js'
+import {escapeControls} from '../../text-escape.js'
+import {FILE_OPEN_FLAGS, verifyOpened} from '../files/confined-open.js'
+import {explainFsError} from '../files/fs-errors.js'
 import {BINARY_SNIFF_BYTES, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
-import type {Workspace} from '../workspace.js'
+import {joinBytes, type ResolvedPath, type Workspace} from '../workspace.js'
 import {createFolderFilter, createGlobFilter} from './glob-filter.js'
 import {compileQuery, type QueryInput} from './query.js'
 import type {ScanRequest, ScanResult} from './scanner.js'
-import {walkFiles} from './walk.js'
+import {type WalkedFile, walkFiles} from './walk.js'
 import {SearchJobFinishedError, type SearchWorkerPool} from './worker-pool.js'
 
 /** Files handed to a worker at once: small enough to spread work evenly, large enough to keep messages rare. */
@@ -29,7 +31,7 @@ export interface SearchRequest {
 
 /** One matching line. */
 export interface SearchMatch {
-  /** Workspace-relative path, `/` separators. */
+  /** Workspace-relative path in the display form (see display-name.ts), `/` separators. */
   path: string
   /** 1-based line number. */
   line: number
@@ -74,19 +76,21 @@ export async function runSearch(options: {
   const query = compileQuery(request.query)
   const isIncluded = createGlobFilter(request.globs)
   const target = await workspace.resolve(request.path, {mustExist: true})
-  const info = await stat(target.real)
+  const info = await statVerified(workspace, target, request.path)
   if (!info.isFile() && !info.isDirectory()) {
-    throw new BadInputError(`"${request.path}" is neither a folder nor a file. Pass a folder to search.`)
+    throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a file. Pass a folder to search.`)
   }
+  const targetBytes = target.real.subarray(workspace.rootBytes.length + (workspace.rootBytes.length === 1 ? 0 : 1))
   const scanBase: Omit<ScanRequest, 'files'> = {
     query,
     maxMatches: request.maxResults + 1,
     maxLineChars: SEARCH_MAX_LINE_CHARS,
     maxFileBytes: SEARCH_MAX_FILE_BYTES,
     binarySniffBytes: BINARY_SNIFF_BYTES,
+    root: workspace.rootBytes,
   }
 
-  const batches: string[][] = []
+  const batches: WalkedFile[][] = []
   const results: ScanResult[] = []
   const inFlight = new Set<Promise<void>>()
   let settled = 0
@@ -104,9 +108,9 @@ export async function runSearch(options: {
     }
   }
   const job = pool.startJob(options.signal ? {signal: options.signal} : {})
-  const dispatch = (files: string[]): void => {
+  const dispatch = (files: WalkedFile[]): void => {
     const index = batches.push(files) - 1
-    const done = job.scan({...scanBase, files: files.map((file) => path.join(workspace.root, file))}).then(
+    const done = job.scan({...scanBase, files: files.map((file) => joinBytes(workspace.rootBytes, file.bytes))}).then(
       (result) => {
         results[index] = result
         advance()
@@ -122,13 +126,13 @@ export async function runSearch(options: {
 
   try {
     if (info.isFile()) {
-      dispatch([target.relative])
+      dispatch([{bytes: targetBytes, shown: target.relative}])
     } else {
       const maxInFlight = pool.size * BATCHES_IN_FLIGHT_PER_WORKER
-      let pending: string[] = []
-      for await (const files of walkFiles(workspace.root, target.relative, createFolderFilter(request.globs))) {
+      let pending: WalkedFile[] = []
+      for await (const files of walkFiles(workspace, targetBytes, createFolderFilter(request.globs))) {
         for (const file of files) {
-          if (!isIncluded(file)) continue
+          if (!isIncluded(file.shown)) continue
           pending.push(file)
           if (pending.length >= SEARCH_BATCH_FILES) {
             dispatch(pending)
@@ -157,15 +161,31 @@ export async function runSearch(options: {
   }
   for (let index = 0; index < settled; index++) {
     const result = results[index] as ScanResult
-    const files = batches[index] as string[]
-    for (const [fileIndex, line, text] of result.matches) outcome.matches.push({path: files[fileIndex] as string, line, text})
+    const files = batches[index] as WalkedFile[]
+    for (const [fileIndex, line, text] of result.matches) outcome.matches.push({path: (files[fileIndex] as WalkedFile).shown, line, text})
     outcome.filesSearched += result.filesSearched
     outcome.binaryFiles += result.binaryFiles
-    for (const fileIndex of result.tooLarge) outcome.tooLarge.push(files[fileIndex] as string)
+    for (const fileIndex of result.tooLarge) outcome.tooLarge.push((files[fileIndex] as WalkedFile).shown)
   }
   if (outcome.matches.length > request.maxResults) {
     outcome.matches.length = request.maxResults
     outcome.isCut = true
   }
   return outcome
+}
+
+/**
+ * The `fstat` of the resolved search target, opened without following a link or blocking and
+ * verified inside the workspace.
+ */
+async function statVerified(workspace: Workspace, target: ResolvedPath, requested: string) {
+  const handle = await open(target.real, FILE_OPEN_FLAGS).catch((error: unknown) => {
+    throw explainFsError(error, requested)
+  })
+  try {
+    await verifyOpened(workspace, handle, requested)
+    return await handle.stat()
+  } finally {
+    await handle.close()
+  }
 }

@@ -16,8 +16,13 @@ export type ScanQuery =
 
 /** One batch of files to scan. */
 export interface ScanRequest {
-  /** Absolute real paths of regular files. */
-  files: string[]
+  /** Absolute real paths of regular files, as bytes. */
+  files: Uint8Array[]
+  /**
+   * The workspace root as bytes: a file whose open descriptor (`/proc/self/fd/N`, on Linux) does
+   * not lie at or below it was reached through a swapped link and is skipped as unreadable.
+   */
+  root: Uint8Array
   query: ScanQuery
   /** Stop the batch after this many matching lines. */
   maxMatches: number
@@ -68,6 +73,15 @@ export function createScanner(): Scanner {
   const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
   const openFlags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
   const NEWLINE = 10
+  const SLASH = 0x2f
+  // Where a descriptor can name its object (see src/exec/files/confined-open.ts).
+  const canVerify = process.platform === 'linux' && fs.existsSync('/proc/self/fd')
+
+  /** Whether the real path `where` is `root` or lies below it. */
+  function isInside(where: Buffer, root: Uint8Array): boolean {
+    if (where.length < root.length || Buffer.compare(where.subarray(0, root.length), root) !== 0) return false
+    return where.length === root.length || root[root.length - 1] === SLASH || where[root.length] === SLASH
+  }
   const FIRST_READ_BYTES = 256 * 1024
   let scratch = Buffer.allocUnsafe(FIRST_READ_BYTES)
   let compiledKey = ''
@@ -84,14 +98,16 @@ export function createScanner(): Scanner {
   }
 
   /** Reads a regular file into the scratch buffer; a string says why it was skipped. */
-  function readFile(file: string, request: ScanRequest): Buffer | 'binary' | 'too-large' | 'unreadable' {
+  function readFile(file: Uint8Array, request: ScanRequest): Buffer | 'binary' | 'too-large' | 'unreadable' {
     let fd: number
     try {
-      fd = fs.openSync(file, openFlags)
+      // A Buffer sent to a worker arrives as a plain Uint8Array; fs wants a Buffer.
+      fd = fs.openSync(Buffer.from(file.buffer, file.byteOffset, file.byteLength), openFlags)
     } catch {
       return 'unreadable'
     }
     try {
+      if (canVerify && !isInside(fs.readlinkSync(`/proc/self/fd/${fd}`, {encoding: 'buffer'}), request.root)) return 'unreadable'
       // One read covers most files. A short read of a regular file means end of file, so small
       // files cost open, read and close, without an fstat; only a file that fills the first
       // chunk is checked and sized (and a large binary is never read past that chunk).
@@ -214,7 +230,7 @@ export function createScanner(): Scanner {
           result.stoppedEarly = true
           break
         }
-        const contents = readFile(request.files[index] as string, request)
+        const contents = readFile(request.files[index] as Uint8Array, request)
         if (contents === 'binary') result.binaryFiles++
         else if (contents === 'too-large') result.tooLarge.push(index)
         else if (contents === 'unreadable') result.unreadable++

@@ -2,7 +2,7 @@
  * Limits and defaults of AgentExec's terminal (`exec_command`, `write_stdin`; DESIGN §4.3–4.5),
  * with their units in their names. The yield bounds and the 64-command limit follow Codex's
  * unified exec (`codex-rs/core/src/unified_exec/mod.rs`); the output budget and everything about
- * stopping commands are ak's own. Tool descriptions and the README quote these constants.
+ * stopping commands are ak's own. Tool descriptions and docs/terminal.md quote these constants.
  */
 
 /** Shortest wait of any call before it answers while the command still runs. */
@@ -75,3 +75,9 @@ export function writeStdinYieldTimeMs(requested: number | undefined, hasChars: b
 export function maxOutputTokens(requested: number | undefined): number {
   return clamp(requested ?? DEFAULT_MAX_OUTPUT_TOKENS, 1, MAX_OUTPUT_TOKENS)
 }
+
+/**
+ * Longest `cmd`, in UTF-8 bytes. The command is one argument of the shell, and Linux refuses a
+ * single argument of MAX_ARG_STRLEN (32 pages, 131072 bytes) or more, counting its NUL.
+ */
+export const MAX_COMMAND_BYTES = 131_071

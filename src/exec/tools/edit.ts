@@ -1,15 +1,18 @@
-import {constants} from 'node:fs'
-import {access, readFile, stat} from 'node:fs/promises'
+import {constants, type Stats} from 'node:fs'
+import {type FileHandle, access, open} from 'node:fs/promises'
 import {z} from 'zod'
 
-import {AkError, BadInputError, LimitReachedError} from '../../errors.js'
-import {createFileExclusively, replaceFileAtomically} from '../files/atomic-write.js'
+import {BadInputError, LimitReachedError} from '../../errors.js'
+import {escapeControls} from '../../text-escape.js'
+import {createFileExclusively, openCreatingFolders, removeStaleTemporaries, replaceFileAtomically} from '../files/atomic-write.js'
+import {ConfinedFolder, FILE_OPEN_FLAGS} from '../files/confined-open.js'
 import {unifiedDiff} from '../files/edit-diff.js'
+import {explainFsError} from '../files/fs-errors.js'
 import {ByteBudget, EDIT_BYTES_SERVICE, EDIT_LOCKS_SERVICE, PathLocks} from '../files/path-locks.js'
 import {applyTextEdit, listLines} from '../files/text-edit.js'
 import {EDIT_MAX_BYTES_IN_FLIGHT, EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
 import {runtimeService} from '../runtime.js'
-import type {ResolvedPath} from '../workspace.js'
+import {parentOf, type ResolvedPath, type Workspace} from '../workspace.js'
 import {flagField, textField} from './input-fields.js'
 import {type ToolAnswer, type ToolContext, defineTool} from './tool.js'
 
@@ -34,35 +37,57 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`
 }
 
+/** The file an edit replaces, open and checked, not yet read. */
+interface EditableFile {
+  handle: FileHandle
+  info: Stats
+}
+
 /**
- * The text of the file at `real` for editing.
- * @throws BadInputError when it is not a regular file or not UTF-8 text
+ * Opens the regular file `name` of the verified `folder` for editing (never through a symlink or
+ * into a FIFO) and checks that it may be edited.
+ * @throws BadInputError when it is not a regular file or is read-only
  * @throws LimitReachedError when it is larger than EDIT_MAX_FILE_BYTES
  */
-async function readEditableText(real: string, requested: string) {
-  const info = await stat(real)
-  if (info.isDirectory()) throw new BadInputError(`"${requested}" is a folder, not a file. edit changes text files.`)
-  if (!info.isFile()) throw new BadInputError(`"${requested}" is not a regular file (a device, pipe or socket).`)
-  if (info.size > EDIT_MAX_FILE_BYTES) {
-    throw new LimitReachedError(
-      `"${requested}" has ${info.size} bytes; edit changes files of at most ${EDIT_MAX_FILE_BYTES} bytes. ` +
-        'Edit it with other means, or split it.',
-    )
-  }
-  // The file is replaced by rename, which its own permissions would not stop: honour them here.
-  const isWritable = (info.mode & WRITE_BITS) !== 0 && (await access(real, constants.W_OK).then(() => true, () => false))
-  if (!isWritable) {
-    throw new BadInputError(`"${requested}" is read-only. Change its permissions first if it is meant to be edited.`)
-  }
-  const bytes = await readFile(real)
-  if (bytes.includes(0)) throw new BadInputError(`"${requested}" looks like a binary file (it has a NUL byte); edit changes text files only.`)
-  let text: string
+async function openEditableFile(folder: ConfinedFolder, name: Buffer, requested: string): Promise<EditableFile> {
+  const shown = escapeControls(requested)
+  const handle = await open(folder.entry(name), FILE_OPEN_FLAGS)
   try {
-    text = utf8.decode(bytes)
-  } catch {
-    throw new BadInputError(`"${requested}" is not valid UTF-8 text; edit changes UTF-8 text files only.`)
+    const info = await handle.stat()
+    if (info.isDirectory()) throw new BadInputError(`"${shown}" is a folder, not a file. edit changes text files.`)
+    if (!info.isFile()) throw new BadInputError(`"${shown}" is not a regular file (a device, pipe or socket).`)
+    if (info.size > EDIT_MAX_FILE_BYTES) {
+      throw new LimitReachedError(
+        `"${shown}" has ${info.size} bytes; edit changes files of at most ${EDIT_MAX_FILE_BYTES} bytes. ` +
+          'Edit it with other means, or split it.',
+      )
+    }
+    // The file is replaced by rename, which its own permissions would not stop: honour them here.
+    const isWritable =
+      (info.mode & WRITE_BITS) !== 0 && (await access(folder.entry(name), constants.W_OK).then(() => true, () => false))
+    if (!isWritable) {
+      throw new BadInputError(`"${shown}" is read-only. Change its permissions first if it is meant to be edited.`)
+    }
+    return {handle, info}
+  } catch (error) {
+    await handle.close()
+    throw error
   }
-  return {info, text}
+}
+
+/**
+ * The text of an open editable file.
+ * @throws BadInputError when it is binary or not UTF-8 text
+ */
+async function readEditableText(file: EditableFile, requested: string): Promise<string> {
+  const shown = escapeControls(requested)
+  const bytes = await file.handle.readFile()
+  if (bytes.includes(0)) throw new BadInputError(`"${shown}" looks like a binary file (it has a NUL byte); edit changes text files only.`)
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    throw new BadInputError(`"${shown}" is not valid UTF-8 text; edit changes UTF-8 text files only.`)
+  }
 }
 
 function encodeWithinLimit(text: string, requested: string): Buffer {
@@ -73,29 +98,6 @@ function encodeWithinLimit(text: string, requested: string): Buffer {
     )
   }
   return data
-}
-
-/**
- * Rethrows a file system error of an edit as a message the model can act on; the errors of
- * src/errors.ts and unknown ones pass through.
- */
-function explainWriteError(error: unknown, requested: string): never {
-  if (error instanceof AkError) throw error
-  switch ((error as NodeJS.ErrnoException).code) {
-    case 'EACCES':
-    case 'EPERM':
-      throw new BadInputError(`No permission to write "${requested}" or its folder. The file was not changed.`)
-    case 'EROFS':
-      throw new BadInputError(`"${requested}" is on a read-only file system. The file was not changed.`)
-    case 'ENOSPC':
-    case 'EDQUOT':
-      throw new LimitReachedError(`No space left on the disk to write "${requested}". The file was not changed.`)
-    case 'ENOTDIR':
-    case 'EEXIST':
-      throw new BadInputError(`A part of the path "${requested}" is a file, not a folder, so nothing can be created there.`)
-    default:
-      throw error
-  }
 }
 
 /** The `edit` tool: literal text replacement, or creation of a new file (DESIGN §4.3). */
@@ -120,7 +122,7 @@ export const editTool = defineTool({
     try {
       return await runEdit(input, context)
     } catch (error) {
-      explainWriteError(error, input.path)
+      throw explainFsError(error, input.path, 'write')
     }
   },
 })
@@ -134,40 +136,72 @@ export const editTool = defineTool({
 async function runEdit(input: z.infer<typeof inputSchema>, {runtime, workspace}: ToolContext): Promise<ToolAnswer> {
   const locks = runtimeService(runtime, EDIT_LOCKS_SERVICE, () => new PathLocks())
   const target = await workspace.resolve(input.path, {mustExist: input.old_text !== ''})
-  if (input.old_text === '') return locks.hold(target.real, () => createFile(input, target))
+  const lockKey = target.real.toString('latin1')
+  if (input.old_text === '') return locks.hold(lockKey, () => createFile(workspace, input, target))
   const budget = runtimeService(runtime, EDIT_BYTES_SERVICE, () => new ByteBudget(EDIT_MAX_BYTES_IN_FLIGHT))
-  return locks.hold(target.real, async () => {
-    // Larger files than the limit are refused by readEditableText, after taking only the limit.
-    const bytes = Math.min((await stat(target.real)).size, EDIT_MAX_FILE_BYTES)
-    return budget.hold(bytes, () => editFile(input, target))
+  return locks.hold(lockKey, async () => {
+    const {folder, name} = await openParentFolder(workspace, target, input.path)
+    try {
+      const file = await openEditableFile(folder, name, input.path)
+      try {
+        // Larger files than the limit were refused above.
+        return await budget.hold(file.info.size, () => editFile(input, target, folder, name, file))
+      } finally {
+        await file.handle.close()
+      }
+    } finally {
+      await folder.close()
+    }
   })
 }
 
 type Input = z.infer<typeof inputSchema>
 
+/**
+ * The verified folder holding `target` (its deepest existing folder, for a path that does not
+ * exist yet), and `target`'s name in it, with leftovers of killed servers cleared.
+ */
+async function openParentFolder(workspace: Workspace, target: ResolvedPath, requested: string): Promise<{folder: ConfinedFolder; name: Buffer}> {
+  const name = target.real.subarray(target.real.lastIndexOf(0x2f) + 1)
+  const folder = await ConfinedFolder.open(workspace, parentOf(target.real), requested, 'write')
+  await removeStaleTemporaries(folder)
+  return {folder, name}
+}
+
 /** Creates a new file with `new_text`; fails if anything exists at the path. */
-async function createFile(input: Input, target: ResolvedPath): Promise<ToolAnswer> {
+async function createFile(workspace: Workspace, input: Input, target: ResolvedPath): Promise<ToolAnswer> {
+  const shown = escapeControls(input.path)
   if (target.namesFolder && !target.exists) {
-    throw new BadInputError(`"${input.path}" ends in "/", so it names a folder; edit creates files only. Drop the "/".`)
+    throw new BadInputError(`"${shown}" ends in "/", so it names a folder; edit creates files only. Drop the "/".`)
   }
   if (target.exists) {
     throw new BadInputError(
-      `"${input.path}" already exists. To change it, pass the text to replace as old_text; an empty old_text only creates new files.`,
+      `"${shown}" already exists. To change it, pass the text to replace as old_text; an empty old_text only creates new files.`,
     )
   }
   const data = encodeWithinLimit(input.new_text, input.path)
-  await createFileExclusively(target.real, data, input.path)
+  // `missing` ends with the file's own name; the names before it are folders to create.
+  const existing = target.missing.reduce((real) => parentOf(real), target.real)
+  const folders = target.missing.slice(0, -1)
+  const folder = await openCreatingFolders(workspace, await ConfinedFolder.open(workspace, existing, input.path, 'write'), folders, input.path)
+  try {
+    await removeStaleTemporaries(folder)
+    await createFileExclusively(folder, target.missing.at(-1) as Buffer, data, shown)
+  } finally {
+    await folder.close()
+  }
   const diff = unifiedDiff(target.relative, undefined, input.new_text, [], EDIT_MAX_DIFF_CHARS)
   return {text: `Created ${target.relative} (${plural(data.length, 'byte')}).\n${diff}`}
 }
 
-/** Replaces `old_text` in the existing file `file`. */
-async function editFile(input: Input, file: ResolvedPath): Promise<ToolAnswer> {
-  const {info, text} = await readEditableText(file.real, input.path)
+/** Replaces `old_text` in the open file `file`, the entry `name` of `folder`. */
+async function editFile(input: Input, target: ResolvedPath, folder: ConfinedFolder, name: Buffer, file: EditableFile): Promise<ToolAnswer> {
+  const {info} = file
+  const text = await readEditableText(file, input.path)
   const result = applyTextEdit(text, {oldText: input.old_text, newText: input.new_text, replaceAll: input.replace_all})
-  await replaceFileAtomically(file.real, encodeWithinLimit(result.text, input.path), info)
+  await replaceFileAtomically(folder, name, encodeWithinLimit(result.text, input.path), info)
   const summary = [
-    `Edited ${file.relative}: replaced ${plural(result.count, 'occurrence')} ` +
+    `Edited ${target.relative}: replaced ${plural(result.count, 'occurrence')} ` +
       `(${result.count === 1 ? 'line' : 'lines'} ${listLines(result.lines, result.count)}).`,
   ]
   if (info.nlink > 1) {
@@ -175,7 +209,7 @@ async function editFile(input: Input, file: ResolvedPath): Promise<ToolAnswer> {
       `Note: the file had ${info.nlink} hard links; this path now has its own copy and the other links keep the old content.`,
     )
   }
-  const diff = unifiedDiff(file.relative, text, result.text, result.spans, EDIT_MAX_DIFF_CHARS, {
+  const diff = unifiedDiff(target.relative, text, result.text, result.spans, EDIT_MAX_DIFF_CHARS, {
     isComplete: result.spans.length === result.count,
   })
   return {text: `${summary.join('\n')}\n${diff}`}

@@ -1,7 +1,8 @@
-import {lstat} from 'node:fs/promises'
 import {z} from 'zod'
 
 import {BadInputError} from '../../errors.js'
+import {CAN_VERIFY_DESCRIPTORS, descriptorPath, withFolder} from '../files/confined-open.js'
+import type {Workspace} from '../workspace.js'
 import {commandAnswerSchema, renderCommandAnswer} from '../terminal/answer.js'
 import {
   CHARS_PER_TOKEN,
@@ -9,6 +10,7 @@ import {
   COMMAND_PREVIEW_CHARS,
   DEFAULT_EXEC_YIELD_TIME_MS,
   DEFAULT_MAX_OUTPUT_TOKENS,
+  MAX_COMMAND_BYTES,
   MAX_OUTPUT_TOKENS,
   MAX_RUNNING_COMMANDS,
   MAX_YIELD_TIME_MS,
@@ -72,16 +74,9 @@ export const execCommandTool = defineTool({
   async run(input, context) {
     const callStartedAt = performance.now()
     const {workspace, connection, signal} = context
-    let cwd = workspace.root
-    if (input.workdir) {
-      const folder = await workspace.resolve(input.workdir, {mustExist: true})
-      if (!(await lstat(folder.real)).isDirectory()) {
-        throw new BadInputError(`workdir "${input.workdir}" is a file, not a folder. Pass a folder inside the workspace.`)
-      }
-      cwd = folder.real
-    }
+    checkCommand(input.cmd)
     const sessions = commandSessionsFor(context)
-    const session = await sessions.start(input.cmd, cwd, connection.id)
+    const session = await startInWorkdir(workspace, input.workdir, (cwd) => sessions.start(input.cmd, cwd, connection.id))
     try {
       const answer = await sessions.wait(session, {
         yieldTimeMs: execYieldTimeMs(input.yield_time_ms),
@@ -97,3 +92,34 @@ export const execCommandTool = defineTool({
     }
   },
 })
+
+/**
+ * Runs `start` with the working directory for `workdir` (the workspace root when absent). The
+ * folder is resolved, opened and verified inside the workspace, and on Linux the command starts
+ * in that very folder through its descriptor (`/proc/self/fd/N`, which the child enters before it
+ * runs the shell), so swapping the path meanwhile cannot move the command outside.
+ * @throws BadInputError when `workdir` is a file; OutsideWorkspaceError, NotFoundError as resolve does.
+ */
+async function startInWorkdir<T>(workspace: Workspace, workdir: string | undefined, start: (cwd: string) => Promise<T>): Promise<T> {
+  const target = workdir ? await workspace.resolve(workdir, {mustExist: true}) : undefined
+  return withFolder(workspace, target?.real ?? workspace.rootBytes, workdir ?? '.', (folder) =>
+    start(CAN_VERIFY_DESCRIPTORS ? descriptorPath(folder.handle.fd) : folder.real.toString()),
+  )
+}
+
+/**
+ * Refuses a command the system could not start, before starting anything.
+ * @throws BadInputError for a NUL byte or a command longer than MAX_COMMAND_BYTES.
+ */
+function checkCommand(cmd: string): void {
+  if (cmd.includes('\0')) {
+    throw new BadInputError('cmd contains a NUL byte, which no command line can hold. Remove it (use printf \'\\0\' to produce one).')
+  }
+  const bytes = Buffer.byteLength(cmd)
+  if (bytes > MAX_COMMAND_BYTES) {
+    throw new BadInputError(
+      `cmd is ${bytes} bytes; the system runs commands of at most ${MAX_COMMAND_BYTES} bytes. ` +
+        'Write a long script to a file (with edit) and run that file.',
+    )
+  }
+}

@@ -1,10 +1,11 @@
 import {lstat, readdir, readlink} from 'node:fs/promises'
-import path from 'node:path'
 import {z} from 'zod'
 
-import {BadInputError, OutsideWorkspaceError, SymlinkLoopError} from '../../errors.js'
+import {AkError, OutsideWorkspaceError, SymlinkLoopError} from '../../errors.js'
+import {displayName} from '../display-name.js'
+import {type ConfinedFolder, withFolder} from '../files/confined-open.js'
 import {LIST_MAX_ENTRIES} from '../limits.js'
-import type {Workspace} from '../workspace.js'
+import {joinBytes, type Workspace} from '../workspace.js'
 import {textField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
@@ -16,6 +17,7 @@ const inputSchema = z.object({
 
 /** One line of a listing. */
 export interface ListEntry {
+  /** The name in the display form (see display-name.ts). */
   name: string
   kind: 'folder' | 'file' | 'symlink' | 'other'
   /** Size in bytes, for files. */
@@ -29,8 +31,9 @@ export interface ListEntry {
 }
 
 /**
- * Formats a listing: names sorted by code point, folders ending in `/`, files with their size
- * in bytes, symlinks as links. Pure, for testing.
+ * Formats a listing: entries in the order given (the tool sorts names by their bytes, which for
+ * UTF-8 is code point order), folders ending in `/`, files with their size in bytes, symlinks as
+ * links. `total` counts every entry of the folder, shown or not. Pure, for testing.
  */
 export function formatListing(relative: string, entries: ListEntry[], total: number): string {
   const lines = entries.map((entry) => {
@@ -60,31 +63,26 @@ export function formatListing(relative: string, entries: ListEntry[], total: num
 }
 
 /**
- * Describes where the symlink at `linkPath` (a real path inside the workspace) points. A target
- * that lies outside the workspace by its path alone is reported as outside without any look at
- * it, so listing never stats or resolves anything outside the workspace (DESIGN §4.2). A target
- * inside is resolved, which may still find that it leads outside through another link, or into
- * a loop of links (a loop met while the walk stands outside is reported as outside).
+ * Describes where the symlink `name` of `folder` (a verified folder inside the workspace) points.
+ * The target is judged as `Workspace.resolve` judges a path: a target that leaves the workspace
+ * is reported as outside without any look at it, so listing never stats or resolves anything
+ * outside (DESIGN §4.2). A target inside is resolved, which may still find that it leads outside
+ * through another link, or into a loop of links.
  */
 export async function describeLink(
-  workspace: Pick<Workspace, 'isInside' | 'resolve'>,
-  linkPath: string,
+  workspace: Pick<Workspace, 'resolveLinkTarget'>,
+  folder: ConfinedFolder,
+  name: Buffer,
 ): Promise<Pick<ListEntry, 'linkTarget' | 'linkOutside' | 'linkLoop'>> {
-  const written = await readlink(linkPath)
-  if (!workspace.isInside(path.resolve(path.dirname(linkPath), written))) return {linkOutside: true}
+  const written = await readlink(folder.entry(name), {encoding: 'buffer'})
   try {
-    // Resolved as written, not folded: `..` after a linked folder goes where the kernel takes it.
-    const resolved = await workspace.resolve(path.isAbsolute(written) ? written : `${path.dirname(linkPath)}/${written}`)
+    const resolved = await workspace.resolveLinkTarget(joinBytes(folder.real, name), written)
     return {linkTarget: resolved.relative + (resolved.exists ? '' : ' (missing)'), linkOutside: false}
   } catch (error) {
     if (error instanceof SymlinkLoopError) return {linkLoop: true}
-    if (error instanceof OutsideWorkspaceError || error instanceof BadInputError) return {linkOutside: true}
+    if (error instanceof OutsideWorkspaceError || error instanceof AkError) return {linkOutside: true}
     throw error
   }
-}
-
-function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
 }
 
 /** The `list` tool: one folder's entries (DESIGN §4.3). */
@@ -92,37 +90,40 @@ export const listTool = defineTool({
   name: 'list',
   title: 'List a folder',
   description:
-    'Lists one folder of the workspace (not recursive). Names are sorted; folders end in "/"; ' +
+    'Lists one folder of the workspace (not recursive). Names are sorted by their bytes (code point order for UTF-8); ' +
+    'folders end in "/"; ' +
     'files show their size in bytes; a symlink is shown as a link to its workspace-relative target ' +
     '(a target outside the workspace is not described; a loop of links is shown as a loop). ' +
     `At most ${LIST_MAX_ENTRIES} entries are shown; the answer says how many more there are. ` +
+    'A name that is not valid UTF-8 or holds control characters is shown escaped (\\xff for a byte, \\n, \\t, ' +
+    '\\\\ for a backslash); every tool accepts that form back as a path. ' +
     'Errors: the path is outside the workspace, does not exist, or is not a folder.',
   level: 'read',
   inputSchema,
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   describeTarget: (input) => input.path,
   async run(input, {workspace}) {
-    const folder = await workspace.resolve(input.path, {mustExist: true})
-    const info = await lstat(folder.real)
-    if (!info.isDirectory()) {
-      throw new BadInputError(`"${input.path}" is a file, not a folder. Use the read tool to read a file.`)
-    }
-    const names = (await readdir(folder.real)).sort(compareNames)
-    const entries: ListEntry[] = []
-    for (const name of names.slice(0, LIST_MAX_ENTRIES)) {
-      const full = path.join(folder.real, name)
-      let entry: ListEntry
-      try {
-        const st = await lstat(full)
-        if (st.isSymbolicLink()) entry = {name, kind: 'symlink', ...(await describeLink(workspace, full))}
-        else if (st.isDirectory()) entry = {name, kind: 'folder'}
-        else if (st.isFile()) entry = {name, kind: 'file', sizeBytes: st.size}
-        else entry = {name, kind: 'other'}
-      } catch {
-        continue // removed while listing
+    const target = await workspace.resolve(input.path, {mustExist: true})
+    return withFolder(workspace, target.real, input.path, async (folder) => {
+      const names = (await readdir(folder.self, {encoding: 'buffer'})).sort(Buffer.compare)
+      const entries: ListEntry[] = []
+      let vanished = 0
+      for (const bytes of names.slice(0, LIST_MAX_ENTRIES)) {
+        const name = displayName(bytes)
+        let entry: ListEntry
+        try {
+          const st = await lstat(folder.entry(bytes))
+          if (st.isSymbolicLink()) entry = {name, kind: 'symlink', ...(await describeLink(workspace, folder, bytes))}
+          else if (st.isDirectory()) entry = {name, kind: 'folder'}
+          else if (st.isFile()) entry = {name, kind: 'file', sizeBytes: st.size}
+          else entry = {name, kind: 'other'}
+        } catch {
+          vanished++ // removed while listing
+          continue
+        }
+        entries.push(entry)
       }
-      entries.push(entry)
-    }
-    return {text: formatListing(folder.relative, entries, names.length)}
+      return {text: formatListing(target.relative, entries, names.length - vanished)}
+    })
   },
 })

@@ -1,7 +1,9 @@
-import {open, stat} from 'node:fs/promises'
+import type {FileHandle} from 'node:fs/promises'
 import {z} from 'zod'
 
 import {BadInputError} from '../../errors.js'
+import {escapeControls} from '../../text-escape.js'
+import {openFile} from '../files/confined-open.js'
 import {LineWindow, type WindowResult, formatLine} from '../files/line-window.js'
 import {
   BINARY_SNIFF_BYTES,
@@ -32,31 +34,26 @@ export function looksBinary(head: Uint8Array): boolean {
 }
 
 /**
- * Streams the file at `real` from its start through a line window and stops reading as soon as
- * the window is complete, so only the bytes up to the last wanted line (plus one chunk) are read.
+ * Streams the open file `handle` from its start through a line window and stops reading as soon
+ * as the window is complete, so only the bytes up to the last wanted line (plus one chunk) are read.
  * @throws BadInputError when the first chunk looks binary.
  */
-async function readWindow(real: string, requested: string, window: LineWindow, signal: AbortSignal): Promise<WindowResult> {
-  const handle = await open(real, 'r')
-  try {
-    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES)
-    let isFirstChunk = true
-    for (;;) {
-      signal.throwIfAborted()
-      const {bytesRead} = await handle.read(buffer, 0, buffer.length, null)
-      if (bytesRead === 0) break
-      const chunk = buffer.subarray(0, bytesRead)
-      if (isFirstChunk && looksBinary(chunk)) {
-        throw new BadInputError(
-          `"${requested}" looks like a binary file (it has a NUL byte in its first ${BINARY_SNIFF_BYTES} bytes); ` +
-            'read shows text files only. Use list to see its size.',
-        )
-      }
-      isFirstChunk = false
-      if (!window.push(chunk)) break
+async function readWindow(handle: FileHandle, requested: string, window: LineWindow, signal: AbortSignal): Promise<WindowResult> {
+  const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES)
+  let isFirstChunk = true
+  for (;;) {
+    signal.throwIfAborted()
+    const {bytesRead} = await handle.read(buffer, 0, buffer.length, null)
+    if (bytesRead === 0) break
+    const chunk = buffer.subarray(0, bytesRead)
+    if (isFirstChunk && looksBinary(chunk)) {
+      throw new BadInputError(
+        `"${escapeControls(requested)}" looks like a binary file (it has a NUL byte in its first ${BINARY_SNIFF_BYTES} bytes); ` +
+          'read shows text files only. Use list to see its size.',
+      )
     }
-  } finally {
-    await handle.close()
+    isFirstChunk = false
+    if (!window.push(chunk)) break
   }
   return window.finish()
 }
@@ -99,14 +96,7 @@ export const readTool = defineTool({
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   describeTarget: (input) => input.path,
   async run(input, {workspace, signal}) {
-    const file = await workspace.resolve(input.path, {mustExist: true})
-    const info = await stat(file.real)
-    if (info.isDirectory()) {
-      throw new BadInputError(`"${input.path}" is a folder, not a file. Use the list tool to see what it contains.`)
-    }
-    if (!info.isFile()) {
-      throw new BadInputError(`"${input.path}" is not a regular file (a device, pipe or socket); read shows text files only.`)
-    }
+    const file = await openFile(workspace, input.path)
     const window = new LineWindow({
       offset: input.offset,
       limit: input.limit,
@@ -114,14 +104,19 @@ export const readTool = defineTool({
       maxAnswerChars: READ_MAX_ANSWER_CHARS,
       maxClippedScanBytes: READ_MAX_CLIPPED_SCAN_BYTES,
     })
-    const result = await readWindow(file.real, input.path, window, signal)
+    let result: WindowResult
+    try {
+      result = await readWindow(file.handle, input.path, window, signal)
+    } finally {
+      await file.handle.close()
+    }
     if (result.end === 'eof' && result.lines.length === 0 && result.totalLines !== 0) {
       const total = result.totalLines ?? 0
       throw new BadInputError(
-        `offset ${input.offset} is past the end of "${input.path}", which has ${total} ${total === 1 ? 'line' : 'lines'}. ` +
+        `offset ${input.offset} is past the end of "${escapeControls(input.path)}", which has ${total} ${total === 1 ? 'line' : 'lines'}. ` +
           `Use an offset from 1 to ${total}.`,
       )
     }
-    return {text: formatReadAnswer(file.relative, input.offset, result)}
+    return {text: formatReadAnswer(file.path.relative, input.offset, result)}
   },
 })

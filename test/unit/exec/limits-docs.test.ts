@@ -6,8 +6,8 @@ import * as limits from '../../../src/exec/limits.js'
 import {REPO_ROOT} from '../../helpers/clients.js'
 
 describe('documented limits of read and edit', () => {
-  it('the README quotes the same values as src/exec/limits.ts', async () => {
-    const readme = (await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8')).replace(/\s+/g, ' ')
+  it('docs/tools.md quotes the same values as src/exec/limits.ts', async () => {
+    const doc = (await readFile(path.join(REPO_ROOT, 'docs', 'tools.md'), 'utf8')).replace(/\s+/g, ' ')
     const quoted: Array<[string, string]> = [
       ['READ_DEFAULT_LIMIT_LINES', `default ${limits.READ_DEFAULT_LIMIT_LINES}`],
       ['READ_MAX_LIMIT_LINES', `at most ${limits.READ_MAX_LIMIT_LINES})`],
@@ -20,6 +20,6 @@ describe('documented limits of read and edit', () => {
       ['EDIT_MAX_DIFF_CHARS', `after ${limits.EDIT_MAX_DIFF_CHARS} characters`],
       ['EDIT_MAX_BYTES_IN_FLIGHT', `at most ${limits.EDIT_MAX_BYTES_IN_FLIGHT} bytes`],
     ]
-    for (const [name, text] of quoted) expect(readme, name).to.contain(text)
+    for (const [name, text] of quoted) expect(doc, name).to.contain(text)
   })
 })

@@ -4,7 +4,12 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {BadInputError, NotFoundError, OutsideWorkspaceError, SymlinkLoopError} from '../../../src/errors.js'
-import {Workspace} from '../../../src/exec/workspace.js'
+import {type ResolvedPath, Workspace} from '../../../src/exec/workspace.js'
+
+/** A resolved path with its bytes as text, for comparing. */
+function plain(resolved: ResolvedPath) {
+  return {...resolved, real: resolved.real.toString(), missing: resolved.missing.map((name) => name.toString())}
+}
 
 /** Runs `action` and returns what it threw (fails the test when it did not throw). */
 async function thrown(action: () => Promise<unknown>): Promise<Error> {
@@ -55,7 +60,7 @@ describe('Workspace confinement', () => {
 
   it('resolves a relative path against the workspace', async () => {
     const resolved = await workspace.resolve('src/a.txt')
-    expect(resolved).to.deep.equal({real: path.join(root, 'src', 'a.txt'), relative: 'src/a.txt', exists: true})
+    expect(plain(resolved)).to.deep.equal({real: path.join(root, 'src', 'a.txt'), relative: 'src/a.txt', exists: true, missing: []})
     expect((await workspace.resolve('.')).relative).to.equal('.')
   })
 
@@ -101,7 +106,12 @@ describe('Workspace confinement', () => {
 
   it('resolves a dangling symlink pointing inside to its missing target', async () => {
     const resolved = await workspace.resolve('dangling-in')
-    expect(resolved).to.deep.equal({real: path.join(root, 'src', 'not-yet.txt'), relative: 'src/not-yet.txt', exists: false})
+    expect(plain(resolved)).to.deep.equal({
+      real: path.join(root, 'src', 'not-yet.txt'),
+      relative: 'src/not-yet.txt',
+      exists: false,
+      missing: ['not-yet.txt'],
+    })
   })
 
   it('resolves a relative dangling link against the real folder it lives in, as the kernel does', async () => {
@@ -121,25 +131,27 @@ describe('Workspace confinement', () => {
 
   it('resolves a path through a symlinked folder inside to its real path', async () => {
     const resolved = await workspace.resolve('src-link/a.txt')
-    expect(resolved.real).to.equal(path.join(root, 'src', 'a.txt'))
+    expect(resolved.real.toString()).to.equal(path.join(root, 'src', 'a.txt'))
     expect(resolved.relative).to.equal('src/a.txt')
     expect((await workspace.resolve('src-link/new/file.txt')).relative).to.equal('src/new/file.txt')
   })
 
   it('follows a symlink inside that points inside', async () => {
-    expect(await workspace.resolve('to-a', {mustExist: true})).to.deep.equal({
+    expect(plain(await workspace.resolve('to-a', {mustExist: true}))).to.deep.equal({
       real: path.join(root, 'src', 'a.txt'),
       relative: 'src/a.txt',
       exists: true,
+      missing: [],
     })
   })
 
   it('keeps a missing tail as written and reports it as missing', async () => {
     const resolved = await workspace.resolve('src/new/deeper/file.txt')
-    expect(resolved).to.deep.equal({
+    expect(plain(resolved)).to.deep.equal({
       real: path.join(root, 'src', 'new', 'deeper', 'file.txt'),
       relative: 'src/new/deeper/file.txt',
       exists: false,
+      missing: ['new', 'deeper', 'file.txt'],
     })
   })
 
@@ -176,7 +188,7 @@ describe('Workspace confinement', () => {
       for (const requested of ['links/to-deep/../a.txt', 'sub/x/up/../ws/src/a.txt', 'links/to-src/./deep/..']) {
         const resolved = await workspace.resolve(requested, {mustExist: true})
         // Concatenated, not path.join-ed: joining would fold the .. as text before the kernel sees it.
-        expect(resolved.real, requested).to.equal(await realpath(`${root}/${requested}`))
+        expect(resolved.real.toString(), requested).to.equal(await realpath(`${root}/${requested}`))
       }
       expect((await workspace.resolve('links/to-deep/../a.txt')).relative).to.equal('src/a.txt')
     })
@@ -190,7 +202,7 @@ describe('Workspace confinement', () => {
 
     it('follows a chain of relative links, each relative to the real folder holding it', async () => {
       const resolved = await workspace.resolve('links/one', {mustExist: true})
-      expect(resolved.real).to.equal(await realpath(`${root}/links/one`))
+      expect(resolved.real.toString()).to.equal(await realpath(`${root}/links/one`))
       expect(resolved.relative).to.equal('src/a.txt')
     })
 
@@ -216,11 +228,18 @@ describe('Workspace confinement', () => {
         expect(error, requested).to.be.instanceOf(BadInputError)
         expect(error.message).to.contain('is a file, not a folder')
       }
-      expect(await workspace.resolve('src/')).to.deep.equal({real: path.join(root, 'src'), relative: 'src', exists: true, namesFolder: true})
-      expect(await workspace.resolve('newdir2/')).to.deep.equal({
+      expect(plain(await workspace.resolve('src/'))).to.deep.equal({
+        real: path.join(root, 'src'),
+        relative: 'src',
+        exists: true,
+        missing: [],
+        namesFolder: true,
+      })
+      expect(plain(await workspace.resolve('newdir2/'))).to.deep.equal({
         real: path.join(root, 'newdir2'),
         relative: 'newdir2',
         exists: false,
+        missing: ['newdir2'],
         namesFolder: true,
       })
     })
@@ -238,5 +257,57 @@ describe('Workspace confinement', () => {
       expect(error.message).to.contain(`"${requested}"`)
       expect(error.message).not.to.contain(outside)
     }
+  })
+
+  describe('judging before touching the outside', () => {
+    it('refuses a path through an outside folder as outside whatever its names, without looking at them', async () => {
+      for (const requested of [`/etc/${'a'.repeat(300)}`, `/nonexistent/${'a'.repeat(300)}`, `${outside}/${'a'.repeat(300)}`, '/proc/1/root/x']) {
+        const error = await thrown(() => workspace.resolve(requested))
+        expect(error, requested).to.be.instanceOf(OutsideWorkspaceError)
+      }
+    })
+
+    it("comes back in through the root's own names above it, without leaving", async () => {
+      expect((await workspace.resolve('../ws/src/a.txt', {mustExist: true})).relative).to.equal('src/a.txt')
+      expect((await workspace.resolve(`${base}/../${path.basename(base)}/ws/src`)).relative).to.equal('src')
+    })
+
+    it('refuses a name longer than file systems allow inside the workspace as bad input', async () => {
+      const error = await thrown(() => workspace.resolve(`src/${'n'.repeat(256)}`))
+      expect(error).to.be.instanceOf(BadInputError)
+      expect(error.message).to.contain('at most 255 bytes per name')
+    })
+
+    it('refuses a leading ~, saying how to name a file that really starts with one', async () => {
+      const error = await thrown(() => workspace.resolve('~/notes.txt'))
+      expect(error).to.be.instanceOf(BadInputError)
+      expect(error.message).to.contain('does not expand "~"')
+      expect((await workspace.resolve('./~notes.txt')).relative).to.equal('~notes.txt')
+    })
+
+    it('reads paths in the display form: \\xHH bytes and escapes', async () => {
+      const resolved = await workspace.resolve('src/new-\\xff\\n.txt')
+      expect([...resolved.real.subarray(-7)]).to.deep.equal([0x2d, 0xff, 0x0a, ...Buffer.from('.txt')])
+      expect(resolved.relative).to.equal('src/new-\\xff\\n.txt')
+    })
+
+    it('accepts absolute paths spelled through the symlinked folder the workspace was opened by', async () => {
+      const alias = path.join(base, 'alias')
+      await symlink(root, alias)
+      try {
+        const aliased = await Workspace.open(alias)
+        expect(aliased.root).to.equal(root)
+        expect((await aliased.resolve(path.join(alias, 'src', 'a.txt'), {mustExist: true})).relative).to.equal('src/a.txt')
+        expect(await thrown(() => aliased.resolve(path.join(alias, '..', 'outside')))).to.be.instanceOf(OutsideWorkspaceError)
+      } finally {
+        await rm(alias)
+      }
+    })
+
+    it('refuses an empty workspace path instead of serving the current folder', async () => {
+      const error = await thrown(() => Workspace.open(''))
+      expect(error).to.be.instanceOf(BadInputError)
+      expect(error.message).to.contain('empty')
+    })
   })
 })

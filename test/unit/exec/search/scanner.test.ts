@@ -21,13 +21,14 @@ describe('createScanner', () => {
 
   /** Writes `files` and scans them in that order with `query`. */
   async function scan(files: Record<string, string | Buffer>, query: ScanQuery, overrides: Partial<ScanRequest> = {}) {
-    const paths: string[] = []
+    const paths: Buffer[] = []
     for (const [name, contents] of Object.entries(files)) {
       await writeFile(path.join(dir, name), contents)
-      paths.push(path.join(dir, name))
+      paths.push(Buffer.from(path.join(dir, name)))
     }
     return createScanner().scan({
       files: paths,
+      root: Buffer.from(dir),
       query,
       maxMatches: 100,
       maxLineChars: 80,
@@ -135,8 +136,22 @@ describe('createScanner', () => {
   it('does not read through a symlink or a file that vanished', async () => {
     await writeFile(path.join(dir, 'target.txt'), 'foo\n')
     await symlink(path.join(dir, 'target.txt'), path.join(dir, 'link.txt'))
-    const result = await scan({}, literal('foo'), {files: [path.join(dir, 'link.txt'), path.join(dir, 'missing.txt')]})
+    const result = await scan({}, literal('foo'), {files: [Buffer.from(path.join(dir, 'link.txt')), Buffer.from(path.join(dir, 'missing.txt'))]})
     expect(result.unreadable).to.equal(2)
     expect(result.matches).to.deep.equal([])
+  })
+
+  it('skips a file whose opened descriptor lies outside the root, reached through a swapped folder', async function () {
+    if (process.platform !== 'linux') this.skip()
+    const outsideDir = await mkdtemp(path.join(tmpdir(), 'ak-scan-outside-'))
+    try {
+      await writeFile(path.join(outsideDir, 'secret.txt'), 'foo outside\n')
+      await symlink(outsideDir, path.join(dir, 'swapped'))
+      const result = await scan({}, literal('foo'), {files: [Buffer.from(path.join(dir, 'swapped', 'secret.txt'))]})
+      expect(result.unreadable).to.equal(1)
+      expect(result.matches).to.deep.equal([])
+    } finally {
+      await rm(outsideDir, {recursive: true, force: true})
+    }
   })
 })

@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {walkFiles} from '../../../../src/exec/search/walk.js'
+import {Workspace} from '../../../../src/exec/workspace.js'
 
 /** Creates files (contents default to the path) under `root`; a name ending in `/` is a folder. */
 async function makeTree(root: string, files: Record<string, string>): Promise<void> {
@@ -19,9 +20,12 @@ async function makeTree(root: string, files: Record<string, string>): Promise<vo
   }
 }
 
-async function walkAll(root: string, start = '.'): Promise<string[]> {
+/** The display-form paths the walk yields below `start` (workspace-relative, '.' for the root). */
+async function walkAll(root: string, start = '.', mayContain?: (folder: string) => boolean): Promise<string[]> {
+  const workspace = await Workspace.open(root)
   const files: string[] = []
-  for await (const batch of walkFiles(root, start)) files.push(...batch)
+  const startBytes = start === '.' ? Buffer.alloc(0) : Buffer.from(start)
+  for await (const batch of walkFiles(workspace, startBytes, mayContain)) files.push(...batch.map((file) => file.shown))
   return files
 }
 
@@ -118,9 +122,7 @@ describe('walkFiles', () => {
 
   it('leaves out the subfolders a folder filter refuses', async () => {
     await makeTree(workspace, {'a.txt': '', 'src/b.txt': '', 'src/deep/c.txt': '', 'test/d.txt': ''})
-    const files: string[] = []
-    for await (const batch of walkFiles(workspace, '.', (folder) => folder.startsWith('src'))) files.push(...batch)
-    expect(files).to.deep.equal(['a.txt', 'src/b.txt', 'src/deep/c.txt'])
+    expect(await walkAll(workspace, '.', (folder) => folder.startsWith('src'))).to.deep.equal(['a.txt', 'src/b.txt', 'src/deep/c.txt'])
   })
 
   it('skips symlinks to files and folders, inside or outside the workspace', async () => {
@@ -181,5 +183,22 @@ describe('walkFiles', () => {
       .sort()
     const ours = (await walkAll(workspace)).sort()
     expect(ours).to.deep.equal(gitFiles)
+  })
+
+  it('walks names that are not UTF-8 by their bytes and shows them escaped', async () => {
+    await mkdir(Buffer.concat([Buffer.from(`${workspace}/`), Buffer.from([0xff])]))
+    await writeFile(Buffer.concat([Buffer.from(`${workspace}/`), Buffer.from([0xff]), Buffer.from('/in.txt')]), '')
+    await writeFile(Buffer.concat([Buffer.from(`${workspace}/caf`), Buffer.from([0xe9])]), '')
+    await writeFile(path.join(workspace, 'line\nbreak'), '')
+    await symlink(scratch, path.join(workspace, '\ufffd'))
+    const root = await Workspace.open(workspace)
+    const walked = []
+    for await (const batch of walkFiles(root, Buffer.alloc(0))) walked.push(...batch)
+    expect(walked.map((file) => file.shown)).to.deep.equal(['caf\\xe9', 'line\\nbreak', '\\xff/in.txt'])
+    expect(walked.map((file) => [...file.bytes])).to.deep.equal([
+      [...Buffer.from('caf'), 0xe9],
+      [...Buffer.from('line\nbreak')],
+      [0xff, ...Buffer.from('/in.txt')],
+    ])
   })
 })

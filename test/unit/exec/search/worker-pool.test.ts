@@ -32,7 +32,8 @@ describe('SearchWorkerPool', () => {
   })
 
   const request = (files: string[], query: ScanRequest['query']): ScanRequest => ({
-    files,
+    files: files.map((file) => Buffer.from(file)),
+    root: Buffer.from(dir),
     query,
     maxMatches: 10,
     maxLineChars: 100,
@@ -123,7 +124,7 @@ describe('SearchWorkerPool', () => {
         `import {SearchWorkerPool} from ${JSON.stringify(path.join(REPO_ROOT, 'src/exec/search/worker-pool.ts'))}`,
         'const pool = new SearchWorkerPool({size: 2})',
         'const job = pool.startJob()',
-        `const result = await job.scan({files: [${JSON.stringify(textFile)}], query: {kind: 'literal', text: 'beta'}, maxMatches: 5, maxLineChars: 80, maxFileBytes: 1024, binarySniffBytes: 8000})`,
+        `const result = await job.scan({files: [Buffer.from(${JSON.stringify(textFile)})], root: Buffer.from(${JSON.stringify(dir)}), query: {kind: 'literal', text: 'beta'}, maxMatches: 5, maxLineChars: 80, maxFileBytes: 1024, binarySniffBytes: 8000})`,
         'job.finish()',
         'process.stdout.write(JSON.stringify(result.matches))',
         '// No pool.close(): idle workers must not hold the process open.',

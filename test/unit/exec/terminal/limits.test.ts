@@ -49,16 +49,16 @@ describe('terminal limits', () => {
   })
 })
 
-describe('the README', () => {
+describe('docs/terminal.md', () => {
   it('quotes the terminal limits the code uses', async () => {
     const {readFileSync} = await import('node:fs')
     const {REPO_ROOT} = await import('../../../helpers/clients.js')
     const limits = await import('../../../../src/exec/terminal/limits.js')
-    const readme = readFileSync(`${REPO_ROOT}/README.md`, 'utf8')
-    expect(readme).to.contain(`| ${limits.MAX_RUNNING_COMMANDS}; the 65th is refused`)
-    expect(readme).to.contain(`| ${limits.COMMAND_IDLE_LIMIT_MS / 60_000} minutes |`)
-    expect(readme).to.contain(`| ${limits.OUTPUT_BUFFER_CHARS} characters`)
-    expect(readme).to.contain(`| ${limits.KILL_GRACE_MS / 1000} second |`)
-    expect(readme).to.contain(`default\n  ${limits.DEFAULT_MAX_OUTPUT_TOKENS} tokens, at most ${limits.MAX_OUTPUT_TOKENS})`)
+    const doc = readFileSync(`${REPO_ROOT}/docs/terminal.md`, 'utf8')
+    expect(doc).to.contain(`| ${limits.MAX_RUNNING_COMMANDS}; the 65th is refused`)
+    expect(doc).to.contain(`| ${limits.COMMAND_IDLE_LIMIT_MS / 60_000} minutes |`)
+    expect(doc).to.contain(`| ${limits.OUTPUT_BUFFER_CHARS} characters`)
+    expect(doc).to.contain(`| ${limits.KILL_GRACE_MS / 1000} second |`)
+    expect(doc).to.contain(`default\n  ${limits.DEFAULT_MAX_OUTPUT_TOKENS} tokens, at most ${limits.MAX_OUTPUT_TOKENS})`)
   })
 })

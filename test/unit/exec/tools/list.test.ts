@@ -3,6 +3,7 @@ import {mkdtemp, mkdir, rm, symlink} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
+import {ConfinedFolder} from '../../../../src/exec/files/confined-open.js'
 import {describeLink, formatListing} from '../../../../src/exec/tools/list.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
 
@@ -27,37 +28,49 @@ describe('list describing symlinks', () => {
 
   after(() => rm(root, {recursive: true, force: true}))
 
-  it('calls a link outside by its path alone, never resolving the outside target', async () => {
-    const guarded = {
-      isInside: (real: string) => workspace.isInside(real),
-      resolve: () => {
-        throw new Error('resolve must not be called for a target outside the workspace')
+  /** describeLink for the entry `name` of the workspace root, through a verified open folder. */
+  async function describe(name: string, on: Pick<Workspace, 'resolveLinkTarget'> = workspace) {
+    const folder = await ConfinedFolder.open(workspace, workspace.rootBytes, '.')
+    try {
+      return await describeLink(on, folder, Buffer.from(name))
+    } finally {
+      await folder.close()
+    }
+  }
+
+  it('calls a link outside by its path alone, never looking at the outside target', async () => {
+    const outsideLooks: string[] = []
+    const watched = {
+      resolveLinkTarget: async (link: Buffer, written: Buffer) => {
+        try {
+          return await workspace.resolveLinkTarget(link, written)
+        } catch (error) {
+          outsideLooks.push(String(error))
+          throw error
+        }
       },
     }
-    expect(await describeLink(guarded, path.join(workspace.root, 'to-outside'))).to.deep.equal({linkOutside: true})
+    expect(await describe('to-outside', watched)).to.deep.equal({linkOutside: true})
+    expect(outsideLooks).to.have.length(1)
+    expect(outsideLooks[0]).to.contain('outside the workspace')
   })
 
   it('names the workspace-relative target of a link that points inside', async () => {
-    expect(await describeLink(workspace, path.join(workspace.root, 'to-inner'))).to.deep.equal({
-      linkTarget: 'inner',
-      linkOutside: false,
-    })
+    expect(await describe('to-inner')).to.deep.equal({linkTarget: 'inner', linkOutside: false})
   })
 
   it('calls a link outside when its inside-looking target leads out through another link', async () => {
-    expect(await describeLink(workspace, path.join(workspace.root, 'through-door'))).to.deep.equal({linkOutside: true})
+    expect(await describe('through-door')).to.deep.equal({linkOutside: true})
   })
 
-  it('resolves .. after a linked folder in a target as the kernel does, not as text', async () => {
-    expect(await describeLink(workspace, path.join(workspace.root, 'back-in'))).to.deep.equal({
-      linkTarget: 'inner',
-      linkOutside: false,
-    })
+  it('calls a link outside when its target passes through the outside, even if it would come back in', async () => {
+    // door/.. is <root> for the kernel; judging that would mean looking at the outside folder.
+    expect(await describe('back-in')).to.deep.equal({linkOutside: true})
   })
 
   it('shows a loop of links inside the workspace as a link loop, not as a link outside', async () => {
     for (const name of ['self', 'loop-a']) {
-      expect(await describeLink(workspace, path.join(workspace.root, name)), name).to.deep.equal({linkLoop: true})
+      expect(await describe(name), name).to.deep.equal({linkLoop: true})
     }
     const listing = formatListing('.', [{name: 'self', kind: 'symlink', linkLoop: true}], 1)
     expect(listing).to.contain('self -> (symlink loop')

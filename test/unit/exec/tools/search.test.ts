@@ -44,17 +44,17 @@ describe('search tool', () => {
   })
 })
 
-describe('search in the README', () => {
+describe('search in docs/tools.md', () => {
   it('quotes the limits the code uses', async () => {
     const {readFile} = await import('node:fs/promises')
     const limits = await import('../../../../src/exec/limits.js')
     const {REPO_ROOT} = await import('../../../helpers/clients.js')
-    const readme = (await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8')).replace(/\s+/g, ' ')
-    expect(readme).to.contain(`\`max_results\` (default ${limits.SEARCH_DEFAULT_MAX_RESULTS}, at most ${limits.SEARCH_MAX_RESULTS})`)
-    expect(readme).to.contain(`Lines over ${limits.SEARCH_MAX_LINE_CHARS} characters are clipped`)
-    expect(readme).to.contain(`first ${limits.BINARY_SNIFF_BYTES}`)
-    expect(readme).to.contain(`files over ${limits.SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB`)
-    expect(readme).to.contain(`at most ${limits.SEARCH_MAX_WORKERS}`)
-    expect(readme).to.contain(`A search may run ${limits.SEARCH_TIME_LIMIT_MS / 1000} seconds`)
+    const doc = (await readFile(path.join(REPO_ROOT, 'docs', 'tools.md'), 'utf8')).replace(/\s+/g, ' ')
+    expect(doc).to.contain(`\`max_results\` (default ${limits.SEARCH_DEFAULT_MAX_RESULTS}, at most ${limits.SEARCH_MAX_RESULTS})`)
+    expect(doc).to.contain(`Lines over ${limits.SEARCH_MAX_LINE_CHARS} characters are clipped`)
+    expect(doc).to.contain(`first ${limits.BINARY_SNIFF_BYTES}`)
+    expect(doc).to.contain(`files over ${limits.SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB`)
+    expect(doc).to.contain(`at most ${limits.SEARCH_MAX_WORKERS}`)
+    expect(doc).to.contain(`A search may run ${limits.SEARCH_TIME_LIMIT_MS / 1000} seconds`)
   })
 })

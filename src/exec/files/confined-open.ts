@@ -1,0 +1,166 @@
+/**
+ * Opening what `Workspace.resolve` checked, and verifying the object actually opened (DESIGN
+ * §4.2), so that a local process swapping a folder for a symlink between the check and the use
+ * cannot move a read or a write outside the workspace.
+ *
+ * - Files and folders are opened with `O_NOFOLLOW` (a link swapped in at the last name fails)
+ *   and `O_NONBLOCK` (a FIFO or device swapped in cannot hang the call); the type is then taken
+ *   from `fstat` of the descriptor, not from the path.
+ * - On Linux the descriptor names its object: the target of `/proc/self/fd/N` is where the
+ *   opened file or folder really is, whatever happened to the path meanwhile. It must lie inside
+ *   the workspace, or the call is refused as outside.
+ * - Entries of a verified folder are reached through its descriptor (`/proc/self/fd/N/name`), so
+ *   a later swap of the folder's path cannot redirect a create, rename or link.
+ *
+ * Where there is no `/proc/self/fd` (macOS), the checks fall back to the path: names are still
+ * resolved without following swapped links at the last name, but a swap of a folder higher up,
+ * at the right instant, is not detected (the README says so).
+ */
+import {existsSync, constants as fsConstants} from 'node:fs'
+import type {Stats} from 'node:fs'
+import {type FileHandle, open, readlink} from 'node:fs/promises'
+
+import {BadInputError, OutsideWorkspaceError} from '../../errors.js'
+import {escapeControls} from '../../text-escape.js'
+import {joinBytes, type ResolvedPath, type Workspace} from '../workspace.js'
+import {explainFsError} from './fs-errors.js'
+
+const {O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY} = fsConstants
+
+/** Flags for opening a file to read: never through a last-name symlink, never blocking on a FIFO. */
+export const FILE_OPEN_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK
+/** Flags for opening a folder. */
+export const FOLDER_OPEN_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK
+
+/** Where an open descriptor's object can be named: `/proc/self/fd` on Linux, nowhere elsewhere. */
+const PROC_FDS = '/proc/self/fd'
+
+/** Whether this system lets a descriptor name its object (Linux with /proc mounted). */
+export const CAN_VERIFY_DESCRIPTORS = process.platform === 'linux' && existsSync(PROC_FDS)
+
+/** The `/proc/self/fd/N` path of an open descriptor (Linux). */
+export function descriptorPath(fd: number): string {
+  return `${PROC_FDS}/${fd}`
+}
+
+/**
+ * Checks that the object open at `handle` lies inside the workspace (Linux), reading where its
+ * descriptor points.
+ * @throws OutsideWorkspaceError naming `requested` when it does not.
+ */
+export async function verifyOpened(workspace: Workspace, handle: FileHandle, requested: string): Promise<void> {
+  if (!CAN_VERIFY_DESCRIPTORS) return
+  const where = await readlink(descriptorPath(handle.fd), {encoding: 'buffer'})
+  if (!workspace.isInside(where)) throw new OutsideWorkspaceError(requested)
+}
+
+/** A regular file of the workspace, open for reading. Close `handle` when done. */
+export interface OpenedFile {
+  handle: FileHandle
+  /** `fstat` of the descriptor. */
+  info: Stats
+  path: ResolvedPath
+}
+
+async function openVerified(workspace: Workspace, real: Buffer, flags: number, requested: string, action: 'look' | 'write' = 'look') {
+  let handle: FileHandle
+  try {
+    handle = await open(real, flags)
+  } catch (error) {
+    if ((flags & O_DIRECTORY) !== 0 && (error as NodeJS.ErrnoException).code === 'ENOTDIR') {
+      throw new BadInputError(`"${escapeControls(requested)}" is a file, not a folder. Pass a folder, or use the read tool for a file.`)
+    }
+    throw explainFsError(error, requested, action)
+  }
+  try {
+    await verifyOpened(workspace, handle, requested)
+    return {handle, info: await handle.stat()}
+  } catch (error) {
+    await handle.close().catch(() => undefined)
+    throw explainFsError(error, requested, action)
+  }
+}
+
+/**
+ * Resolves `requested` and opens the regular file there for reading, verified inside.
+ * @throws BadInputError for a folder (use list) or anything that is not a regular file.
+ * @throws as `Workspace.resolve` does, and the errors of `explainFsError`.
+ */
+export async function openFile(workspace: Workspace, requested: string): Promise<OpenedFile> {
+  const path = await workspace.resolve(requested, {mustExist: true})
+  const {handle, info} = await openVerified(workspace, path.real, FILE_OPEN_FLAGS, requested)
+  const shown = escapeControls(requested)
+  if (!info.isFile()) {
+    await handle.close()
+    if (info.isDirectory()) throw new BadInputError(`"${shown}" is a folder, not a file. Use the list tool to see what it contains.`)
+    throw new BadInputError(`"${shown}" is not a regular file (a device, pipe or socket); the file tools work on regular files only.`)
+  }
+  return {handle, info, path}
+}
+
+/**
+ * A folder of the workspace held open and verified; its entries are reached through the
+ * descriptor (see the module comment). Close it when done.
+ */
+export class ConfinedFolder {
+  private readonly base: Buffer
+
+  private constructor(
+    readonly handle: FileHandle,
+    /** The folder's real path as bytes, when it was opened. */
+    readonly real: Buffer,
+  ) {
+    this.base = CAN_VERIFY_DESCRIPTORS ? Buffer.from(descriptorPath(handle.fd)) : real
+  }
+
+  /**
+   * Opens the folder at the real path `real` (from `Workspace.resolve`), verified inside; `via`
+   * is the path to open it by, when it differs (an entry of another open folder).
+   * @throws BadInputError when it is not a folder; OutsideWorkspaceError when it is not inside.
+   */
+  static async open(
+    workspace: Workspace,
+    real: Buffer,
+    requested: string,
+    action: 'look' | 'write' = 'look',
+    via: Buffer = real,
+  ): Promise<ConfinedFolder> {
+    const {handle} = await openVerified(workspace, via, FOLDER_OPEN_FLAGS, requested, action)
+    return new ConfinedFolder(handle, real)
+  }
+
+  /** The real path of the entry `name` (for opening it as a folder of its own). */
+  childReal(name: Uint8Array): Buffer {
+    return joinBytes(this.real, name)
+  }
+
+  /** A path that reaches the entry `name` (bytes, one name) of this very folder. */
+  entry(name: Uint8Array): Buffer {
+    return joinBytes(this.base, name)
+  }
+
+  /** The path that names this folder itself (for readdir). */
+  get self(): Buffer {
+    return this.base
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close().catch(() => undefined)
+  }
+}
+
+/** Runs `action` with the folder open, closing it afterwards. */
+export async function withFolder<T>(
+  workspace: Workspace,
+  real: Buffer,
+  requested: string,
+  action: (folder: ConfinedFolder) => Promise<T>,
+  mode: 'look' | 'write' = 'look',
+): Promise<T> {
+  const folder = await ConfinedFolder.open(workspace, real, requested, mode)
+  try {
+    return await action(folder)
+  } finally {
+    await folder.close()
+  }
+}
