@@ -29,8 +29,6 @@ export default {
   },
   coverageAnalysis: 'perTest',
   concurrency: 2,
-  // A mutant that makes a test hang is killed after this (on top of the test's own time).
-  timeoutMS: 10_000,
   reporters: ['clear-text', 'progress', 'html'],
   htmlReporter: {fileName: 'reports/mutation/index.html'},
   clearTextReporter: {allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true},

@@ -67,7 +67,6 @@ function withLfLineBreaks(body: string): {text: string; crlfAt: number[]} {
     crlfAt.push(at - crlfAt.length)
     position = at + 1 // keep the \n, drop the \r
   }
-  if (crlfAt.length === 0) return {text: body, crlfAt}
   parts.push(body.slice(position))
   return {text: parts.join(''), crlfAt}
 }
@@ -96,18 +95,21 @@ function forEachOccurrence(body: string, oldText: string, visit: (start: number,
 }
 
 /**
- * The line endings new text takes at successive occurrences: the kind of the first line break
- * inside the matched text; else that of the line the occurrence is on (the next line break, or
- * the one before it on a last line without one); `\n` in a text without line breaks. Remembers
- * the next line break, so many occurrences on one long line cost one scan of it.
+ * The line endings new text takes at successive occurrences (starting at ascending offsets): the
+ * kind of the first line break at or after the occurrence's start, which is the first one inside
+ * the matched text or else the one ending its line; on a last line without one, the kind of the
+ * line break before it; `\n` in a text without line breaks. Remembers the next line break, so
+ * many occurrences on one long line cost one scan of it.
  */
-function lineEndings(body: string): (start: number, end: number) => string {
-  let nextBreak = -2 // not looked up yet
+function lineEndings(body: string): (start: number) => string {
   const lastBreak = body.lastIndexOf('\n')
-  return (start, end) => {
-    if (nextBreak === -2 || (nextBreak !== -1 && nextBreak < start)) nextBreak = body.indexOf('\n', start)
-    const at = nextBreak !== -1 ? nextBreak : lastBreak
-    if (nextBreak !== -1 && nextBreak < end) return body[at - 1] === '\r' ? '\r\n' : '\n'
+  let nextBreak = -1 // the first \n at or after the last start asked about; body.length when none
+  return (start) => {
+    if (nextBreak < start) {
+      const found = body.indexOf('\n', start)
+      nextBreak = found === -1 ? body.length : found
+    }
+    const at = nextBreak < body.length ? nextBreak : lastBreak
     if (at === -1) return '\n'
     return body[at - 1] === '\r' ? '\r\n' : '\n'
   }
@@ -146,7 +148,7 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
   const bom = content.startsWith(BOM) ? BOM : ''
   const body = content.slice(bom.length)
   const hasBreak = /\r?\n/.test(newText)
-  const withLf = newText.replace(/\r?\n/g, '\n')
+  const withLf = newText.replaceAll('\r\n', '\n')
   const withCrlf = newText.replace(/\r?\n/g, '\r\n')
   const endingAt = lineEndings(body)
   const lines: number[] = []
@@ -170,7 +172,7 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
       lines.push(line)
     }
     if (count > 1 && !replaceAll) return // refused below: only the count and lines matter
-    const replacement = hasBreak ? (endingAt(start, end) === '\r\n' ? withCrlf : withLf) : newText
+    const replacement = hasBreak ? (endingAt(start) === '\r\n' ? withCrlf : withLf) : newText
     const unchanged = body.slice(position, start)
     parts.push(unchanged, replacement)
     if (parts.length >= JOIN_EVERY_PARTS) {
@@ -199,6 +201,5 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
   }
   parts.push(body.slice(position))
   chunks.push(parts.join(''))
-  parts = []
-  return {text: chunks.length === 1 ? (chunks[0] as string) : chunks.join(''), count, lines, spans}
+  return {text: chunks.join(''), count, lines, spans}
 }

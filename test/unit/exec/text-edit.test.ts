@@ -172,6 +172,15 @@ describe('applyTextEdit (what an edit does to a text)', () => {
       expect(edit('\uFEFFa\r\nb\r\n', 'a\nb', 'c\nd').text).to.equal('\uFEFFc\r\nd\r\n')
     })
 
+    it('never matches the BOM itself, even when old_text starts with one', () => {
+      expect(editError('\uFEFFa\n', '\uFEFFa', 'b')).to.contain('old_text was not found in the file.')
+    })
+
+    it('treats a U+FEFF that is not at the start as ordinary text', () => {
+      expect(edit('a\uFEFF', 'a', 'b').text).to.equal('b\uFEFF')
+      expect(edit('a\uFEFFb', '\uFEFF', '').text).to.equal('ab')
+    })
+
     it('leaves a file without a BOM without one', () => {
       expect(edit('x', 'x', 'y').text).to.equal('y')
     })
@@ -191,6 +200,11 @@ describe('applyTextEdit (what an edit does to a text)', () => {
         expect(edit(content, oldText, newText).text).to.equal(expected)
       })
     }
+
+    it('reports the line an occurrence starts on when it starts with a line break', () => {
+      expect(edit('a\nb\n', '\nb', 'X').lines).to.deep.equal([1])
+      expect(edit('a\r\nb\r\nc', '\nc', '\nC', true).lines).to.deep.equal([2])
+    })
 
     it('reports lines correctly after multibyte characters', () => {
       expect(edit('😀😀\n日本\nmark\n', 'mark', 'x').lines).to.deep.equal([3])

@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
 import {BadInputError} from '../../../../src/errors.js'
-import {SEARCH_MAX_GLOBS, createFolderFilter, createGlobFilter} from '../../../../src/exec/search/glob-filter.js'
+import {SEARCH_MAX_GLOBS, SEARCH_MAX_GLOB_CHARS, createFolderFilter, createGlobFilter} from '../../../../src/exec/search/glob-filter.js'
 
 describe('createGlobFilter', () => {
   it('passes every file without patterns', () => {
@@ -48,7 +48,17 @@ describe('createGlobFilter', () => {
     )
   })
 
-  it('excludes with a pattern starting with ! and nothing else, whatever the other patterns', () => {
+  it('accepts a pattern of SEARCH_MAX_GLOB_CHARS characters and refuses a longer one, saying how long it is', () => {
+    const longest = `${'a'.repeat(SEARCH_MAX_GLOB_CHARS - 3)}.ts`
+    expect(createGlobFilter([longest])(`src/${longest}`)).to.equal(true)
+    expect(() => createGlobFilter([`!${longest}`])).to.throw(
+      BadInputError,
+      `A glob pattern has ${SEARCH_MAX_GLOB_CHARS + 1} characters; a pattern may have at most ${SEARCH_MAX_GLOB_CHARS}. ` +
+        'Use a shorter glob, such as "*.ts" or "src/**".',
+    )
+  })
+
+    it('excludes with a pattern starting with ! and nothing else, whatever the other patterns', () => {
     const isIncluded = createGlobFilter(['!vendor/**'])
     expect(isIncluded('src/a.ts')).to.equal(true)
     expect(isIncluded('vendor/a.ts')).to.equal(false)
