@@ -58,14 +58,14 @@ export class OutputBuffer {
 
   /** Adds decoded text at the end. */
   append(text: string): void {
-    if (text.length === 0) return
-    if (this.tailChars === 0 && this.head.length < this.headCapacity) {
+    if (this.tailChars === 0) {
       let take = Math.min(this.headCapacity - this.head.length, text.length)
-      if (take < text.length && take > 0 && isHighSurrogate(text.charCodeAt(take - 1))) take--
+      // A high surrogate at the edge stays with its low half (with take 0, charCodeAt(-1) is NaN).
+      if (take < text.length && isHighSurrogate(text.charCodeAt(take - 1))) take--
       this.head += text.slice(0, take)
       text = text.slice(take)
-      if (text.length === 0) return
     }
+    if (text.length === 0) return
     this.tailChunks.push(text)
     this.tailChars += text.length
     this.trimTail()

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {OutputBuffer, countLineBreaks, outputChars} from '../../../../src/exec/terminal/output-buffer.js'
+import {NO_OUTPUT, OutputBuffer, countLineBreaks, outputChars} from '../../../../src/exec/terminal/output-buffer.js'
 import {isWellFormed} from '../../../helpers/text.js'
 
 describe('OutputBuffer', () => {
@@ -32,6 +32,14 @@ describe('OutputBuffer', () => {
     expect(output.head.length + output.tail.length).to.equal(1000)
     expect(outputChars(output)).to.equal(10_000_000)
     expect(output.droppedLines).to.equal(9_999)
+  })
+
+  it('takes NO_OUTPUT when nothing was appended, or only empty text', () => {
+    const buffer = new OutputBuffer(10)
+    expect(buffer.take()).to.deep.equal(NO_OUTPUT)
+    expect(NO_OUTPUT).to.deep.equal({head: '', droppedChars: 0, droppedLines: 0, tail: ''})
+    buffer.append('')
+    expect(buffer.take()).to.deep.equal(NO_OUTPUT)
   })
 
   it('empties on take', () => {
@@ -81,6 +89,46 @@ describe('OutputBuffer after the head stops short of a surrogate pair', () => {
     buffer.append(`abc${emoji}`)
     buffer.append('de')
     expect(buffer.take()).to.deep.equal({head: `abc${emoji}`, droppedChars: 0, droppedLines: 0, tail: 'de'})
+  })
+
+  it('keeps a pair whole at the edge of the head for the first and the last code points past U+FFFF', () => {
+    for (const pair of ['\u{10000}', '\u{10FFFF}', '\u{E0000}', '\u{FFFFF}']) {
+      const buffer = new OutputBuffer(10)
+      buffer.append(`abcd${pair}e`)
+      expect(buffer.take(), JSON.stringify(pair)).to.deep.equal({head: 'abcd', droppedChars: 0, droppedLines: 0, tail: `${pair}e`})
+    }
+  })
+
+  it('ends the head after a whole pair that fills it, and after a character above the surrogates', () => {
+    for (const last of [emoji, '\u{10000}', '\u{10FFFF}']) {
+      const buffer = new OutputBuffer(10)
+      buffer.append(`abc${last}xy`)
+      expect(buffer.take().head, JSON.stringify(last)).to.equal(`abc${last}`)
+    }
+    const buffer = new OutputBuffer(10)
+    buffer.append('abcd\uFF21xy') // a full-width A: one code unit above the surrogates
+    expect(buffer.take().head).to.equal('abcd\uFF21')
+  })
+
+  it('fills the head with a pair that arrives in two appends', () => {
+    const buffer = new OutputBuffer(10)
+    buffer.append('abc\uD83D')
+    buffer.append('\uDE00d')
+    buffer.append('e')
+    expect(buffer.take()).to.deep.equal({head: `abc${emoji}`, droppedChars: 0, droppedLines: 0, tail: 'de'})
+  })
+
+  it('cuts the tail after a low surrogate only, never after another character', () => {
+    for (const pair of [emoji, '\u{10000}', '\u{10FFFF}']) {
+      const buffer = new OutputBuffer(6)
+      buffer.append('abc')
+      buffer.append(`x${pair}yz`) // the tail (3) would start inside the pair: it starts after it
+      expect(buffer.take(), JSON.stringify(pair)).to.deep.equal({head: 'abc', droppedChars: 3, droppedLines: 0, tail: 'yz'})
+    }
+    const buffer = new OutputBuffer(6)
+    buffer.append('abc')
+    buffer.append('\uFF21\uFF22\uFF23\uFF24') // full-width letters, one code unit each
+    expect(buffer.take()).to.deep.equal({head: 'abc', droppedChars: 1, droppedLines: 0, tail: '\uFF22\uFF23\uFF24'})
   })
 
   it('takes no part of a pair into an empty head of one character', () => {
