@@ -137,6 +137,72 @@ describe('registration in config.toml', () => {
     expect(change.after).to.equal('notes = """\n[mcp_servers.agents]\n"""\n')
   })
 
+  describe('finding the entry among comments, strings and other tables', () => {
+    const ENTRY = '[mcp_servers.agents]\ncommand = "ak"\nargs = ["codex-agent-runtime"]\n'
+
+    it('sees the header after a comment holding triple quotes', async () => {
+      for (const comment of ['# see """', "# see '''", 'a = 1 # see """', `b = "x" # it's """ here`]) {
+        await writeFile(configFile(), `${comment}\n\n${ENTRY}`)
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, comment).to.equal(`${comment}\n`)
+      }
+    })
+
+    it('sees the header after a one-line string holding triple quotes', async () => {
+      const values = [`a = '"""'`, `a = "'''"`, String.raw`a = "say \"\"\" twice"`, `a = '''x'''`, 'a = """x"""', 'a = """x""""', String.raw`a = ["\\", '"""']`]
+      for (const value of values) {
+        await writeFile(configFile(), `${value}\n\n${ENTRY}`)
+        expect(parse(await readFile(configFile(), 'utf8')), value).to.have.property('mcp_servers')
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, value).to.equal(`${value}\n`)
+      }
+    })
+
+    it('does not see a header inside a multi-line string that holds quotes and escapes', async () => {
+      for (const [opening, body] of [['"""', String.raw`say \""" and "" or ''`], ["'''", `say "" or '' or \\`]]) {
+        const notes = `notes = ${opening}\n${body}\n[mcp_servers.agents]\n${opening}\n`
+        await writeFile(configFile(), `${notes}\n${ENTRY}`)
+        expect(parse(await readFile(configFile(), 'utf8')), opening).to.have.property('notes')
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, opening).to.equal(notes)
+      }
+    })
+
+    it('finds a header with a trailing comment, and replaces it rather than adding a second one', async () => {
+      await writeFile(
+        configFile(),
+        'model = "x"\n\n[mcp_servers.agents] # by ak\ncommand = "/old/node"\nargs = ["/old/run.js", "codex-agent-runtime", "serve"]\n',
+      )
+      const {change} = await register()
+      expect(change.action).to.equal('replace')
+      const text = await readFile(configFile(), 'utf8')
+      expect(text.match(/\[mcp_servers\.agents\]/g)).to.have.length(1)
+      expect(text.startsWith('model = "x"\n\n[mcp_servers.agents]\n')).to.equal(true)
+    })
+
+    it('finds a header written with spaces or quoted keys', async () => {
+      for (const header of ['[ mcp_servers . agents ]', '["mcp_servers".agents]', "[mcp_servers.'agents']", '[mcp_servers."ag\\u0065nts"]']) {
+        await writeFile(configFile(), `x = 1\n\n${header}\ncommand = "ak"\nargs = ["codex-agent-runtime"]\n`)
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, header).to.equal('x = 1\n')
+      }
+    })
+
+    it('keeps a table with a longer key that is not part of the entry', async () => {
+      for (const other of ['[projects."/x".sub]', '[mcp_servers_extra.agents.env]', '[[mcp_servers_list]]', '[mcp_servers.agentsx]']) {
+        await writeFile(configFile(), `${ENTRY}${other}\nk = 1\n`)
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, other).to.equal(`${other}\nk = 1\n`)
+      }
+    })
+
+    it('leaves the comments and blank lines that follow the entry to the next table', async () => {
+      await writeFile(configFile(), `a = 1\n\n${ENTRY}\n# about z\n[z]\nb = 2\n`)
+      const change = await planUnregister(codexHome, 'agents')
+      expect(change.after).to.equal('a = 1\n\n# about z\n[z]\nb = 2\n')
+    })
+  })
+
   it('removes the subtables of the entry too', async () => {
     await writeFile(configFile(), 'a = 1\n\n[mcp_servers.agents]\ncommand = "ak"\nargs = ["codex-agent-runtime"]\n[mcp_servers.agents.env]\nX = "1"\n\n[z]\nb = 2\n')
     const change = await planUnregister(codexHome, 'agents')
