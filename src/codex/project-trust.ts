@@ -20,7 +20,8 @@ export interface ProjectTrust {
 export async function projectTrustOf(config: Record<string, unknown>, dir: string): Promise<ProjectTrust> {
   const projectDir = await canonical(dir)
   const repoRoot = await repositoryRootOf(projectDir)
-  const levels = [await trustLevelOf(config, projectDir), repoRoot ? await trustLevelOf(config, repoRoot) : 'not-recorded']
+  const levels = [await trustLevelOf(config, projectDir)]
+  if (repoRoot) levels.push(await trustLevelOf(config, repoRoot))
   const level: TrustLevel = levels.includes('trusted') ? 'trusted' : levels.includes('untrusted') ? 'untrusted' : 'not-recorded'
   return {projectDir, repoRoot, level}
 }
