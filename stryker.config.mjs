@@ -1,6 +1,6 @@
 // Mutation testing of the core modules: `npm run mutate` (all of them) or
 // `npm run mutate -- --mutate src/codex/slug.ts` (one). Not part of `npm test`: it takes minutes.
-// Surviving mutants known to change no behaviour are listed in MUTATION.md beside this file.
+// Surviving mutants known to change no behaviour are listed, with why, in stryker.survivors.md.
 
 /** Modules of pure logic whose every behaviour a unit test should pin down. */
 const coreModules = [
