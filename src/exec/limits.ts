@@ -19,6 +19,12 @@ export const READ_MAX_ANSWER_CHARS = 100_000
  * that the marker says "at least" rather than reading on through a giant line.
  */
 export const READ_MAX_CLIPPED_SCAN_BYTES = 1024 * 1024
+/**
+ * With a negative offset (lines from the end), `read` also counts the lines before the window,
+ * to number lines from the start, when they take at most this many bytes; past that it numbers
+ * them from the end rather than read the whole file.
+ */
+export const READ_TAIL_COUNT_MAX_BYTES = 8 * 1024 * 1024
 /** Bytes `read` asks the kernel for at a time while streaming a file. */
 export const READ_CHUNK_BYTES = 64 * 1024
 /** Leading bytes checked for a NUL byte to tell a binary file from text (git checks 8000). */
@@ -26,6 +32,11 @@ export const BINARY_SNIFF_BYTES = 8192
 
 /** The largest file `edit` changes, in bytes (the file is read whole, changed and rewritten). */
 export const EDIT_MAX_FILE_BYTES = 64 * 1024 * 1024
+/**
+ * Characters (UTF-16 units) of a file that a failed `edit` looks through for a place where
+ * old_text would match if whitespace were ignored; larger files get a plain "not found".
+ */
+export const EDIT_NEAR_MATCH_MAX_CHARS = 8 * 1024 * 1024
 /** Characters of unified diff an `edit` answer shows before it cuts the diff with a note. */
 export const EDIT_MAX_DIFF_CHARS = 20_000
 /**

@@ -3,6 +3,7 @@ import {McpServer} from '@modelcontextprotocol/server'
 import {escapeControls} from '../text-escape.js'
 import {AK_VERSION} from '../version.js'
 import {type Level, levelIncludes} from './level.js'
+import {advertisedInputSchema, parseToolInput} from './tool-input.js'
 import {toolErrorResult, toolSuccessResult} from './tool-result.js'
 import {EXEC_TOOLS} from './tools/index.js'
 import type {ExecConnection, ExecRuntime, ExecTool} from './tools/tool.js'
@@ -33,7 +34,8 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
       capabilities: {tools: {}},
       instructions:
         `${LEVEL_OFFERS[runtime.level]}, confined to the workspace ${runtime.workspace.root}. ` +
-        `Relative paths are resolved against it; paths outside it are refused.`,
+        `Relative paths are resolved against it; paths outside it are refused. ` +
+        `A tool refuses arguments it does not define, naming those it takes; whole numbers and true/false may be sent as strings.`,
     },
   )
   for (const tool of toolsForLevel(runtime.level)) registerExecTool(server, runtime, connection, tool)
@@ -46,21 +48,22 @@ function registerExecTool(server: McpServer, runtime: ExecRuntime, connection: E
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.inputSchema,
+      inputSchema: advertisedInputSchema(tool.inputSchema),
       ...(tool.outputSchema ? {outputSchema: tool.outputSchema} : {}),
       annotations: tool.annotations,
     },
     async (input: unknown, ctx) => {
       const started = performance.now()
-      const args = input as Record<string, unknown>
       let target = ''
       try {
+        const {input: args, ignored: ignoredArguments} = parseToolInput(tool, input)
         target = tool.describeTarget(args)
         const answer = await tool.run(args, {
           runtime,
           workspace: runtime.workspace,
           connection,
           signal: ctx.mcpReq.signal,
+          ignoredArguments,
         })
         runtime.log.info(logLine(tool.name, target, started, 'ok'))
         return toolSuccessResult(answer)

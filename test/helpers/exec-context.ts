@@ -1,4 +1,5 @@
 /** A tool context for calling AgentExec tools directly, without a transport. */
+import {parseToolInput} from '../../src/exec/tool-input.js'
 import {createExecConnection, createExecRuntime} from '../../src/exec/runtime.js'
 import type {ExecTool, ToolContext} from '../../src/exec/tools/tool.js'
 import {Workspace} from '../../src/exec/workspace.js'
@@ -12,6 +13,6 @@ export async function toolContext(dir: string): Promise<ToolContext> {
 
 /** Validates `args` with the tool's schema (as the server does) and runs it. */
 export async function runTool(tool: ExecTool, context: ToolContext, args: Record<string, unknown>): Promise<string> {
-  const input = tool.inputSchema.parse(args)
+  const {input} = parseToolInput(tool, args)
   return (await tool.run(input, context)).text
 }

@@ -179,6 +179,37 @@ for (const line of CLIENT_LINES) {
       })
     })
 
+    describe('read from the end (negative offset)', () => {
+      it('reads the last lines of a 300 MB log without scanning the file, numbering them from the end', async () => {
+        const big = inWs('huge.log')
+        await writeFile(big, 'start of log\n'.repeat(1000))
+        await truncate(big, 300 * 1024 ** 2)
+        await writeFile(big, Array.from({length: 8}, (_, index) => `entry ${index + 1}\n`).join(''), {flag: 'a'})
+        try {
+          const before = await bytesReadBy(client.pid)
+          const text = await ok('read', {path: 'huge.log', offset: -5})
+          const readBytes = (await bytesReadBy(client.pid)) - before
+          const lines = text.split('\n')
+          expect(lines.slice(0, 5)).to.deep.equal(['    -5\tentry 4', '    -4\tentry 5', '    -3\tentry 6', '    -2\tentry 7', '    -1\tentry 8'])
+          expect(lines[5]).to.match(/^\[Lines are numbered from the end \(-1 is the last line\)/)
+          expect(lines).to.have.length(6)
+          expect(readBytes).to.be.below(1024 * 1024)
+          const more = await ok('read', {path: 'huge.log', offset: -7, limit: 2})
+          expect(more.split('\n').slice(0, 3)).to.deep.equal(['    -7\tentry 2', '    -6\tentry 3', '[More lines follow. Shown: lines -7--6. Continue with offset=-5.]'])
+        } finally {
+          await rm(big)
+        }
+      })
+
+      it('numbers the last lines of a small file from its start', async () => {
+        await writeFile(inWs('small.log'), 'a\r\nb\r\nc\r\nd\r\n')
+        expect(await ok('read', {path: 'small.log', offset: -2})).to.equal('     3\tc\n     4\td')
+        expect(await ok('read', {path: 'small.log', offset: -10})).to.equal('     1\ta\n     2\tb\n     3\tc\n     4\td')
+        expect(await ok('read', {path: 'small.log', offset: '-1'})).to.equal('     4\td')
+        expect(await fails('read', {path: 'small.log', offset: 0})).to.match(/^offset must not be 0: lines count from 1/)
+      })
+    })
+
     describe('edit', () => {
       it('replaces one occurrence literally and answers with a unified diff', async () => {
         await writeFile(inWs('src', 'lit.js'), 'const price = cost\nexport {price}\n')
@@ -195,6 +226,24 @@ for (const line of CLIENT_LINES) {
         )
         expect(await readFile(inWs('src', 'many.txt'), 'utf8')).to.equal(content)
         expect(await fails('edit', {path: 'src/many.txt', old_text: '= 9', new_text: '= 2'})).to.contain('not found')
+      })
+
+      it('names a line with two occurrences once, with its count', async () => {
+        await writeFile(inWs('src', 'twice.txt'), 'x = x\ny\nx\n')
+        expect(await fails('edit', {path: 'src/twice.txt', old_text: 'x', new_text: 'z'})).to.contain('occurs 3 times (lines 1 (2 times), 3)')
+        expect(await ok('edit', {path: 'src/twice.txt', old_text: 'x', new_text: 'z', replace_all: true})).to.contain(
+          'replaced 3 occurrences (lines 1 (2 times), 3)',
+        )
+      })
+
+      it('says where old_text matches if whitespace is ignored, without applying it', async () => {
+        const content = 'def f():\n    if ready:\n        go()\n'
+        await writeFile(inWs('src', 'near.py'), content)
+        const text = await fails('edit', {path: 'src/near.py', old_text: 'if ready:\n    go()', new_text: 'if ready:\n    stop()'})
+        expect(text).to.match(/^old_text was not found in the file, but it matches lines 2-3 if whitespace is ignored/)
+        expect(await readFile(inWs('src', 'near.py'), 'utf8')).to.equal(content)
+        const read = await ok('read', {path: 'src/near.py', offset: 2, limit: 2})
+        expect(read).to.contain('    if ready:').and.contain('        go()')
       })
 
       it('replaces every occurrence with replace_all', async () => {
@@ -359,11 +408,11 @@ for (const line of CLIENT_LINES) {
       const cases: Array<[string, Record<string, unknown>, RegExp]> = [
         ['read', {path: 5}, /path/],
         ['read', {}, /path/],
-        ['read', {path: 'src/lines.txt', offset: -1}, /offset must be 1 or more/],
-        ['read', {path: 'src/lines.txt', offset: 0}, /offset must be 1 or more/],
+        ['read', {path: 'src/lines.txt', offset: 0}, /offset must not be 0/],
+        ['read', {path: 'src/lines.txt', offset: -1e300}, /offset must be -\d+ or more/],
         ['read', {path: 'src/lines.txt', offset: 2.5}, /offset must be a whole number/],
         ['read', {path: 'src/lines.txt', limit: 1e12}, new RegExp(`at most ${READ_MAX_LIMIT_LINES}`)],
-        ['read', {path: 'src/lines.txt', limit: '10'}, /limit must be a number/],
+        ['read', {path: 'src/lines.txt', limit: '10.5'}, /limit must be a number/],
         ['edit', {path: 'src/lines.txt', new_text: 'x'}, /old_text/],
         ['edit', {path: 'src/lines.txt', old_text: 'line 1', new_text: 7}, /new_text/],
         ['edit', {path: 'src/lines.txt', old_text: 'a', new_text: 'b', replace_all: 'yes'}, /replace_all/],

@@ -32,4 +32,13 @@ describe('ak exec serve and the shared flags', () => {
     expect(run.status).to.equal(0)
     expect(run.stderr).to.equal('')
   })
+
+  it('refuses an empty --workspace with exit 2 instead of serving the current folder', () => {
+    for (const args of [['--workspace', ''], ['--workspace='], ['-w', '']]) {
+      const run = spawnSync(process.execPath, [RUN_JS, 'exec', 'serve', ...args], {input: '', encoding: 'utf8', cwd: workspace})
+      expect(run.status, args.join(' ')).to.equal(2)
+      expect(run.stdout).to.equal('')
+      expect(run.stderr).to.contain('The workspace path is empty')
+    }
+  })
 })

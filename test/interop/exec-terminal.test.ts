@@ -191,6 +191,16 @@ for (const line of CLIENT_LINES) {
       expect(Number(match[1])).to.equal(48894 - 400)
     })
 
+    it('counts characters in code points, so 20000 emoji and a newline are 20001 characters', async () => {
+      const script = `process.stdout.write("\\u{1F600}".repeat(20000) + "\\n")`
+      const whole = await call(client, 'exec_command', {cmd: `'${process.execPath}' -e '${script}'`})
+      expect(whole.text).to.equal(`${'\u{1F600}'.repeat(20_000)}\n`)
+      const cut = await call(client, 'exec_command', {cmd: `'${process.execPath}' -e '${script}'`, max_output_tokens: 100})
+      const text = cut.text as string
+      expect(text).to.contain('\n[... 19601 characters (0 line breaks) cut from the middle of 20001;')
+      expect([...text.replace(/\n\[\.\.\..*\.\.\.\]\n/, '')]).to.have.length(400)
+    })
+
     it('accepts a session_id sent as a number and answers a clear error for an unknown one', async () => {
       const answer = await client.call('write_stdin', {session_id: 52328, chars: 'x'})
       expect(answer.isError).to.equal(true)

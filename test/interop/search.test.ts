@@ -84,6 +84,36 @@ for (const line of CLIENT_LINES) {
       expect(lines[5]).to.match(/^\[Stopped after 5 matching lines; more exist\. Narrow the search/)
     })
 
+    it('refuses a malformed glob, naming it and what is wrong, instead of matching nothing', async () => {
+      for (const [glob, problem] of [
+        ['[', /"\[" at character 1 starts a character class that has no closing "\]"/],
+        ['src/[a-', /"\[" at character 5/],
+        ['*.{ts', /"\{" at character 3 starts a group of alternatives/],
+      ] as const) {
+        const answer = await client.call('search', {query: 'TODO', glob})
+        expect(answer.isError, glob).to.equal(true)
+        expect(answer.text).to.contain(`Glob pattern ${JSON.stringify(glob)} is malformed: `)
+        expect(answer.text).to.match(problem)
+        expect((await client.call('search', {glob: [glob]})).isError).to.equal(true)
+      }
+    })
+
+    it('lists the paths of files matching glob when query is left out, with the ignore rules of search', async () => {
+      await writeFile(path.join(workspace, 'src', 'empty.ts'), '')
+      try {
+        const answer = await client.call('search', {glob: '**/*.ts'})
+        expect(answer.isError).to.equal(false)
+        expect(answer.text).to.equal('src/empty.ts\nsrc/main.ts\n[2 files match "**/*.ts" in the workspace.]')
+        const logs = await client.call('search', {glob: '*.log'})
+        expect(logs.text).to.match(/^No files match the glob "\*\.log" in the workspace/)
+        const neither = await client.call('search', {path: 'src'})
+        expect(neither.isError).to.equal(true)
+        expect(neither.text).to.match(/^search needs query \(the text to find\) or glob/)
+      } finally {
+        await rm(path.join(workspace, 'src', 'empty.ts'))
+      }
+    })
+
     it('answers bad input with clear tool errors and keeps serving', async () => {
       const invalid = await client.call('search', {query: 'foo(', regex: true})
       expect(invalid.isError).to.equal(true)

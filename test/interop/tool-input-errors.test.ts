@@ -1,9 +1,9 @@
 import {expect} from 'chai'
-import {mkdtemp, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {type TestClient, connectStdio} from '../helpers/clients.js'
+import {CLIENT_LINES, type TestClient, connectStdio} from '../helpers/clients.js'
 import {startStdioRelay} from '../helpers/stdio-relay.js'
 
 describe('tool input errors name the field and say what to pass', () => {
@@ -56,3 +56,62 @@ describe('tool input errors name the field and say what to pass', () => {
     })
   }
 })
+
+for (const line of CLIENT_LINES) {
+  describe(`tool arguments as models send them (${line})`, () => {
+    let workspace: string
+    let client: TestClient
+
+    before(async () => {
+      workspace = await mkdtemp(path.join(tmpdir(), 'ak-tool-args-'))
+      client = await connectStdio(line, ['exec', 'serve', '--level', 'terminal', '--workspace', workspace])
+    })
+    after(async () => {
+      await client?.close()
+      await rm(workspace, {recursive: true, force: true})
+    })
+
+    it('refuses an edit with an argument edit does not define, and leaves the file alone', async () => {
+      await writeFile(path.join(workspace, 'f.txt'), 'line1\nline2\n')
+      const answer = await client.call('edit', {path: 'f.txt', old_text: 'line2', new_text: 'CHANGED', dryRun: true})
+      expect(answer.isError).to.equal(true)
+      expect(answer.text).to.match(/^edit has no argument "dryRun", so the call did nothing\. Its arguments are: path, old_text, new_text, replace_all\./)
+      expect(await readFile(path.join(workspace, 'f.txt'), 'utf8')).to.equal('line1\nline2\n')
+    })
+
+    it('refuses read with tail, pointing to a negative offset', async () => {
+      const answer = await client.call('read', {path: 'f.txt', tail: 2})
+      expect(answer.isError).to.equal(true)
+      expect(answer.text).to.contain('Its arguments are: path, offset, limit.')
+      expect(answer.text).to.contain('negative offset')
+    })
+
+    it('accepts whole numbers and booleans sent as strings', async () => {
+      await writeFile(path.join(workspace, 'n.txt'), 'a\nb\nc\nd\ne\nf\ng\n')
+      const answer = await client.call('read', {path: 'n.txt', offset: '5', limit: '2'})
+      expect(answer.isError).to.equal(false)
+      expect(answer.text.split('\n').slice(0, 2)).to.deep.equal(['     5\te', '     6\tf'])
+      const search = await client.call('search', {query: 'E', path: 'n.txt', case_sensitive: 'false', max_results: '5'})
+      expect(search.text.split('\n')[0]).to.equal('n.txt:5:e')
+    })
+
+    it('puts each wrong field on its own line', async () => {
+      const answer = await client.call('read', {path: 'n.txt', offset: 'x', limit: 'y'})
+      expect(answer.isError).to.equal(true)
+      expect(answer.text).to.match(/offset must be a number: the first line to show[^\n]*\.\nlimit must be a number/)
+    })
+
+    it('runs exec_command with Codex\'s tty, shell and login, saying once that they had no effect', async () => {
+      const answer = await client.call('exec_command', {cmd: 'echo hi', tty: true, shell: '/bin/bash', login: true})
+      expect(answer.isError).to.equal(false)
+      // Codex shows its model only structuredContent, so the note is the first line of its text field.
+      const text = answer.structured?.text as string
+      expect(answer.structured).to.include({exit_code: 0})
+      expect(text).to.match(/^\[Note: tty, shell, login had no effect \(tty: commands run over pipes, never in a terminal; shell: [^\n]*\)\.\]\nhi\n$/)
+      expect(answer.text.match(/had no effect/g)).to.have.length(1)
+      expect(answer.text).to.match(/\ntext:\n\[Note: tty, shell, login had no effect/)
+      const plain = await client.call('exec_command', {cmd: 'echo hi'})
+      expect(plain.text).not.to.contain('had no effect')
+    })
+  })
+}

@@ -28,8 +28,8 @@ The file tools check that paths stay inside the workspace, but this is not a sec
     {description: 'Serve the current folder read-only over stdio', command: '<%= config.bin %> <%= command.id %>'},
     {description: 'Let an agent edit files in a project', command: '<%= config.bin %> <%= command.id %> --workspace ~/src/app --level files'},
     {
-      description: 'Serve over HTTP on a free loopback port (the URL is printed on stderr)',
-      command: `${TOKEN_ENV}=$(openssl rand -hex 32) <%= config.bin %> <%= command.id %> --http 127.0.0.1:0`,
+      description: `Serve over HTTP on a free loopback port, after "export ${TOKEN_ENV}=$(openssl rand -hex 32)" so that the client can be given the same token (the URL is printed on stderr)`,
+      command: '<%= config.bin %> <%= command.id %> --http 127.0.0.1:0',
     },
   ]
 

@@ -16,9 +16,9 @@
  * resolved without following swapped links at the last name, but a swap of a folder higher up,
  * at the right instant, is not detected (the README says so).
  */
-import {existsSync, constants as fsConstants} from 'node:fs'
+import {existsSync, constants as fsConstants, readlinkSync} from 'node:fs'
 import type {Stats} from 'node:fs'
-import {type FileHandle, open, readlink} from 'node:fs/promises'
+import {type FileHandle, open} from 'node:fs/promises'
 
 import {BadInputError, OutsideWorkspaceError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
@@ -44,14 +44,21 @@ export function descriptorPath(fd: number): string {
 }
 
 /**
- * Checks that the object open at `handle` lies inside the workspace (Linux), reading where its
- * descriptor points.
+ * The path that names the folder open at `fd` (real path `real`) and, with a name appended, its
+ * entries through the descriptor: `/proc/self/fd/N` on Linux, the real path elsewhere.
+ */
+export function folderBase(fd: number, real: Buffer): Buffer {
+  return CAN_VERIFY_DESCRIPTORS ? Buffer.from(descriptorPath(fd)) : real
+}
+
+/**
+ * Checks that the object open at `fd` lies inside the workspace (Linux), reading where its
+ * descriptor points (synchronously: reading a /proc link never waits on a disk).
  * @throws OutsideWorkspaceError naming `requested` when it does not.
  */
-export async function verifyOpened(workspace: Workspace, handle: FileHandle, requested: string): Promise<void> {
+export function verifyDescriptor(workspace: Workspace, fd: number, requested: string): void {
   if (!CAN_VERIFY_DESCRIPTORS) return
-  const where = await readlink(descriptorPath(handle.fd), {encoding: 'buffer'})
-  if (!workspace.isInside(where)) throw new OutsideWorkspaceError(requested)
+  if (!workspace.isInside(readlinkSync(descriptorPath(fd), {encoding: 'buffer'}))) throw new OutsideWorkspaceError(requested)
 }
 
 /** A regular file of the workspace, open for reading. Close `handle` when done. */
@@ -73,7 +80,7 @@ async function openVerified(workspace: Workspace, real: Buffer, flags: number, r
     throw explainFsError(error, requested, action)
   }
   try {
-    await verifyOpened(workspace, handle, requested)
+    verifyDescriptor(workspace, handle.fd, requested)
     return {handle, info: await handle.stat()}
   } catch (error) {
     await handle.close().catch(() => undefined)
@@ -110,7 +117,7 @@ export class ConfinedFolder {
     /** The folder's real path as bytes, when it was opened. */
     readonly real: Buffer,
   ) {
-    this.base = CAN_VERIFY_DESCRIPTORS ? Buffer.from(descriptorPath(handle.fd)) : real
+    this.base = folderBase(handle.fd, real)
   }
 
   /**

@@ -9,6 +9,8 @@
  */
 import {type StructuredPatch, type StructuredPatchHunk, formatPatch, structuredPatch} from 'diff'
 
+import {codePointCount, offsetAfterCodePoints} from '../code-points.js'
+
 import type {ChangedSpan} from './text-edit.js'
 
 /** Unchanged lines shown around each change, as `diff -u` and git show. */
@@ -174,15 +176,21 @@ function newFileHunks(after: string, maxChars: number): {hunks: StructuredPatchH
 export const DIFF_MAX_EDIT_LINES = 500
 
 /**
- * `line` cut to about DIFF_MAX_LINE_CHARS characters around offset `at` (a quarter of the
- * window before it), with a note on each side saying how many characters were left out.
+ * `line` cut to about DIFF_MAX_LINE_CHARS characters (code points) around UTF-16 offset `at` (a
+ * quarter of the window before it), with a note on each side saying how many characters were
+ * left out. A surrogate pair is never split.
  */
 export function clipLine(line: string, at: number): string {
   if (line.length <= DIFF_MAX_LINE_CHARS) return line
-  const from = Math.max(0, Math.min(at - Math.floor(DIFF_MAX_LINE_CHARS / 4), line.length - DIFF_MAX_LINE_CHARS))
-  const to = Math.min(line.length, from + DIFF_MAX_LINE_CHARS)
-  const head = from > 0 ? `[${from} characters clipped]…` : ''
-  const tail = to < line.length ? `…[${line.length - to} characters clipped]` : ''
+  const total = codePointCount(line)
+  if (total <= DIFF_MAX_LINE_CHARS) return line
+  const atChars = codePointCount(line, 0, Math.min(at, line.length))
+  const fromChars = Math.max(0, Math.min(atChars - Math.floor(DIFF_MAX_LINE_CHARS / 4), total - DIFF_MAX_LINE_CHARS))
+  const toChars = Math.min(total, fromChars + DIFF_MAX_LINE_CHARS)
+  const from = offsetAfterCodePoints(line, fromChars)
+  const to = from + offsetAfterCodePoints(line.slice(from), toChars - fromChars)
+  const head = fromChars > 0 ? `[${fromChars} characters clipped]…` : ''
+  const tail = toChars < total ? `…[${total - toChars} characters clipped]` : ''
   return `${head}${line.slice(from, to)}${tail}`
 }
 
@@ -375,15 +383,16 @@ function editHunks(before: string, after: string, spans: ChangedSpan[], maxChars
 }
 
 /**
- * `text` cut at a line boundary to at most `maxChars` characters, with a note when it was cut
- * or when `isCut` says parts were already left out.
+ * `text` cut at a line boundary to at most `maxChars` characters (code points), with a note when
+ * it was cut or when `isCut` says parts were already left out.
  */
 export function capText(text: string, maxChars: number, isCut = false): string {
   let kept = text
-  if (text.length > maxChars) {
-    const cut = text.lastIndexOf('\n', maxChars)
-    kept = text.slice(0, cut > 0 ? cut : maxChars)
+  if (text.length > maxChars && codePointCount(text) > maxChars) {
+    const limit = offsetAfterCodePoints(text, maxChars)
+    const cut = text.lastIndexOf('\n', limit)
+    kept = text.slice(0, cut > 0 ? cut : limit)
   }
   if (kept.length === text.length && !isCut) return text
-  return `${kept}\n[Diff cut after ${kept.length} characters: the rest is not shown. Read the file to see the result.]`
+  return `${kept}\n[Diff cut after ${codePointCount(kept)} characters: the rest is not shown. Read the file to see the result.]`
 }

@@ -5,6 +5,8 @@
  * so the caller stops reading the file. No I/O here, so chunk boundaries can be tested at will.
  */
 
+import {codePointCount} from '../code-points.js'
+
 const NEWLINE = 0x0a
 const CARRIAGE_RETURN = 0x0d
 /** Columns the line number is right-aligned in, as `cat -n` does. */
@@ -55,11 +57,11 @@ export interface LineWindowOptions {
   maxClippedScanBytes: number
 }
 
-/** Length in characters of one formatted line of the answer, newline included. */
+/** Length in characters (code points) of one formatted line of the answer, newline included. */
 export function formatLineLength(line: WindowLine): number {
   // Counted rather than formatted: this runs for every line of the window.
   const marker = line.cutChars > 0 || line.cutIsLowerBound ? clipMarker(line).length : 0
-  return Math.max(LINE_NUMBER_COLUMNS, String(line.number).length) + 1 + line.text.length + marker + 1
+  return Math.max(LINE_NUMBER_COLUMNS, String(line.number).length) + 1 + codePointCount(line.text) + marker + 1
 }
 
 /** One line as `cat -n` shows it: the number right-aligned in six columns, a tab, the text. */

@@ -4,6 +4,7 @@
  * endings. The tool (src/exec/tools/edit.ts) reads and writes the file around this.
  */
 import {BadInputError} from '../../errors.js'
+import {EDIT_NEAR_MATCH_MAX_CHARS} from '../limits.js'
 
 const BOM = '\uFEFF'
 
@@ -114,13 +115,90 @@ function crlfAtOccurrences(body: string): (start: number) => boolean {
   }
 }
 
+/** Distinct lines a message names before it only counts the rest. */
+const MAX_NAMED_LINES = 20
+
+/** Near matches (ignoring whitespace) a failed edit names at most. */
+const MAX_NAMED_NEAR_MATCHES = 5
+
 /**
- * Line numbers for a message: the first 20, then how many more.
- * @param total how many there are in all (`lines` may hold only the first ones)
+ * The lines of a set of occurrences for a message, each line once with its count:
+ * "line 4", "lines 1 (2 times), 7", and past MAX_NAMED_LINES lines "…, and 31 more occurrences".
+ * @param lines the 1-based line of each occurrence, ascending (possibly only the first ones)
+ * @param total how many occurrences there are in all
  */
-export function listLines(lines: number[], total = lines.length): string {
-  const shown = lines.slice(0, 20).join(', ')
-  return total > 20 ? `${shown}, and ${total - 20} more` : shown
+export function describeLines(lines: readonly number[], total = lines.length): string {
+  const groups: Array<{line: number; count: number}> = []
+  for (const line of lines) {
+    const last = groups.at(-1)
+    if (last?.line === line) last.count++
+    else groups.push({line, count: 1})
+  }
+  const shown = groups.slice(0, MAX_NAMED_LINES)
+  const rest = total - shown.reduce((sum, group) => sum + group.count, 0)
+  const text = shown.map(({line, count}) => (count > 1 ? `${line} (${count} times)` : String(line))).join(', ')
+  const more = rest > 0 ? `, and ${rest} more ${rest === 1 ? 'occurrence' : 'occurrences'}` : ''
+  return `${shown.length === 1 && rest === 0 ? 'line' : 'lines'} ${text}${more}`
+}
+
+/**
+ * Where `oldText` would match `body` if whitespace were ignored (as `diff -w` ignores it):
+ * the first and last line of up to MAX_NAMED_NEAR_MATCHES such places. Empty when `oldText`
+ * is only whitespace, or when `body` is longer than EDIT_NEAR_MATCH_MAX_CHARS (the search
+ * would cost more than the hint is worth). Used to explain a failed edit, never to apply one.
+ * Both texts are compared with their whitespace removed, by plain `indexOf`, so the cost is
+ * linear in practice whatever `oldText` holds (a regex with `\s*` between characters could
+ * take the product of both lengths).
+ */
+export function whitespaceNearMatches(body: string, oldText: string): Array<{first: number; last: number}> {
+  const needle = oldText.replace(/\s+/g, '')
+  if (needle === '' || body.length > EDIT_NEAR_MATCH_MAX_CHARS) return []
+  // The body without whitespace, and where each line's text starts in it.
+  const lineStarts: number[] = []
+  const parts: string[] = []
+  let compactLength = 0
+  for (let lineStart = 0; lineStart <= body.length; ) {
+    let lineEnd = body.indexOf('\n', lineStart)
+    if (lineEnd === -1) lineEnd = body.length
+    const compact = body.slice(lineStart, lineEnd).replace(/\s+/g, '')
+    lineStarts.push(compactLength)
+    parts.push(compact)
+    compactLength += compact.length
+    lineStart = lineEnd + 1
+  }
+  const compact = parts.join('')
+  /** 1-based line of the character at `position` of `compact`: the last line starting at or before it. */
+  const lineOf = (position: number): number => {
+    let low = 0
+    let high = lineStarts.length - 1
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2)
+      if ((lineStarts[middle] as number) <= position) low = middle
+      else high = middle - 1
+    }
+    return low + 1
+  }
+  const found: Array<{first: number; last: number}> = []
+  for (let at = compact.indexOf(needle); at !== -1 && found.length < MAX_NAMED_NEAR_MATCHES; at = compact.indexOf(needle, at + needle.length)) {
+    found.push({first: lineOf(at), last: lineOf(at + needle.length - 1)})
+  }
+  return found
+}
+
+function notFoundError(body: string, oldText: string): BadInputError {
+  const near = whitespaceNearMatches(body, oldText)
+  if (near.length === 0) {
+    return new BadInputError(
+      'old_text was not found in the file. Read the file again and copy the text exactly, including ' +
+        'whitespace and indentation (without the line numbers read adds).',
+    )
+  }
+  const places = near.map(({first, last}) => (first === last ? String(first) : `${first}-${last}`))
+  const where = `${near.length === 1 && near[0]?.first === near[0]?.last ? 'line' : 'lines'} ${places.join(', ')}`
+  return new BadInputError(
+    `old_text was not found in the file, but it matches ${where} if whitespace is ignored (indentation, tabs, ` +
+      'spaces or line breaks differ). Nothing was changed. Read those lines and copy old_text exactly as they are.',
+  )
 }
 
 /**
@@ -186,15 +264,10 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
     written += replacement.length
     position = end
   })
-  if (count === 0) {
-    throw new BadInputError(
-      'old_text was not found in the file. Read the file again and copy the text exactly, including ' +
-        'whitespace and indentation (without the line numbers read adds).',
-    )
-  }
+  if (count === 0) throw notFoundError(body, oldText)
   if (count > 1 && !replaceAll) {
     throw new BadInputError(
-      `old_text occurs ${count} times (lines ${listLines(lines, count)}). Add surrounding lines to old_text ` +
+      `old_text occurs ${count} times (${describeLines(lines, count)}). Add surrounding lines to old_text ` +
         'so that it occurs once, or set replace_all to replace every occurrence.',
     )
   }

@@ -1,4 +1,5 @@
 import {SEARCH_MAX_FILE_BYTES, SEARCH_MAX_RESULTS} from '../limits.js'
+import type {FileListOutcome} from './list-files.js'
 import type {QueryInput} from './query.js'
 import type {SearchOutcome} from './run-search.js'
 
@@ -47,4 +48,22 @@ export function formatSearchAnswer(outcome: SearchOutcome, query: QueryInput, op
 function describeQuery(query: QueryInput): string {
   const modes = [query.isRegex ? 'regex' : '', query.isCaseSensitive ? '' : 'ignoring case'].filter(Boolean)
   return `${JSON.stringify(query.query)}${modes.length > 0 ? ` (${modes.join(', ')})` : ''}`
+}
+
+/**
+ * The text of a `search` answer without a query: one workspace-relative path per line, then a
+ * note in brackets (how many matched, or that the cap cut the list and how to narrow it). When
+ * no file matches, one line says so. Pure, for testing.
+ */
+export function formatFileListAnswer(outcome: FileListOutcome, globs: readonly string[]): string {
+  const where = outcome.target === '.' ? 'the workspace' : `"${outcome.target}"`
+  const patterns = globs.map((glob) => JSON.stringify(glob)).join(', ')
+  const count = outcome.paths.length
+  if (count === 0) {
+    return `No files match ${globs.length === 1 ? 'the glob' : 'the globs'} ${patterns} in ${where} (ignored files, .git and node_modules are not listed).`
+  }
+  const note = outcome.isCut
+    ? `[Stopped after ${count} paths; more files match. Narrow the glob or the path, or raise max_results (at most ${SEARCH_MAX_RESULTS}).]`
+    : `[${count} ${count === 1 ? 'file matches' : 'files match'} ${patterns} in ${where}.]`
+  return [...outcome.paths, note].join('\n')
 }

@@ -16,8 +16,9 @@ export const SEARCH_MAX_GLOB_CHARS = 4096
  * matches the whole relative path (`src/**`, `test/*.ts`). A pattern starting with `!`
  * excludes. A file passes when it matches at least one include pattern (or there are none) and
  * no exclude pattern. Dotfiles match like any other name. Syntax: picomatch (`*`, `**`, `?`,
- * `[abc]`, `{a,b}`).
- * @throws BadInputError for an empty pattern, one longer than SEARCH_MAX_GLOB_CHARS, or too many of them.
+ * `[abc]`, `{a,b}`, `\\` escapes the next character).
+ * @throws BadInputError for an empty or malformed pattern (see `globSyntaxError`), one longer
+ *   than SEARCH_MAX_GLOB_CHARS, or too many of them.
  */
 export function createGlobFilter(patterns: readonly string[]): (relative: string) => boolean {
   if (patterns.length > SEARCH_MAX_GLOBS) {
@@ -36,11 +37,65 @@ export function createGlobFilter(patterns: readonly string[]): (relative: string
         `A glob pattern has ${raw.length} characters; a pattern may have at most ${SEARCH_MAX_GLOB_CHARS}. Use a shorter glob, such as "*.ts" or "src/**".`,
       )
     }
+    const problem = globSyntaxError(pattern)
+    if (problem) throw new BadInputError(`Glob pattern ${JSON.stringify(raw)} is malformed: ${problem}.`)
     ;(isExclude ? excludes : includes).push(pattern)
   }
   const isIncluded = includes.length > 0 ? anyOf(includes) : () => true
   const isExcluded = anyOf(excludes)
   return (relative) => isIncluded(relative) && !isExcluded(relative)
+}
+
+/**
+ * What is wrong with a glob's syntax, or undefined when it is well formed: a `[` without its
+ * `]`, a `{` without its `}`, a `(` without its `)`, or a lone `\\` at the end. picomatch reads
+ * such a pattern as literal text, which would silently match nothing; ripgrep refuses the same
+ * patterns ("unclosed character class", "unclosed alternate group").
+ */
+export function globSyntaxError(pattern: string): string | undefined {
+  const open: Array<{character: string; at: number}> = []
+  const closing: Record<string, string> = {'{': '}', '(': ')'}
+  for (let index = 0; index < pattern.length; index++) {
+    const character = pattern[index] as string
+    if (character === '\\') {
+      if (index === pattern.length - 1) return 'it ends with a "\\" that escapes nothing (write "\\\\" to match a backslash)'
+      index++
+    } else if (character === '[') {
+      const end = classEnd(pattern, index)
+      if (end === -1) {
+        return `the "[" at character ${index + 1} starts a character class that has no closing "]" (write "\\[" to match a "[" itself)`
+      }
+      index = end
+    } else if (character === '{' || character === '(') {
+      open.push({character, at: index})
+    } else if ((character === '}' || character === ')') && open.at(-1) && closing[open.at(-1)?.character as string] === character) {
+      open.pop()
+    }
+  }
+  const unclosed = open[0]
+  if (unclosed) {
+    const what = unclosed.character === '{' ? 'a group of alternatives ({a,b})' : 'a group'
+    return (
+      `the "${unclosed.character}" at character ${unclosed.at + 1} starts ${what} that has no closing ` +
+      `"${closing[unclosed.character]}" (write "\\${unclosed.character}" to match a "${unclosed.character}" itself)`
+    )
+  }
+  return undefined
+}
+
+/** The index of the `]` closing the class opened at `start`, or -1 (`[]a]` and `[!]a]` hold a `]`). */
+function classEnd(pattern: string, start: number): number {
+  let index = start + 1
+  if (pattern[index] === '!' || pattern[index] === '^') index++
+  if (pattern[index] === ']') index++
+  for (; index < pattern.length; index++) {
+    if (pattern[index] === '\\') index++
+    else if (pattern[index] === '[' && pattern[index + 1] === ':') {
+      const end = pattern.indexOf(':]', index + 2)
+      if (end !== -1) index = end + 1
+    } else if (pattern[index] === ']') return index
+  }
+  return -1
 }
 
 /**

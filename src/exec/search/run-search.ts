@@ -2,7 +2,7 @@ import {open} from 'node:fs/promises'
 
 import {BadInputError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
-import {FILE_OPEN_FLAGS, verifyOpened} from '../files/confined-open.js'
+import {FILE_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
 import {explainFsError} from '../files/fs-errors.js'
 import {BINARY_SNIFF_BYTES, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
 import {joinBytes, type ResolvedPath, type Workspace} from '../workspace.js'
@@ -80,7 +80,7 @@ export async function runSearch(options: {
   if (!info.isFile() && !info.isDirectory()) {
     throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a file. Pass a folder to search.`)
   }
-  const targetBytes = target.real.subarray(workspace.rootBytes.length + (workspace.rootBytes.length === 1 ? 0 : 1))
+  const targetBytes = relativeBytes(workspace, target)
   const scanBase: Omit<ScanRequest, 'files'> = {
     query,
     maxMatches: request.maxResults + 1,
@@ -174,16 +174,21 @@ export async function runSearch(options: {
   return outcome
 }
 
+/** The workspace-relative path of `target` as bytes (empty for the root), as `walkFiles` takes it. */
+export function relativeBytes(workspace: Workspace, target: ResolvedPath): Buffer {
+  return target.real.subarray(workspace.rootBytes.length + (workspace.rootBytes.length === 1 ? 0 : 1))
+}
+
 /**
  * The `fstat` of the resolved search target, opened without following a link or blocking and
  * verified inside the workspace.
  */
-async function statVerified(workspace: Workspace, target: ResolvedPath, requested: string) {
+export async function statVerified(workspace: Workspace, target: ResolvedPath, requested: string) {
   const handle = await open(target.real, FILE_OPEN_FLAGS).catch((error: unknown) => {
     throw explainFsError(error, requested)
   })
   try {
-    await verifyOpened(workspace, handle, requested)
+    verifyDescriptor(workspace, handle.fd, requested)
     return await handle.stat()
   } finally {
     await handle.close()

@@ -19,8 +19,9 @@ export interface ScanRequest {
   /** Absolute real paths of regular files, as bytes. */
   files: Uint8Array[]
   /**
-   * The workspace root as bytes: a file whose open descriptor (`/proc/self/fd/N`, on Linux) does
-   * not lie at or below it was reached through a swapped link and is skipped as unreadable.
+   * The workspace root as bytes. Before the lines of a file are returned, its open descriptor
+   * (`/proc/self/fd/N`, on Linux) must lie at or below it: a file reached through a folder swapped
+   * for a link to the outside is dropped as unreadable, and none of its lines leave the worker.
    */
   root: Uint8Array
   query: ScanQuery
@@ -65,7 +66,8 @@ export interface Scanner {
  * Each file is opened once without following a symlink (`O_NOFOLLOW`, so a file swapped for a
  * link after the walk is not read through it) and without blocking (`O_NONBLOCK`, so a file
  * swapped for a FIFO cannot hang the worker), checked with `fstat`, and read whole into a reused
- * buffer. Literal queries search the bytes with `Buffer.indexOf`, so files without a match are
+ * buffer. A file with matching lines is kept only if its descriptor lies inside the root (see
+ * `ScanRequest.root`). Literal queries search the bytes with `Buffer.indexOf`, so files without a match are
  * never decoded; regexes run once over the decoded file (not line by line), and each candidate
  * line is confirmed with the regex on that line alone, so matches keep per-line semantics.
  */
@@ -73,6 +75,11 @@ export function createScanner(): Scanner {
   const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
   const openFlags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
   const NEWLINE = 10
+  const CARRIAGE_RETURN = 13
+  /** A UTF-8 byte order mark: read hides it, so search sees line 1 without it too. */
+  const BOM = Buffer.from([0xef, 0xbb, 0xbf])
+  /** Lookarounds can see past a line's end in the whole text, so such regexes run line by line. */
+  const LOOKAROUND = /\(\?<?[=!]/
   const SLASH = 0x2f
   // Where a descriptor can name its object (see src/exec/files/confined-open.ts).
   const canVerify = process.platform === 'linux' && fs.existsSync('/proc/self/fd')
@@ -85,7 +92,7 @@ export function createScanner(): Scanner {
   const FIRST_READ_BYTES = 256 * 1024
   let scratch = Buffer.allocUnsafe(FIRST_READ_BYTES)
   let compiledKey = ''
-  let compiled: {needle?: Buffer; whole?: RegExp; line?: RegExp} = {}
+  let compiled: {needle?: Buffer; whole?: RegExp; line?: RegExp; isLineByLine?: boolean} = {}
 
   function compile(query: ScanQuery): void {
     const key = query.kind === 'literal' ? `l:${query.text}` : `r:${query.flags}:${query.source}`
@@ -93,21 +100,37 @@ export function createScanner(): Scanner {
     compiled =
       query.kind === 'literal'
         ? {needle: Buffer.from(query.text, 'utf8')}
-        : {whole: new RegExp(query.source, `${query.flags}gm`), line: new RegExp(query.source, query.flags)}
+        : {
+            whole: new RegExp(query.source, `${query.flags}gm`),
+            line: new RegExp(query.source, query.flags),
+            isLineByLine: LOOKAROUND.test(query.source),
+          }
     compiledKey = key
   }
 
-  /** Reads a regular file into the scratch buffer; a string says why it was skipped. */
-  function readFile(file: Uint8Array, request: ScanRequest): Buffer | 'binary' | 'too-large' | 'unreadable' {
-    let fd: number
+  /** Opens a file without following a link or blocking; undefined when it cannot be opened. */
+  function openFile(file: Uint8Array): number | undefined {
     try {
       // A Buffer sent to a worker arrives as a plain Uint8Array; fs wants a Buffer.
-      fd = fs.openSync(Buffer.from(file.buffer, file.byteOffset, file.byteLength), openFlags)
+      return fs.openSync(Buffer.from(file.buffer, file.byteOffset, file.byteLength), openFlags)
     } catch {
-      return 'unreadable'
+      return undefined
     }
+  }
+
+  /** Whether the object open at `fd` lies at or below `root` (always true where that cannot be told). */
+  function isOpenedInside(fd: number, root: Uint8Array): boolean {
+    if (!canVerify) return true
     try {
-      if (canVerify && !isInside(fs.readlinkSync(`/proc/self/fd/${fd}`, {encoding: 'buffer'}), request.root)) return 'unreadable'
+      return isInside(fs.readlinkSync(`/proc/self/fd/${fd}`, {encoding: 'buffer'}), root)
+    } catch {
+      return false
+    }
+  }
+
+  /** Reads the regular file open at `fd` into the scratch buffer; a string says why it was skipped. */
+  function readFile(fd: number, request: ScanRequest): Buffer | 'binary' | 'too-large' | 'unreadable' {
+    try {
       // One read covers most files. A short read of a regular file means end of file, so small
       // files cost open, read and close, without an fstat; only a file that fills the first
       // chunk is checked and sized (and a large binary is never read past that chunk).
@@ -130,24 +153,35 @@ export function createScanner(): Scanner {
       return scratch.subarray(0, filled)
     } catch {
       return 'unreadable'
-    } finally {
-      fs.closeSync(fd)
     }
   }
 
   /**
-   * Clips `text` to `max` characters around `column`, never splitting a surrogate pair.
-   * `cutBefore`/`cutAfter` say that `text` is already a window of a longer line.
+   * Clips `text` to `max` characters (code points) around the one at UTF-16 offset `column`,
+   * never splitting a surrogate pair. `cutBefore`/`cutAfter` say that `text` is already a window
+   * of a longer line.
    */
   function clip(text: string, column: number, max: number, cutBefore = false, cutAfter = false): string {
-    if (text.length <= max && !cutBefore && !cutAfter) return text
-    let start = Math.max(0, Math.min(column - Math.floor(max / 4), text.length - max))
-    let end = Math.min(text.length, start + max)
-    if (start > 0 && isLowSurrogate(text.charCodeAt(start))) start++
-    if (end < text.length && isLowSurrogate(text.charCodeAt(end))) end--
-    const head = cutBefore || start > 0 ? '…' : ''
-    const tail = cutAfter || end < text.length ? '…' : ''
-    return `${head}${text.slice(start, end)}${tail} [line clipped to ${max} characters]`
+    if (!cutBefore && !cutAfter && (text.length <= max || codePoints(text, 0, text.length) <= max)) return text
+    // A code point takes at most two UTF-16 units, so this window holds `max` characters around the column.
+    let from = Math.max(0, column - 2 * max)
+    let to = Math.min(text.length, column + 2 * max)
+    if (from > 0 && isLowSurrogate(text.charCodeAt(from))) from++
+    if (to < text.length && isLowSurrogate(text.charCodeAt(to))) to--
+    const characters = Array.from(text.slice(from, to))
+    const at = codePoints(text, from, column)
+    const start = Math.max(0, Math.min(at - Math.floor(max / 4), characters.length - max))
+    const end = Math.min(characters.length, start + max)
+    const head = cutBefore || from > 0 || start > 0 ? '…' : ''
+    const tail = cutAfter || to < text.length || end < characters.length ? '…' : ''
+    return `${head}${characters.slice(start, end).join('')}${tail} [line clipped to ${max} characters]`
+  }
+
+  /** Code points in `text` from `start` to `end` (UTF-16 offsets). */
+  function codePoints(text: string, start: number, end: number): number {
+    let count = 0
+    for (let index = start; index < end; index++) if (!isLowSurrogate(text.charCodeAt(index))) count++
+    return count
   }
 
   function isLowSurrogate(code: number): boolean {
@@ -156,6 +190,11 @@ export function createScanner(): Scanner {
 
   function withoutCarriageReturn(text: string): string {
     return text.endsWith('\r') ? text.slice(0, -1) : text
+  }
+
+  /** Where the text of the line `[lineStart, lineEnd)` ends: before a trailing `\r`, as read shows it. */
+  function contentEnd(bytes: Buffer, lineStart: number, lineEnd: number): number {
+    return lineEnd > lineStart && bytes[lineEnd - 1] === CARRIAGE_RETURN ? lineEnd - 1 : lineEnd
   }
 
   /**
@@ -178,10 +217,14 @@ export function createScanner(): Scanner {
     return clip(window, bytes.toString('utf8', from, matchAt).length, max, from > lineStart, to < lineEnd)
   }
 
-  function scanLiteral(bytes: Buffer, needle: Buffer, fileIndex: number, request: ScanRequest, out: ScanMatch[]): void {
+  /**
+   * Literal search over the bytes from `start` (past a BOM). An occurrence counts only when it
+   * lies within a line's text, before its line break (`\n`, or `\r\n`).
+   */
+  function scanLiteral(bytes: Buffer, start: number, needle: Buffer, fileIndex: number, request: ScanRequest, out: ScanMatch[]): void {
     let lineNumber = 1
-    let lineStart = 0
-    let from = 0
+    let lineStart = start
+    let from = start
     while (out.length < request.maxMatches) {
       const at = bytes.indexOf(needle, from)
       if (at === -1) return
@@ -192,19 +235,49 @@ export function createScanner(): Scanner {
         lineEnd = bytes.indexOf(NEWLINE, lineStart)
       }
       if (lineEnd === -1) lineEnd = bytes.length
+      if (at + needle.length > contentEnd(bytes, lineStart, lineEnd)) {
+        // The occurrence runs into the line break: look further along this line.
+        from = at + 1
+        continue
+      }
       out.push([fileIndex, lineNumber, lineFromBytes(bytes, lineStart, lineEnd, at, request.maxLineChars)])
       from = lineEnd + 1
     }
   }
 
-  function scanRegex(bytes: Buffer, whole: RegExp, line: RegExp, fileIndex: number, request: ScanRequest, out: ScanMatch[]): void {
-    const text = bytes.toString('utf8')
+  /**
+   * Regex search over the decoded text. Each line is matched without its line break, so `$`
+   * matches before `\r\n` as before `\n`. The regex first runs over the whole text (fast on
+   * files without a match) and each candidate line is confirmed with the regex on that line
+   * alone; a regex with a lookaround runs line by line instead, since in the whole text it
+   * could see past a line's end and miss.
+   */
+  function scanRegex(text: string, fileIndex: number, request: ScanRequest, out: ScanMatch[]): void {
+    const line = compiled.line as RegExp
+    const whole = compiled.whole as RegExp
     let lineNumber = 1
     let lineStart = 0
+    const confirm = (lineEnd: number): void => {
+      const lineText = withoutCarriageReturn(text.slice(lineStart, lineEnd))
+      line.lastIndex = 0
+      const confirmed = line.exec(lineText)
+      if (confirmed) out.push([fileIndex, lineNumber, clip(lineText, confirmed.index, request.maxLineChars)])
+    }
+    if (compiled.isLineByLine) {
+      while (out.length < request.maxMatches && lineStart <= text.length) {
+        let lineEnd = text.indexOf('\n', lineStart)
+        if (lineEnd === -1) lineEnd = text.length
+        if (lineEnd > lineStart || lineEnd < text.length) confirm(lineEnd)
+        lineNumber++
+        lineStart = lineEnd + 1
+      }
+      return
+    }
     whole.lastIndex = 0
     while (out.length < request.maxMatches && whole.lastIndex <= text.length) {
       const match = whole.exec(text)
-      if (!match) return
+      // An empty match after the last line break is not on a line (a file "a\n" has one line).
+      if (!match || (match.index === text.length && (text.length === 0 || text.endsWith('\n')))) return
       let lineEnd = text.indexOf('\n', lineStart)
       while (lineEnd !== -1 && lineEnd < match.index) {
         lineNumber++
@@ -212,11 +285,8 @@ export function createScanner(): Scanner {
         lineEnd = text.indexOf('\n', lineStart)
       }
       if (lineEnd === -1) lineEnd = text.length
-      const lineText = text.slice(lineStart, lineEnd)
       // The whole-text match may span lines or lean on the next line; confirm it on this line alone.
-      line.lastIndex = 0
-      const confirmed = line.exec(lineText)
-      if (confirmed) out.push([fileIndex, lineNumber, clip(withoutCarriageReturn(lineText), confirmed.index, request.maxLineChars)])
+      confirm(lineEnd)
       whole.lastIndex = lineEnd + 1
     }
   }
@@ -230,14 +300,32 @@ export function createScanner(): Scanner {
           result.stoppedEarly = true
           break
         }
-        const contents = readFile(request.files[index] as Uint8Array, request)
-        if (contents === 'binary') result.binaryFiles++
-        else if (contents === 'too-large') result.tooLarge.push(index)
-        else if (contents === 'unreadable') result.unreadable++
-        else {
-          result.filesSearched++
-          if (compiled.needle) scanLiteral(contents, compiled.needle, index, request, result.matches)
-          else scanRegex(contents, compiled.whole as RegExp, compiled.line as RegExp, index, request, result.matches)
+        const fd = openFile(request.files[index] as Uint8Array)
+        if (fd === undefined) {
+          result.unreadable++
+          continue
+        }
+        try {
+          const contents = readFile(fd, request)
+          if (contents === 'binary') result.binaryFiles++
+          else if (contents === 'too-large') result.tooLarge.push(index)
+          else if (contents === 'unreadable') result.unreadable++
+          else {
+            const before = result.matches.length
+            const start = contents.subarray(0, BOM.length).equals(BOM) ? BOM.length : 0
+            if (compiled.needle) scanLiteral(contents, start, compiled.needle, index, request, result.matches)
+            else scanRegex(contents.toString('utf8', start), index, request, result.matches)
+            // Checked only for files with matching lines (a cheap check, but one per file adds up):
+            // what was read leaves the worker only if the object read lies inside.
+            if (result.matches.length > before && !isOpenedInside(fd, request.root)) {
+              result.matches.length = before
+              result.unreadable++
+            } else {
+              result.filesSearched++
+            }
+          }
+        } finally {
+          fs.closeSync(fd)
         }
       }
       return result

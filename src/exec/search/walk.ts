@@ -1,9 +1,11 @@
 import type {Dirent} from 'node:fs'
-import {lstat, open, readdir} from 'node:fs/promises'
+import {closeSync, openSync} from 'node:fs'
+import {open, readdir} from 'node:fs/promises'
 
 import {displayName} from '../display-name.js'
-import {CAN_VERIFY_DESCRIPTORS, FILE_OPEN_FLAGS, FOLDER_OPEN_FLAGS, descriptorPath, verifyOpened} from '../files/confined-open.js'
+import {FILE_OPEN_FLAGS, FOLDER_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
 import {joinBytes, type Workspace} from '../workspace.js'
+import {FolderLease} from './folder-lease.js'
 import {IgnoreRules} from './ignore-rules.js'
 
 /** Folder names never searched, at any depth, whatever the ignore files say. */
@@ -12,7 +14,12 @@ export const ALWAYS_SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'nod
 /** Largest ignore file read (bytes); a larger one is read up to this size. */
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024
 
-/** One file the walk found. */
+const GIT = Buffer.from('.git')
+const INFO = Buffer.from('info')
+const EXCLUDE = Buffer.from('exclude')
+const GITIGNORE = Buffer.from('.gitignore')
+
+/** One file the walk found: its workspace-relative path as bytes and in the display form. */
 export interface WalkedFile {
   /** Workspace-relative path as bytes (`/` separators): what to open, below the root. */
   bytes: Buffer
@@ -27,9 +34,11 @@ export interface WalkedFile {
  *
  * Names are bytes from start to end (DESIGN §4.2): a folder is listed and re-entered by the bytes
  * of its name, never by a decoded form, so a name that is not valid UTF-8 can neither vanish nor
- * lead somewhere else. Each folder is opened without following a symlink, verified inside the
- * workspace through its descriptor (see confined-open.ts) and listed through that descriptor,
- * so a folder swapped for a link to the outside is not walked.
+ * lead somewhere else. The walk never opens a folder by a path from the root: it opens the root
+ * (verified inside through its descriptor, see confined-open.ts), and every folder below through
+ * its parent folder's descriptor without following a symlink, so a folder swapped for a link to
+ * the outside is not walked. (The files it yields are opened by path; the scanner checks the
+ * descriptor of every file whose lines it returns, see scanner.ts.)
  *
  * Skipped: whatever the `.gitignore` files of the workspace (nested ones included) and
  * `.git/info/exclude` ignore (see `IgnoreRules`), matched against the display form; `.git` and
@@ -51,43 +60,67 @@ export async function* walkFiles(
   start: Buffer,
   mayContain?: (folder: string) => boolean,
 ): AsyncGenerator<WalkedFile[]> {
-  const reader = new FolderReader(workspace)
+  const above = await rulesAbove(workspace, start)
+  if (!above) return
+  const reader = new FolderReader()
   const first: WalkedFile = {bytes: start, shown: start.length === 0 ? '' : displayName(start)}
-  const stack: PendingFolder[] = [{folder: first, rules: await rulesAbove(reader, start), listing: reader.list(start)}]
-  while (stack.length > 0) {
-    const {folder, rules: outer, listing} = stack.pop() as PendingFolder
-    const entries = await (listing ?? reader.list(folder.bytes))
-    if (!entries) continue
-    const hasGitFolder = entries.some((entry) => entry.shown === '.git' && entry.dirent.isDirectory())
-    const hasGitignore = entries.some((entry) => entry.shown === '.gitignore' && entry.dirent.isFile())
-    const rules = await withFolderRules(reader, folder, outer, hasGitFolder, hasGitignore)
-    const files: WalkedFile[] = []
-    const folders: WalkedFile[] = []
-    for (const entry of entries) {
-      const child: WalkedFile = {
-        bytes: folder.bytes.length === 0 ? entry.name : joinBytes(folder.bytes, entry.name),
-        shown: folder.shown === '' ? entry.shown : `${folder.shown}/${entry.shown}`,
+  const stack: PendingFolder[] = [{folder: first, rules: above.rules, listing: reader.list(above.lease)}]
+  let current: FolderLease | undefined
+  try {
+    while (stack.length > 0) {
+      const {folder, rules: outer, listing} = stack.pop() as PendingFolder
+      const listed = await (listing ?? reader.open(folder as PendingChild))
+      if (!listed) continue
+      current = listed.lease
+      const {entries} = listed
+      const hasGitFolder = entries.some((entry) => entry.shown === '.git' && entry.dirent.isDirectory())
+      const hasGitignore = entries.some((entry) => entry.shown === '.gitignore' && entry.dirent.isFile())
+      const rules = await withFolderRules(current, folder.shown, outer, hasGitFolder, hasGitignore)
+      const files: WalkedFile[] = []
+      const folders: Array<WalkedFile & {name: Buffer}> = []
+      for (const entry of entries) {
+        const bytes = folder.bytes.length === 0 ? entry.name : joinBytes(folder.bytes, entry.name)
+        const shown = folder.shown === '' ? entry.shown : `${folder.shown}/${entry.shown}`
+        if (entry.dirent.isDirectory()) {
+          if (ALWAYS_SKIPPED_FOLDERS.has(entry.shown) || (mayContain && !mayContain(shown))) continue
+          if (!rules.isIgnored(shown, true)) folders.push({bytes, shown, name: entry.name})
+        } else if (entry.dirent.isFile()) {
+          if (!rules.isIgnored(shown, false)) files.push({bytes, shown})
+        }
+        // Symlinks, sockets, FIFOs and devices are skipped.
       }
-      if (entry.dirent.isDirectory()) {
-        if (ALWAYS_SKIPPED_FOLDERS.has(entry.shown) || (mayContain && !mayContain(child.shown))) continue
-        if (!rules.isIgnored(child.shown, true)) folders.push(child)
-      } else if (entry.dirent.isFile()) {
-        if (!rules.isIgnored(child.shown, false)) files.push(child)
-      }
-      // Symlinks, sockets, FIFOs and devices are skipped.
+      if (files.length > 0) yield files
+      // Subfolders are read ahead (within a budget) while this folder's files are being searched;
+      // each holds this folder open until it is opened itself, through this folder.
+      const pending = folders.map((child): PendingFolder => {
+        current?.hold()
+        const waiting: PendingChild = {...child, parent: current as FolderLease}
+        return {folder: waiting, rules, listing: reader.tryOpen(waiting)}
+      })
+      for (let index = pending.length - 1; index >= 0; index--) stack.push(pending[index] as PendingFolder)
+      current.release()
+      current = undefined
     }
-    if (files.length > 0) yield files
-    // Subfolders are read ahead (within a budget) while this folder's files are being searched.
-    const pending = folders.map((child) => ({folder: child, rules, listing: reader.tryList(child.bytes)}))
-    for (let index = pending.length - 1; index >= 0; index--) stack.push(pending[index] as PendingFolder)
+  } finally {
+    current?.release()
+    for (const {folder, listing} of stack) {
+      if (listing) void listing.then((listed) => listed?.lease.release())
+      else (folder as PendingChild).parent?.release()
+    }
   }
+}
+
+/** A subfolder waiting to be opened through its parent, which it holds. */
+interface PendingChild extends WalkedFile {
+  parent: FolderLease
+  name: Buffer
 }
 
 /** A folder waiting to be walked, its listing possibly already on its way. */
 interface PendingFolder {
-  folder: WalkedFile
+  folder: WalkedFile | PendingChild
   rules: IgnoreRules
-  listing: Promise<ListedEntry[] | undefined> | undefined
+  listing: Promise<Listing | undefined> | undefined
 }
 
 /** One entry of a folder listing: its name as bytes and in the display form. */
@@ -97,129 +130,160 @@ interface ListedEntry {
   shown: string
 }
 
+/** An open folder and its entries, sorted by name (bytes). */
+interface Listing {
+  lease: FolderLease
+  entries: ListedEntry[]
+}
+
 /** Folder listings read ahead of the walk, at most this many at once. */
 const PREFETCH_LISTINGS = 64
 
 /**
- * Reads folders and small files of the workspace by their relative bytes, each opened without
- * following a symlink and verified inside; folder listings sorted by name (bytes), up to
- * `PREFETCH_LISTINGS` ahead of the walk, so the file system works on several folders at once
- * while the walk order stays depth first.
+ * Opens and lists folders of the walk, up to `PREFETCH_LISTINGS` ahead of it, so the file system
+ * works on several folders at once while the walk order stays depth first.
  */
 class FolderReader {
   private outstanding = 0
 
-  constructor(private readonly workspace: Workspace) {}
-
-  /** The absolute path of a workspace-relative one. */
-  full(relative: Buffer): Buffer {
-    return relative.length === 0 ? this.workspace.rootBytes : joinBytes(this.workspace.rootBytes, relative)
+  /** Opens `child` through its parent (releasing the parent) and lists it; undefined when it cannot be. */
+  open(child: PendingChild): Promise<Listing | undefined> {
+    const lease = openChildFolder(child.parent, child.name)
+    child.parent.release()
+    return lease ? this.list(lease) : Promise.resolve(undefined)
   }
 
-  /** The sorted listing of `folder`, or undefined when it cannot be read (or is no longer a folder inside). */
-  async list(folder: Buffer): Promise<ListedEntry[] | undefined> {
-    let handle
+  /** The sorted listing of the open folder `lease`; undefined (and the folder closed) when it cannot be read. */
+  async list(lease: FolderLease): Promise<Listing | undefined> {
     try {
-      handle = await open(this.full(folder), FOLDER_OPEN_FLAGS)
-    } catch {
-      return undefined
-    }
-    try {
-      await verifyOpened(this.workspace, handle, displayName(folder))
-      const dirents = await readdir(descriptorPathOr(handle.fd, this.full(folder)), {withFileTypes: true, encoding: 'buffer'})
-      return dirents
+      const dirents = await readdir(lease.self, {withFileTypes: true, encoding: 'buffer'})
+      const entries = dirents
         .map((dirent) => ({dirent, name: dirent.name, shown: displayName(dirent.name)}))
         .sort((a, b) => Buffer.compare(a.name, b.name))
+      return {lease, entries}
     } catch {
+      lease.release()
       return undefined
-    } finally {
-      await handle.close().catch(() => undefined)
     }
   }
 
-  /** Starts reading `folder` now if the budget allows. */
-  tryList(folder: Buffer): Promise<ListedEntry[] | undefined> | undefined {
+  /** Starts opening `child` now if the budget allows. */
+  tryOpen(child: PendingChild): Promise<Listing | undefined> | undefined {
     if (this.outstanding >= PREFETCH_LISTINGS) return undefined
     this.outstanding++
-    return this.list(folder).finally(() => this.outstanding--)
+    return this.open(child).finally(() => this.outstanding--)
   }
+}
 
-  /** The text of the small regular file at `relative`, or undefined when it is not one (or not inside). */
-  async readText(relative: Buffer): Promise<string | undefined> {
-    let handle
-    try {
-      handle = await open(this.full(relative), FILE_OPEN_FLAGS)
-    } catch {
-      return undefined
+/**
+ * Opens the folder `name` of the open folder `parent` through its descriptor, without following
+ * a symlink; undefined when it is not a folder (any more) or cannot be opened. Synchronous: an
+ * open with O_NONBLOCK of a folder already listed does not wait on anything.
+ */
+function openChildFolder(parent: FolderLease, name: Buffer): FolderLease | undefined {
+  try {
+    return new FolderLease(openSync(parent.entry(name), FOLDER_OPEN_FLAGS), joinBytes(parent.real, name))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The text of the small regular file at `names` below the open folder `lease` (each folder on the
+ * way opened through its parent, never through a symlink), or undefined when there is none.
+ */
+async function readTextBelow(lease: FolderLease, names: Buffer[]): Promise<string | undefined> {
+  const opened: FolderLease[] = []
+  let folder = lease
+  try {
+    for (const name of names.slice(0, -1)) {
+      const child = openChildFolder(folder, name)
+      if (!child) return undefined
+      opened.push(child)
+      folder = child
     }
+    const handle = await open(folder.entry(names.at(-1) as Buffer), FILE_OPEN_FLAGS).catch(() => undefined)
+    if (!handle) return undefined
     try {
-      await verifyOpened(this.workspace, handle, displayName(relative))
       if (!(await handle.stat()).isFile()) return undefined
       const buffer = Buffer.allocUnsafe(MAX_IGNORE_FILE_BYTES)
       const {bytesRead} = await handle.read(buffer, 0, buffer.length, 0)
       return buffer.toString('utf8', 0, bytesRead)
-    } catch {
-      return undefined
     } finally {
-      await handle.close().catch(() => undefined)
+      await handle.close()
     }
+  } catch {
+    return undefined
+  } finally {
+    for (const child of opened) child.release()
   }
-
-  /** Whether `relative` is a real folder (not a symlink). */
-  async isFolder(relative: Buffer): Promise<boolean> {
-    return lstat(this.full(relative)).then((info) => info.isDirectory(), () => false)
-  }
-}
-
-/** The path to list an open folder by: its descriptor where the system can name one, else its path. */
-function descriptorPathOr(fd: number, path: Buffer): string | Buffer {
-  return CAN_VERIFY_DESCRIPTORS ? descriptorPath(fd) : path
 }
 
 /**
- * The rules of the folders from the workspace root down to (not including) `start`, whose own
- * ignore files are read when it is walked. Restarts from no rules below a folder that is
- * ignored or always skipped, since `start` was named explicitly.
+ * Opens the workspace root (verified inside through its descriptor) and walks down to `start`
+ * through folder descriptors, gathering the rules of the folders above `start`, whose own ignore
+ * files are read when it is walked. Restarts from no rules below a folder that is ignored or
+ * always skipped, since `start` was named explicitly.
+ * @returns the rules and `start` open, or undefined when a folder on the way cannot be opened.
  */
-async function rulesAbove(reader: FolderReader, start: Buffer): Promise<IgnoreRules> {
-  if (start.length === 0) return IgnoreRules.none()
+async function rulesAbove(workspace: Workspace, start: Buffer): Promise<{rules: IgnoreRules; lease: FolderLease} | undefined> {
+  let lease = openRoot(workspace)
   let rules = IgnoreRules.none()
-  let folder: WalkedFile = {bytes: Buffer.alloc(0), shown: ''}
+  let shown = ''
   for (const name of splitNames(start)) {
-    const gitFolder = joinRelative(folder.bytes, Buffer.from('.git'))
-    const hasGitFolder = await reader.isFolder(gitFolder)
-    const hasGitignore = true // read below only if it is a real regular file
-    rules = await withFolderRules(reader, folder, rules, hasGitFolder, hasGitignore)
+    const hasGitFolder = openChildFolder(lease, GIT)
+    hasGitFolder?.release()
+    rules = await withFolderRules(lease, shown, rules, hasGitFolder !== undefined, true)
     const shownName = displayName(name)
-    folder = {bytes: joinRelative(folder.bytes, name), shown: folder.shown === '' ? shownName : `${folder.shown}/${shownName}`}
-    if (ALWAYS_SKIPPED_FOLDERS.has(shownName) || rules.isIgnored(folder.shown, true)) rules = IgnoreRules.none()
+    shown = shown === '' ? shownName : `${shown}/${shownName}`
+    if (ALWAYS_SKIPPED_FOLDERS.has(shownName) || rules.isIgnored(shown, true)) rules = IgnoreRules.none()
+    const child = openChildFolder(lease, name)
+    lease.release()
+    if (!child) return undefined
+    lease = child
   }
-  return rules
+  return {rules, lease}
+}
+
+/** The workspace root, open and verified inside. */
+function openRoot(workspace: Workspace): FolderLease {
+  return openFolderLease(workspace, workspace.rootBytes, '.')
+}
+
+/**
+ * Opens the folder at the real path `real` (from `Workspace.resolve`) as a lease, verified inside
+ * through its descriptor.
+ * @throws OutsideWorkspaceError when it is not inside; the system's error when it cannot be opened.
+ */
+export function openFolderLease(workspace: Workspace, real: Buffer, requested: string): FolderLease {
+  const fd = openSync(real, FOLDER_OPEN_FLAGS)
+  try {
+    verifyDescriptor(workspace, fd, requested)
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
+  return new FolderLease(fd, real)
 }
 
 /** `rules` followed by a folder's `.git/info/exclude` (lower precedence) and its `.gitignore`. */
 async function withFolderRules(
-  reader: FolderReader,
-  folder: WalkedFile,
+  lease: FolderLease,
+  shown: string,
   rules: IgnoreRules,
   hasGitFolder: boolean,
   hasGitignore: boolean,
 ): Promise<IgnoreRules> {
   let result = rules
   if (hasGitFolder) {
-    const text = await reader.readText(joinRelative(folder.bytes, Buffer.from('.git/info/exclude')))
-    if (text !== undefined) result = result.withFile(folder.shown, text)
+    const text = await readTextBelow(lease, [GIT, INFO, EXCLUDE])
+    if (text !== undefined) result = result.withFile(shown, text)
   }
   if (hasGitignore) {
-    const text = await reader.readText(joinRelative(folder.bytes, Buffer.from('.gitignore')))
-    if (text !== undefined) result = result.withFile(folder.shown, text)
+    const text = await readTextBelow(lease, [GITIGNORE])
+    if (text !== undefined) result = result.withFile(shown, text)
   }
   return result
-}
-
-/** `folder/name` for workspace-relative byte paths (`folder` empty for the root). */
-function joinRelative(folder: Buffer, name: Buffer): Buffer {
-  return folder.length === 0 ? name : joinBytes(folder, name)
 }
 
 /** The names of a relative byte path. */

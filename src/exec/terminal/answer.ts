@@ -1,5 +1,6 @@
 import {z} from 'zod'
 
+import {codePointCount, offsetAfterCodePoints, offsetBeforeLastCodePoints} from '../code-points.js'
 import {CHARS_PER_TOKEN} from './limits.js'
 import {type BufferedOutput, countLineBreaks, outputChars} from './output-buffer.js'
 
@@ -31,16 +32,6 @@ export const commandAnswerSchema = z.object({
 /** The session id value of an answer whose command has ended. */
 export const NO_SESSION = 'none'
 
-function endsWithHighSurrogate(text: string): boolean {
-  const code = text.charCodeAt(text.length - 1)
-  return code >= 0xd800 && code <= 0xdbff
-}
-
-function startsWithLowSurrogate(text: string): boolean {
-  const code = text.charCodeAt(0)
-  return code >= 0xdc00 && code <= 0xdfff
-}
-
 /**
  * The marker that replaces the middle of a long output. It says how much was cut and how to see
  * everything, because the model reading it cannot ask for the cut part afterwards.
@@ -55,8 +46,8 @@ export function cutMarker(cutChars: number, cutLines: number, totalChars: number
 /**
  * The output as the answer's `text`: whole when it fits in `budgetChars`, otherwise its first and
  * last `budgetChars / 2` characters around `cutMarker` (cut in the middle, like Codex's
- * `formatted_truncate_text`, with ak's marker). Characters are UTF-16 code units; a surrogate pair
- * is never split. Pure.
+ * `formatted_truncate_text`, with ak's marker). Characters are Unicode code points, as `read`
+ * counts them; a surrogate pair is never split. Pure.
  */
 export function cutMiddle(output: BufferedOutput, budgetChars: number): string {
   const total = outputChars(output)
@@ -64,23 +55,18 @@ export function cutMiddle(output: BufferedOutput, budgetChars: number): string {
   const tailBudget = budgetChars - headBudget
   if (output.droppedChars === 0) {
     const whole = output.head + output.tail
-    if (whole.length <= budgetChars) return whole
-    let head = whole.slice(0, headBudget)
-    if (endsWithHighSurrogate(head)) head = head.slice(0, -1)
-    let tail = whole.slice(whole.length - tailBudget)
-    if (startsWithLowSurrogate(tail)) tail = tail.slice(1)
-    const cutLines = countLineBreaks(whole, head.length, whole.length - tail.length)
-    return head + cutMarker(whole.length - head.length - tail.length, cutLines, total) + tail
+    if (whole.length <= budgetChars || total <= budgetChars) return whole
+    const headEnd = offsetAfterCodePoints(whole, headBudget)
+    const tailStart = offsetBeforeLastCodePoints(whole, tailBudget)
+    const cutLines = countLineBreaks(whole, headEnd, tailStart)
+    return whole.slice(0, headEnd) + cutMarker(total - headBudget - tailBudget, cutLines, total) + whole.slice(tailStart)
   }
-  let head = output.head.slice(0, headBudget)
-  if (head.length < output.head.length && endsWithHighSurrogate(head)) head = head.slice(0, -1)
-  let tail = output.tail.slice(Math.max(0, output.tail.length - tailBudget))
-  if (tail.length < output.tail.length && startsWithLowSurrogate(tail)) tail = tail.slice(1)
-  const cutLines =
-    countLineBreaks(output.head, head.length) +
-    output.droppedLines +
-    countLineBreaks(output.tail, 0, output.tail.length - tail.length)
-  return head + cutMarker(total - head.length - tail.length, cutLines, total) + tail
+  const headEnd = offsetAfterCodePoints(output.head, headBudget)
+  const tailStart = offsetBeforeLastCodePoints(output.tail, tailBudget)
+  const head = output.head.slice(0, headEnd)
+  const tail = output.tail.slice(tailStart)
+  const cutLines = countLineBreaks(output.head, headEnd) + output.droppedLines + countLineBreaks(output.tail, 0, tailStart)
+  return head + cutMarker(total - codePointCount(head) - codePointCount(tail), cutLines, total) + tail
 }
 
 /**

@@ -1,10 +1,11 @@
+import {codePointCount} from '../code-points.js'
 import {OUTPUT_BUFFER_CHARS} from './limits.js'
 
 /** What a command printed between two answers, as far as the buffer kept it. */
 export interface BufferedOutput {
   /** The first characters printed (at most half the buffer). */
   head: string
-  /** Characters dropped between `head` and `tail` because the buffer was full. */
+  /** Characters (code points) dropped between `head` and `tail` because the buffer was full. */
   droppedChars: number
   /** Line breaks (`\n`) among the dropped characters. */
   droppedLines: number
@@ -15,9 +16,9 @@ export interface BufferedOutput {
 /** An empty output. */
 export const NO_OUTPUT: BufferedOutput = {head: '', droppedChars: 0, droppedLines: 0, tail: ''}
 
-/** Total characters a command printed, kept or dropped. */
+/** Total characters (code points) a command printed, kept or dropped. */
 export function outputChars(output: BufferedOutput): number {
-  return output.head.length + output.droppedChars + output.tail.length
+  return codePointCount(output.head) + output.droppedChars + codePointCount(output.tail)
 }
 
 /** Counts `\n` in `text` from `start` to `end` (UTF-16 offsets). */
@@ -103,9 +104,10 @@ export class OutputBuffer {
     }
   }
 
-  private drop(chunk: string, chars: number): void {
-    this.droppedChars += chars
-    this.droppedLines += countLineBreaks(chunk, 0, chars)
-    this.tailChars -= chars
+  /** Drops the first `units` UTF-16 units of `chunk` (never half a surrogate pair), counting what they held. */
+  private drop(chunk: string, units: number): void {
+    this.droppedChars += codePointCount(chunk, 0, units)
+    this.droppedLines += countLineBreaks(chunk, 0, units)
+    this.tailChars -= units
   }
 }

@@ -9,7 +9,7 @@ import {ConfinedFolder, FILE_OPEN_FLAGS} from '../files/confined-open.js'
 import {unifiedDiff} from '../files/edit-diff.js'
 import {explainFsError} from '../files/fs-errors.js'
 import {ByteBudget, EDIT_BYTES_SERVICE, EDIT_LOCKS_SERVICE, PathLocks} from '../files/path-locks.js'
-import {applyTextEdit, listLines} from '../files/text-edit.js'
+import {applyTextEdit, describeLines} from '../files/text-edit.js'
 import {EDIT_MAX_BYTES_IN_FLIGHT, EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
 import {runtimeService} from '../runtime.js'
 import {parentOf, type ResolvedPath, type Workspace} from '../workspace.js'
@@ -106,7 +106,9 @@ export const editTool = defineTool({
   title: 'Edit or create a text file',
   description:
     'Replaces old_text with new_text in a UTF-8 text file of the workspace, literally ($& or $1 in new_text stay as typed). ' +
-    'old_text must occur exactly once unless replace_all is true; otherwise the error says how many times and on which lines. ' +
+    'old_text must occur exactly once unless replace_all is true; otherwise the error says how many times and on which lines ' +
+    '(each line once, with its count). When old_text is missing only because whitespace differs (indentation, tabs, trailing ' +
+    'spaces, line breaks), the error names the lines where it would match; such a near match is never applied. ' +
     'Line breaks in old_text match LF and CRLF alike, and those of new_text take the line ending of the file ' +
     '(a CRLF file stays CRLF); a BOM, the file mode and the owner are kept; a symlink inside the workspace edits its target. ' +
     'An empty old_text creates a new file (and missing parent folders) and fails if the path already exists. ' +
@@ -116,6 +118,14 @@ export const editTool = defineTool({
     'old_text missing or ambiguous.',
   level: 'files',
   inputSchema,
+  argumentHints: {
+    dryRun: 'edit has no dry run; it changes the file and answers with the diff.',
+    dry_run: 'edit has no dry run; it changes the file and answers with the diff.',
+    edits: 'edit makes one change per call: pass old_text and new_text, and call it again for the next change.',
+    oldText: 'the argument is old_text.',
+    newText: 'the argument is new_text.',
+    file_path: 'the argument is path.',
+  },
   annotations: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false},
   describeTarget: (input) => input.path,
   async run(input, context) {
@@ -202,7 +212,7 @@ async function editFile(input: Input, target: ResolvedPath, folder: ConfinedFold
   await replaceFileAtomically(folder, name, encodeWithinLimit(result.text, input.path), info)
   const summary = [
     `Edited ${target.relative}: replaced ${plural(result.count, 'occurrence')} ` +
-      `(${result.count === 1 ? 'line' : 'lines'} ${listLines(result.lines, result.count)}).`,
+      `(${describeLines(result.lines, result.count)}).`,
   ]
   if (info.nlink > 1) {
     summary.push(

@@ -19,6 +19,7 @@ import {
   maxOutputTokens,
 } from '../terminal/limits.js'
 import {commandSessionsFor} from '../terminal/runtime-sessions.js'
+import {ignoredArgumentsNote} from '../tool-input.js'
 import {clampedNumberField, textField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
@@ -47,6 +48,16 @@ const inputSchema = z.object({
   max_output_tokens: maxOutputTokensField,
 })
 
+/**
+ * Fields of Codex's own `exec_command` that ak accepts and does not use, with why: a model trained
+ * on Codex sends them, and refusing the call would cost it a retry (DESIGN §4.3).
+ */
+const IGNORED_CODEX_ARGUMENTS: Record<string, string> = {
+  tty: 'commands run over pipes, never in a terminal',
+  shell: 'ak chooses the shell, as the tool description says',
+  login: 'ak chooses how the shell starts, as the tool description says',
+}
+
 /** The `exec_command` tool: runs a shell command (DESIGN §4.3–4.5; Codex's unified exec shape). */
 export const execCommandTool = defineTool({
   name: 'exec_command',
@@ -59,15 +70,17 @@ export const execCommandTool = defineTool({
     'lets write_stdin read more output, type input, interrupt it ("\\u0003") or end its input ("\\u0004"). ' +
     'The answer has four fields in order: exit_code (a number; 128+n if killed by signal n; "running" while it runs), ' +
     'seconds (this call), session_id ("none" once ended), text (output since the last answer, cut in the middle ' +
-    `past max_output_tokens × ${CHARS_PER_TOKEN} characters, default ${DEFAULT_MAX_OUTPUT_TOKENS} tokens). ` +
+    `past max_output_tokens × ${CHARS_PER_TOKEN} characters (Unicode code points), default ${DEFAULT_MAX_OUTPUT_TOKENS} tokens). ` +
     'A non-zero exit code is a normal answer, not an error. ' +
     `At most ${MAX_RUNNING_COMMANDS} commands run at once; a command nobody polls for ` +
     `${COMMAND_IDLE_LIMIT_MS / 60_000} minutes is stopped, and all stop when the connection closes. ` +
     'Background processes (cmd &) keep running after the command ends, until the connection closes, but their ' +
     'later output is discarded: to follow a server, run it without & and poll it with write_stdin. ' +
+    "Codex's tty, shell and login arguments are accepted and have no effect (a note on the first line of text says so). " +
     'Errors: workdir outside the workspace or not a folder; too many commands running (lists them).',
   level: 'terminal',
   inputSchema,
+  ignoredArguments: IGNORED_CODEX_ARGUMENTS,
   outputSchema: commandAnswerSchema,
   annotations: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true},
   describeTarget: (input) => input.cmd.slice(0, COMMAND_PREVIEW_CHARS),
@@ -84,6 +97,9 @@ export const execCommandTool = defineTool({
         callStartedAt,
         signal,
       })
+      // Codex shows the model only structuredContent, so the note goes into the answer's text.
+      const note = ignoredArgumentsNote({ignoredArguments: IGNORED_CODEX_ARGUMENTS}, context.ignoredArguments ?? [])
+      if (note !== '') answer.text = `${note}\n${answer.text}`
       return {text: renderCommandAnswer(answer), structured: {...answer}}
     } catch (error) {
       // Nobody learns the id of a command whose first answer is lost: stop it.

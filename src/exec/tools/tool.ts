@@ -37,6 +37,8 @@ export interface ToolContext {
   connection: ExecConnection
   /** Aborted when the client cancels the call or the connection closes. */
   signal: AbortSignal
+  /** Names of the tool's `ignoredArguments` this call gave (see `parseToolInput`); none when absent. */
+  ignoredArguments?: readonly string[]
 }
 
 /** A tool's successful answer. */
@@ -60,6 +62,13 @@ export interface ExecTool<Input extends z.ZodObject = z.ZodObject> {
   /** The lowest level that offers this tool. */
   level: Level
   inputSchema: Input
+  /**
+   * Argument names the tool accepts and ignores, each with why it has no effect (Codex's
+   * `exec_command` fields ak does not use). Any other name outside `inputSchema` is refused.
+   */
+  ignoredArguments?: Record<string, string>
+  /** Advice for argument names other servers use and this tool does not (`tail` → a negative offset). */
+  argumentHints?: Record<string, string>
   outputSchema?: z.ZodObject
   annotations: ToolAnnotations
   /** A short description of the call's target for the operator log (a path or a command). */

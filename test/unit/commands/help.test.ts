@@ -85,4 +85,11 @@ describe('help', () => {
     expect(viaHelp).to.contain('EXAMPLES')
     expect(ak(['exec', 'serve', '--help'])).to.equal(viaHelp)
   })
+
+  it('shows an HTTP example that exports the token, so the client can be given the same one', () => {
+    const help = ak(['exec', 'serve', '--help']).replaceAll(/\s+/g, ' ')
+    expect(help).to.contain('"export AGENTEXEC_TOKEN=$(openssl rand -hex 32)"')
+    expect(help).to.contain('$ ak exec serve --http 127.0.0.1:0')
+    expect(help.replaceAll('export AGENTEXEC_TOKEN=', '')).not.to.contain('AGENTEXEC_TOKEN=$(')
+  })
 })

@@ -5,9 +5,12 @@ import {
   DIFF_CONTEXT_LINES,
   DIFF_MAX_EDIT_LINES,
   DIFF_MAX_LIBRARY_CHARS,
+  DIFF_MAX_LINE_CHARS,
   capText,
+  clipLine,
   unifiedDiff,
 } from '../../../src/exec/files/edit-diff.js'
+import {isWellFormed} from '../../helpers/text.js'
 import {applyTextEdit} from '../../../src/exec/files/text-edit.js'
 
 /** The diff of an edit of `before`, as the edit tool shows it. */
@@ -202,5 +205,31 @@ describe('capText', () => {
     expect(capText('abc', 10)).to.equal('abc')
     expect(capText('line1\nline2\nline3\n', 8)).to.match(/^line1\n\[Diff cut after 5 characters/)
     expect(capText('short', 100, true)).to.match(/^short\n\[Diff cut/)
+  })
+})
+
+describe('diff clipping counts characters as code points', () => {
+  it('keeps a line of astral characters whole up to the limit in code points', () => {
+    const line = '😀'.repeat(DIFF_MAX_LINE_CHARS)
+    expect(clipLine(line, 0)).to.equal(line)
+  })
+
+  it('clips a long astral line by code points, naming how many it left out, never splitting a pair', () => {
+    const line = '😀'.repeat(1000) + 'X' + '😀'.repeat(1000)
+    const clipped = clipLine(line, line.indexOf('X'))
+    const match = /^\[(\d+) characters clipped\]…(.*)…\[(\d+) characters clipped\]$/u.exec(clipped)
+    expect(match, clipped.slice(0, 80)).to.not.equal(null)
+    const [, before, kept, after] = match as unknown as [string, string, string, string]
+    expect([...kept]).to.have.length(DIFF_MAX_LINE_CHARS)
+    expect(kept).to.contain('X')
+    expect(Number(before) + [...kept].length + Number(after)).to.equal(2001)
+    expect(isWellFormed(clipped)).to.equal(true)
+  })
+
+  it('cuts a diff after maxChars code points and says how many it kept', () => {
+    const text = `${'😀'.repeat(6)}\n${'😀'.repeat(6)}\n`
+    expect(capText(text, 13)).to.equal(`${text.slice(0, -1)}\n[Diff cut after 13 characters: the rest is not shown. Read the file to see the result.]`)
+    expect(capText(text, 14)).to.equal(text)
+    expect(capText(text, 10)).to.match(/^(😀){6}\n\[Diff cut after 6 characters/u)
   })
 })

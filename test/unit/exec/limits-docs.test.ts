@@ -19,6 +19,8 @@ describe('documented limits of read and edit', () => {
       ['EDIT_MAX_FILE_BYTES', `at most ${limits.EDIT_MAX_FILE_BYTES} bytes`],
       ['EDIT_MAX_DIFF_CHARS', `after ${limits.EDIT_MAX_DIFF_CHARS} characters`],
       ['EDIT_MAX_BYTES_IN_FLIGHT', `at most ${limits.EDIT_MAX_BYTES_IN_FLIGHT} bytes`],
+      ['READ_TAIL_COUNT_MAX_BYTES', `take at most ${limits.READ_TAIL_COUNT_MAX_BYTES / 1024 ** 2} MiB they are counted`],
+      ['EDIT_NEAR_MATCH_MAX_CHARS', `Files over ${limits.EDIT_NEAR_MATCH_MAX_CHARS / 1024 ** 2} Mi characters are not searched`],
     ]
     for (const [name, text] of quoted) expect(doc, name).to.contain(text)
   })

@@ -123,7 +123,7 @@ describe('LineWindow (the line reader behind read)', () => {
     expect(result.lines).to.have.length(10) // each formatted line: 6 + 1 + 50 + 1 = 58 characters
   })
 
-  it('counts the answer length of a line exactly as the line is formatted', () => {
+  it('counts the answer length of a line in characters (code points) exactly as the line is formatted', () => {
     const lines = [
       {number: 1, text: 'short', cutChars: 0, cutIsLowerBound: false},
       {number: 12_345_678, text: 'a line number wider than its column', cutChars: 0, cutIsLowerBound: false},
@@ -131,7 +131,7 @@ describe('LineWindow (the line reader behind read)', () => {
       {number: 8, text: 'giant', cutChars: 9, cutIsLowerBound: true},
       {number: 9, text: 'émoji 😀 text', cutChars: 0, cutIsLowerBound: false},
     ]
-    for (const line of lines) expect(formatLineLength(line), line.text).to.equal(formatLine(line).length + 1)
+    for (const line of lines) expect(formatLineLength(line), line.text).to.equal([...formatLine(line)].length + 1)
   })
 
   it('keeps a line of maxLineChars characters whole even when it has more UTF-16 units than that', () => {
@@ -240,10 +240,11 @@ describe('read tool', () => {
       expect(readTool.inputSchema.parse({path: 'a'})).to.deep.equal({path: 'a', offset: 1, limit: 2000})
     })
 
-    it('rejects a zero or negative offset, a fraction, a wrong type, a missing path', () => {
-      expect(messageOf({path: 'a', offset: 0})).to.contain('offset must be 1 or more')
-      expect(messageOf({path: 'a', offset: -5})).to.contain('offset must be 1 or more')
+    it('rejects a zero offset, a fraction, a wrong type, a missing path, and takes a negative offset', () => {
+      expect(messageOf({path: 'a', offset: 0})).to.contain('offset must not be 0')
+      expect(readTool.inputSchema.parse({path: 'a', offset: -5})).to.include({offset: -5})
       expect(messageOf({path: 'a', offset: 1.5})).to.contain('offset must be a whole number')
+      expect(messageOf({path: 'a', offset: -1.5})).to.contain('offset must be a whole number')
       expect(messageOf({path: 'a', offset: '3'})).to.contain('offset must be a number')
       expect(messageOf({})).to.contain('path must be a string')
     })

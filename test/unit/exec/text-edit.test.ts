@@ -1,7 +1,8 @@
 import {expect} from 'chai'
 
 import {BadInputError} from '../../../src/errors.js'
-import {EDIT_MAX_RECORDED_SPANS, applyTextEdit} from '../../../src/exec/files/text-edit.js'
+import {EDIT_MAX_RECORDED_SPANS, applyTextEdit, describeLines, whitespaceNearMatches} from '../../../src/exec/files/text-edit.js'
+import {EDIT_NEAR_MATCH_MAX_CHARS} from '../../../src/exec/limits.js'
 
 const edit = (content: string, oldText: string, newText: string, replaceAll = false) =>
   applyTextEdit(content, {oldText, newText, replaceAll})
@@ -57,7 +58,7 @@ describe('applyTextEdit (what an edit does to a text)', () => {
     it('refuses several occurrences, saying how many and on which lines', () => {
       const message = editError('x\nfoo\nbar\nfoo\nfoo foo\n', 'foo', 'baz')
       expect(message).to.equal(
-        'old_text occurs 4 times (lines 2, 4, 5, 5). Add surrounding lines to old_text so that it occurs once, ' +
+        'old_text occurs 4 times (lines 2, 4, 5 (2 times)). Add surrounding lines to old_text so that it occurs once, ' +
           'or set replace_all to replace every occurrence.',
       )
     })
@@ -65,8 +66,8 @@ describe('applyTextEdit (what an edit does to a text)', () => {
     it('lists at most 20 lines of a long list of occurrences', () => {
       const message = editError('x\n'.repeat(30), 'x', 'y')
       const lines = Array.from({length: 20}, (_, index) => index + 1).join(', ')
-      expect(message).to.contain(`occurs 30 times (lines ${lines}, and 10 more).`)
-      expect(editError('x\n'.repeat(21), 'x', 'y')).to.contain(`(lines ${lines}, and 1 more).`)
+      expect(message).to.contain(`occurs 30 times (lines ${lines}, and 10 more occurrences).`)
+      expect(editError('x\n'.repeat(21), 'x', 'y')).to.contain(`(lines ${lines}, and 1 more occurrence).`)
       expect(editError('x\n'.repeat(20), 'x', 'y')).to.contain(`(lines ${lines}).`)
     })
 
@@ -173,7 +174,7 @@ describe('applyTextEdit (what an edit does to a text)', () => {
     })
 
     it('never matches the BOM itself, even when old_text starts with one', () => {
-      expect(editError('\uFEFFa\n', '\uFEFFa', 'b')).to.contain('old_text was not found in the file.')
+      expect(editError('\uFEFFa\n', '\uFEFFa', 'b')).to.match(/^old_text was not found in the file/)
     })
 
     it('treats a U+FEFF that is not at the start as ordinary text', () => {
@@ -287,6 +288,55 @@ describe('applyTextEdit spans', () => {
       const message = editError('x\n'.repeat(EDIT_MAX_RECORDED_SPANS * 2), 'x', 'y')
       expect(message).to.contain(`occurs ${EDIT_MAX_RECORDED_SPANS * 2} times (lines 1, 2, 3,`)
       expect(message).to.contain(`and ${EDIT_MAX_RECORDED_SPANS * 2 - 20} more`)
+    })
+  })
+
+  describe('messages name each line once', () => {
+    it('gives a line holding several occurrences once, with its count', () => {
+      expect(editError('x x\ny\nx\n', 'x', 'z')).to.contain('occurs 3 times (lines 1 (2 times), 3).')
+      expect(editError('aa aa aa\n', 'aa', 'b')).to.contain('occurs 3 times (line 1 (3 times)).')
+    })
+
+    it('describes lines for the replace_all summary the same way', () => {
+      expect(describeLines([4])).to.equal('line 4')
+      expect(describeLines([1, 1, 3, 4, 4, 4])).to.equal('lines 1 (2 times), 3, 4 (3 times)')
+      const many = Array.from({length: 25}, (_, index) => index + 1)
+      expect(describeLines([...many, 25], 30)).to.match(/^lines 1, 2, .*, 20, and 10 more occurrences$/)
+    })
+  })
+
+  describe('near matches when only whitespace differs', () => {
+    const file = 'a\nb\n  function f() {\n\treturn 1;  \n  }\nz\n'
+
+    it('says where old_text would match if whitespace were ignored, and changes nothing', () => {
+      const missingIndent = editError(file, 'function f() {\n  return 1;\n}', 'x')
+      expect(missingIndent).to.match(/^old_text was not found in the file, but it matches lines 3-5 if whitespace is ignored/)
+      expect(missingIndent).to.contain('Nothing was changed.')
+      expect(editError(file, 'return   1;', 'x')).to.match(/matches line 4 if whitespace is ignored/)
+      expect(editError('\tif (a) {\n\tif (a) {\n', '    if (a) {', 'x')).to.equal(
+        editError('\tif (a) {\n\tif (a) {\n', '  if (a) {', 'x'),
+      )
+      expect(editError('\tif (a) {\n\tif (a) {\n', '    if (a) {', 'x')).to.match(/matches lines 1, 2 if whitespace/)
+    })
+
+    it('finds trailing spaces, tabs for spaces and CRLF files', () => {
+      expect(whitespaceNearMatches('one  \r\ntwo\r\n', 'one\ntwo')).to.deep.equal([{first: 1, last: 2}])
+      expect(whitespaceNearMatches('x\n\t\tdeep();\n', '        deep();')).to.deep.equal([{first: 2, last: 2}])
+    })
+
+    it('looks for a near match in files up to EDIT_NEAR_MATCH_MAX_CHARS only, in linear time', () => {
+      const large = `${'x'.repeat(99)}\n`.repeat(Math.ceil(EDIT_NEAR_MATCH_MAX_CHARS / 100) + 1)
+      expect(whitespaceNearMatches(large, 'x x')).to.deep.equal([])
+      const fits = large.slice(0, EDIT_NEAR_MATCH_MAX_CHARS - 100)
+      expect(whitespaceNearMatches(fits, `${'x'.repeat(3000)}Q`)).to.deep.equal([])
+      expect(whitespaceNearMatches(`${fits}y\n  z\n`, 'y z')).to.have.length(1)
+    })
+
+    it('says plain "not found" when no near match exists, or old_text is only whitespace', () => {
+      expect(editError(file, 'function g()', 'x')).to.match(/^old_text was not found in the file\. Read the file again/)
+      expect(editError(file, '   \t', 'x')).to.match(/^old_text was not found in the file\. Read the file again/)
+      expect(whitespaceNearMatches(file, 'a.b')).to.deep.equal([])
+      expect(whitespaceNearMatches('(x)[y]{z}$^|\\/', '(x) [y] {z} $^|\\/')).to.deep.equal([{first: 1, last: 1}])
     })
   })
 })

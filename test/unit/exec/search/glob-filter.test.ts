@@ -1,7 +1,13 @@
 import {expect} from 'chai'
 
 import {BadInputError} from '../../../../src/errors.js'
-import {SEARCH_MAX_GLOBS, SEARCH_MAX_GLOB_CHARS, createFolderFilter, createGlobFilter} from '../../../../src/exec/search/glob-filter.js'
+import {
+  SEARCH_MAX_GLOBS,
+  SEARCH_MAX_GLOB_CHARS,
+  createFolderFilter,
+  createGlobFilter,
+  globSyntaxError,
+} from '../../../../src/exec/search/glob-filter.js'
 
 describe('createGlobFilter', () => {
   it('passes every file without patterns', () => {
@@ -106,6 +112,30 @@ describe('createGlobFilter', () => {
     expect(createGlobFilter(['src/**'])('src/.config/a.json')).to.equal(true)
     expect(createGlobFilter(['*'])('.env')).to.equal(true)
     expect(createGlobFilter(['!*'])('.env')).to.equal(false)
+  })
+})
+
+describe('globSyntaxError and malformed globs', () => {
+  const malformed: Array<[string, RegExp]> = [
+    ['[', /"\[" at character 1 starts a character class that has no closing "\]"/],
+    ['src/[a-', /"\[" at character 5 .* no closing "\]"/],
+    ['*.{ts', /"\{" at character 3 .* no closing "\}"/],
+    ['*.(ts', /"\(" at character 3 .* no closing "\)"/],
+    ['x\\', /escapes nothing/],
+  ]
+  for (const [pattern, reason] of malformed) {
+    it(`refuses ${JSON.stringify(pattern)}, naming the glob and what is wrong`, () => {
+      expect(globSyntaxError(pattern)).to.match(reason)
+      expect(() => createGlobFilter([pattern])).to.throw(BadInputError, `Glob pattern ${JSON.stringify(pattern)} is malformed: `)
+      expect(() => createGlobFilter([`!${pattern}`])).to.throw(BadInputError, 'is malformed')
+    })
+  }
+
+  it('accepts well-formed classes, groups and escapes', () => {
+    for (const pattern of ['[]]', '[!a]*', '\\[x', '+(a|b)', '[[:alpha:]]*', '{a,{b,c}}', '[a-z]*.{js,ts}', 'a}b', 'a)b']) {
+      expect(globSyntaxError(pattern), pattern).to.equal(undefined)
+    }
+    expect(createGlobFilter(['\\[x'])('[x')).to.equal(true)
   })
 })
 

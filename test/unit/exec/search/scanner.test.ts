@@ -141,7 +141,55 @@ describe('createScanner', () => {
     expect(result.matches).to.deep.equal([])
   })
 
-  it('skips a file whose opened descriptor lies outside the root, reached through a swapped folder', async function () {
+  describe('sees lines as read shows them', () => {
+    it('matches regex $ before a CRLF line break as before LF', async () => {
+      const result = await scan({'crlf.txt': 'one\r\ntwo\r\n', 'lf.txt': 'one\ntwo\n'}, regex('^one$'))
+      expect(result.matches).to.deep.equal([
+        [0, 1, 'one'],
+        [1, 1, 'one'],
+      ])
+    })
+
+    it('matches $ before CRLF in a regex with a lookaround, which runs line by line', async () => {
+      const result = await scan({'crlf.txt': 'one\r\ntwo\r\n'}, regex('(?<=^t)wo$'))
+      expect(result.matches).to.deep.equal([[0, 2, 'two']])
+      expect((await scan({'a.txt': 'ab\r\nab\n'}, regex('b(?![\\s\\S])'))).matches).to.deep.equal([
+        [0, 1, 'ab'],
+        [0, 2, 'ab'],
+      ])
+    })
+
+    it('never matches exact text that runs into the line break', async () => {
+      expect((await scan({'a.txt': 'one\r\n'}, literal('one\r'))).matches).to.deep.equal([])
+      expect((await scan({'b.txt': 'x\ry\r\n'}, literal('x\r'))).matches).to.deep.equal([[0, 1, 'x\ry']])
+    })
+
+    it('does not count an empty line after the last line break', async () => {
+      expect((await scan({'a.txt': 'a\n'}, regex('^$'))).matches).to.deep.equal([])
+      expect((await scan({'b.txt': ''}, regex('^$'))).matches).to.deep.equal([])
+      expect((await scan({'c.txt': 'a\n\nb'}, regex('^$'))).matches).to.deep.equal([[0, 2, '']])
+    })
+
+    it('sees line 1 without a UTF-8 BOM, for regex and exact text', async () => {
+      const bom = Buffer.from('\ufeffhello\nworld\n', 'utf8')
+      expect((await scan({'bom.txt': bom}, regex('^hello'))).matches).to.deep.equal([[0, 1, 'hello']])
+      expect((await scan({'bom2.txt': bom}, literal('hello'))).matches).to.deep.equal([[0, 1, 'hello']])
+    })
+
+    it('clips long lines by characters (code points), not UTF-16 units', async () => {
+      const emoji = '😀'.repeat(200)
+      const [[, , short]] = (await scan({'short.txt': `${'😀'.repeat(80)}\n`}, literal('😀'))).matches as [[number, number, string]]
+      expect(short).to.equal('😀'.repeat(80))
+      for (const query of [literal('X'), regex('X')]) {
+        const [[, , text]] = (await scan({'e.txt': `${emoji}X${emoji}\n`}, query)).matches as [[number, number, string]]
+        const shown = text.replace(/ \[line clipped to 80 characters\]$/, '').replaceAll('…', '')
+        expect([...shown]).to.have.length(80)
+        expect(shown).to.contain('X')
+      }
+    })
+  })
+
+  it('drops the lines of a file whose opened descriptor lies outside the root, reached through a swapped folder', async function () {
     if (process.platform !== 'linux') this.skip()
     const outsideDir = await mkdtemp(path.join(tmpdir(), 'ak-scan-outside-'))
     try {

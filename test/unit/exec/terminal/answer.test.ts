@@ -29,6 +29,25 @@ describe('cutMiddle', () => {
     expect(cut).not.to.contain('M')
   })
 
+  it('counts characters as code points, so an emoji is one character', () => {
+    const emoji = '\u{1F600}'
+    const line = `${emoji.repeat(20_000)}\n`
+    expect(cutMiddle(buffered(line), 28_000)).to.equal(line)
+    const cut = cutMiddle(buffered(line), 1000)
+    expect(cut).to.match(/^(\u{1F600}){500}\n\[\.\.\. 19001 characters \(0 line breaks\) cut from the middle of 20001; /u)
+    expect(cut).to.match(/\.\.\.\]\n(\u{1F600}){499}\n$/u)
+    expect(isWellFormed(cut)).to.equal(true)
+  })
+
+  it('counts dropped astral characters as code points when the buffer overflowed', () => {
+    const emoji = '\u{1F600}'
+    const output = buffered(`${emoji.repeat(1000)}X${emoji.repeat(1000)}`, 400)
+    expect(output.droppedChars).to.equal(2001 - 100 - 100)
+    const cut = cutMiddle(output, 100)
+    expect(cut).to.contain('[... 1901 characters (0 line breaks) cut from the middle of 2001;')
+    expect([...cut.replace(/\n\[\.\.\..*\.\.\.\]\n/, '')]).to.have.length(100)
+  })
+
   it('counts the line breaks it cuts', () => {
     const lines = Array.from({length: 100}, (_, index) => `line ${index}`).join('\n')
     const cut = cutMiddle(buffered(lines), 40)

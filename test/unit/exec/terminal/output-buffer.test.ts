@@ -79,9 +79,9 @@ describe('OutputBuffer after the head stops short of a surrogate pair', () => {
     buffer.append(`abcd${emoji}`)
     for (const chunk of ['1\n', '2\n', '3\n', '45']) buffer.append(chunk)
     const output = buffer.take()
-    // The tail keeps its own half (5); the head, one short, stays so.
-    expect(output).to.deep.equal({head: 'abcd', droppedChars: 5, droppedLines: 1, tail: '\n3\n45'})
-    expect(outputChars(output)).to.equal(4 + 2 + 8)
+    // The tail keeps its own half (5); the head, one short, stays so. The pair counts as one character.
+    expect(output).to.deep.equal({head: 'abcd', droppedChars: 4, droppedLines: 1, tail: '\n3\n45'})
+    expect(outputChars(output)).to.equal(4 + 1 + 8)
   })
 
   it('fills the head exactly when the pair fits in it', () => {
@@ -123,7 +123,7 @@ describe('OutputBuffer after the head stops short of a surrogate pair', () => {
       const buffer = new OutputBuffer(6)
       buffer.append('abc')
       buffer.append(`x${pair}yz`) // the tail (3) would start inside the pair: it starts after it
-      expect(buffer.take(), JSON.stringify(pair)).to.deep.equal({head: 'abc', droppedChars: 3, droppedLines: 0, tail: 'yz'})
+      expect(buffer.take(), JSON.stringify(pair)).to.deep.equal({head: 'abc', droppedChars: 2, droppedLines: 0, tail: 'yz'})
     }
     const buffer = new OutputBuffer(6)
     buffer.append('abc')
@@ -134,7 +134,7 @@ describe('OutputBuffer after the head stops short of a surrogate pair', () => {
   it('takes no part of a pair into an empty head of one character', () => {
     const buffer = new OutputBuffer(3)
     buffer.append(`${emoji}ab`)
-    expect(buffer.take()).to.deep.equal({head: '', droppedChars: 2, droppedLines: 0, tail: 'ab'})
+    expect(buffer.take()).to.deep.equal({head: '', droppedChars: 1, droppedLines: 0, tail: 'ab'})
   })
 })
 

@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -7,7 +7,9 @@ import {DispatchFailedError} from '../../../../src/errors.js'
 import {SEARCH_DEFAULT_MAX_RESULTS} from '../../../../src/exec/limits.js'
 import {createExecConnection, createExecRuntime} from '../../../../src/exec/runtime.js'
 import {SEARCH_POOL_SERVICE, searchPoolOf, searchTool} from '../../../../src/exec/tools/search.js'
+import type {ToolContext} from '../../../../src/exec/tools/tool.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
+import {runTool, toolContext} from '../../../helpers/exec-context.js'
 
 describe('search tool', () => {
   let dir: string
@@ -41,6 +43,62 @@ describe('search tool', () => {
     expect(searchTool.inputSchema.parse({query: 'x'})).to.deep.equal({query: 'x', path: '.', regex: false, case_sensitive: true, max_results: SEARCH_DEFAULT_MAX_RESULTS})
     expect(searchTool.inputSchema.safeParse({query: 'x', max_results: 0}).success).to.equal(false)
     expect(searchTool.inputSchema.safeParse({query: 'x', glob: ['*.ts', 'src/**']}).success).to.equal(true)
+  })
+})
+
+describe('search without a query lists file paths', () => {
+  let dir: string
+  let context: ToolContext
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ak-search-files-'))
+    await mkdir(path.join(dir, 'src', 'deep'), {recursive: true})
+    await mkdir(path.join(dir, 'node_modules', 'x'), {recursive: true})
+    await writeFile(path.join(dir, '.gitignore'), 'build/\n')
+    await mkdir(path.join(dir, 'build'))
+    await writeFile(path.join(dir, 'build', 'out.test.ts'), 'x')
+    await writeFile(path.join(dir, 'src', 'a.test.ts'), 'test\n')
+    await writeFile(path.join(dir, 'src', 'deep', 'empty.test.ts'), '')
+    await writeFile(path.join(dir, 'src', 'deep', 'b.ts'), 'code\n')
+    await writeFile(path.join(dir, 'src', 'bin.test.ts'), Buffer.from([0, 1, 2]))
+    await writeFile(path.join(dir, 'node_modules', 'x', 'c.test.ts'), 'dep\n')
+    context = await toolContext(dir)
+  })
+
+  after(async () => {
+    await context.runtime.close()
+    await rm(dir, {recursive: true, force: true})
+  })
+
+  it('lists the matching files, empty and binary ones too, with the ignore rules of search', async () => {
+    const text = await runTool(searchTool, context, {glob: '**/*.test.ts'})
+    expect(text.split('\n')).to.deep.equal([
+      'src/a.test.ts',
+      'src/bin.test.ts',
+      'src/deep/empty.test.ts',
+      '[3 files match "**/*.test.ts" in the workspace.]',
+    ])
+  })
+
+  it('lists below a folder and under the result cap, saying when it stopped', async () => {
+    expect(await runTool(searchTool, context, {glob: '*.ts', path: 'src/deep'})).to.equal(
+      'src/deep/b.ts\nsrc/deep/empty.test.ts\n[2 files match "*.ts" in "src/deep".]',
+    )
+    const cut = (await runTool(searchTool, context, {glob: '*.ts', max_results: 2})).split('\n')
+    expect(cut).to.have.length(3)
+    expect(cut[2]).to.match(/^\[Stopped after 2 paths; more files match\. Narrow the glob/)
+  })
+
+  it('says so in one line when no file matches', async () => {
+    expect(await runTool(searchTool, context, {glob: '*.py'})).to.equal(
+      'No files match the glob "*.py" in the workspace (ignored files, .git and node_modules are not listed).',
+    )
+  })
+
+  it('refuses a call with neither query nor glob', async () => {
+    let message = ''
+    await runTool(searchTool, context, {path: 'src'}).catch((error: Error) => (message = error.message))
+    expect(message).to.match(/^search needs query \(the text to find\) or glob/)
   })
 })
 
