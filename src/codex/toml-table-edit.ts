@@ -35,7 +35,7 @@ export function findTable(lines: string[], keyPath: string[]): TableRange | unde
     }
   }
   let end = stop
-  while (end > start + 1 && isBlankOrComment(lines[end - 1]!)) end -= 1
+  while (isBlankOrComment(lines[end - 1]!)) end -= 1 // stops at the header line at the latest
   return {start, end}
 }
 
@@ -67,8 +67,7 @@ export function removeTable(lines: string[], range: TableRange): string {
 
 /** The document's line terminator: CRLF when its first line ends with one, else LF. */
 export function lineEnding(text: string): string {
-  const first = text.indexOf('\n')
-  return first > 0 && text[first - 1] === '\r' ? '\r\n' : '\n'
+  return text[text.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n' // no \n: text[-2] is undefined
 }
 
 interface Header {

@@ -74,6 +74,12 @@ describe('registration in config.toml', () => {
     }
   })
 
+  it('ends an unterminated last line before the blank line and the entry it adds', async () => {
+    await writeFile(configFile(), 'model = "x"')
+    const {change} = await register()
+    expect(change.after.startsWith('model = "x"\n\n[mcp_servers.agents]\n')).to.equal(true)
+  })
+
   it('keeps CRLF line endings in the lines it adds', async () => {
     await writeFile(configFile(), 'a = 1\r\n')
     const {change} = await register()
@@ -156,6 +162,44 @@ describe('registration in config.toml', () => {
         const change = await planUnregister(codexHome, 'agents')
         expect(change.after, value).to.equal(`${value}\n`)
       }
+    })
+
+    it('reads quotes in one-line strings and comments the way TOML does', async () => {
+      const values = [
+        `a = 'x """'`,
+        `a = "x '''"`,
+        String.raw`a = "say \" then '''"`,
+        String.raw`a = 'C:\' # it's """`,
+        `a = ["x", "'''"]`,
+        `a = """x"""" # say " then '''`,
+      ]
+      for (const value of values) {
+        await writeFile(configFile(), `${value}\n\n${ENTRY}`)
+        expect(parse(await readFile(configFile(), 'utf8')), value).to.have.property('mcp_servers')
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, value).to.equal(`${value}\n`)
+      }
+    })
+
+    it('ends a multi-line string where TOML does, escapes and all', async () => {
+      const strings = [
+        `notes = """\n\\"""\n[mcp_servers.agents]\n"""`, // an escaped quote at the start of a line does not end it
+        `notes = """\nlast line"""`,
+        `notes = """\npath C:\\\\"""`, // an escaped backslash, then the end
+        `notes = '''\nend \\'''`, // no escapes in a literal string
+      ]
+      for (const notes of strings) {
+        await writeFile(configFile(), `${notes}\n\n${ENTRY}`)
+        expect(parse(await readFile(configFile(), 'utf8')), notes).to.have.property('notes')
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, notes).to.equal(`${notes}\n`)
+      }
+    })
+
+    it('takes no line of a value that spans lines for a header', async () => {
+      await writeFile(configFile(), `x = 1\n\n${ENTRY}matrix = [\n  [1],\n  ["b"],\n]\n`)
+      const change = await planUnregister(codexHome, 'agents')
+      expect(change.after).to.equal('x = 1\n')
     })
 
     it('does not see a header inside a multi-line string that holds quotes and escapes', async () => {
