@@ -11,7 +11,7 @@ import {
   unifiedDiff,
 } from '../../../src/exec/files/edit-diff.js'
 import {isWellFormed} from '../../helpers/text.js'
-import {applyTextEdit} from '../../../src/exec/files/text-edit.js'
+import {EDIT_MAX_RECORDED_SPANS, applyTextEdit} from '../../../src/exec/files/text-edit.js'
 
 /** The diff of an edit of `before`, as the edit tool shows it. */
 function diffOf(before: string, oldText: string, newText: string, replaceAll = false, maxChars = 1_000_000) {
@@ -231,5 +231,58 @@ describe('diff clipping counts characters as code points', () => {
     expect(capText(text, 13)).to.equal(`${text.slice(0, -1)}\n[Diff cut after 13 characters: the rest is not shown. Read the file to see the result.]`)
     expect(capText(text, 14)).to.equal(text)
     expect(capText(text, 10)).to.match(/^(😀){6}\n\[Diff cut after 6 characters/u)
+  })
+})
+
+describe('unifiedDiff, exact shapes of its plain listings and cuts', () => {
+  const diffOfAll = (before: string, oldText: string, newText: string, maxChars = 1_000_000) => {
+    const result = applyTextEdit(before, {oldText, newText, replaceAll: true})
+    return unifiedDiff('f.txt', before, result.text, result.spans, maxChars, {isComplete: result.spans.length === result.count})
+  }
+  /** A line long enough that a region holding it is listed plainly instead of diffed by jsdiff. */
+  const long = 'a'.repeat(DIFF_MAX_LIBRARY_CHARS / 2)
+  const body = (diff: string) => diff.split('\n').slice(3).map((line) => (line.length > 60 ? `${line[0]}<long>` : line))
+
+  it('shows the lines both sides share at the start and the end of a plain listing as context', () => {
+    expect(body(diffOfAll(`c1\nc2\nx\n${long}\nx\nc3\nc4\n`, 'x', 'y'))).to.deep.equal([' c1', ' c2', '-x', '-<long>', '-x', '+y', '+<long>', '+y', ' c3', ' c4'])
+  })
+
+  it('keeps the note of a missing final line break after shared last lines', () => {
+    expect(body(diffOfAll(`c1\nx\n${long}\nx\nc2`, 'x', 'y'))).to.deep.equal([' c1', '-x', '-<long>', '-x', '+y', '+<long>', '+y', ' c2', '\\ No newline at end of file'])
+  })
+
+  it('leaves the note of a missing final line break with each side when the last line changed', () => {
+    expect(body(diffOfAll(`x\n${long}\nx`, 'x', 'y'))).to.deep.equal([
+      '-x',
+      '-<long>',
+      '-x',
+      '\\ No newline at end of file',
+      '+y',
+      '+<long>',
+      '+y',
+      '\\ No newline at end of file',
+    ])
+  })
+
+  it('marks a line shown only up to the replacements that were recorded', () => {
+    const lines = diffOfAll(`${'x'.repeat(EDIT_MAX_RECORDED_SPANS * 2)}\nend\n`, 'x', 'y').split('\n')
+    const note = ' …[the rest of this line is not shown]'
+    expect(lines.slice(0, 3)).to.deep.equal(['--- a/f.txt', '+++ b/f.txt', '@@ -1,1 +1,1 @@'])
+    expect(lines[3]?.startsWith('-xxx') && lines[3].endsWith(note)).to.equal(true)
+    expect(lines[4]?.startsWith('+yyy') && lines[4].endsWith(note)).to.equal(true)
+    expect(lines.at(-1)).to.match(/^\[Diff cut after \d+ characters: the rest is not shown\. Read the file to see the result\.\]$/)
+  })
+
+  it('shows an empty new file as headers alone, a BOM alone included', () => {
+    for (const text of ['', '\uFEFF']) expect(unifiedDiff('n.txt', undefined, text, [], 1000)).to.equal('--- /dev/null\n+++ b/n.txt')
+  })
+
+  it('lists a new file only as far as the budget, with the note and no end-of-file note', () => {
+    const text = Array.from({length: 100}, (_, index) => `line ${index}`).join('\n')
+    const diff = unifiedDiff('n.txt', undefined, text, [], 60)
+    const lines = diff.split('\n')
+    expect(lines.slice(0, 4)).to.deep.equal(['--- /dev/null', '+++ b/n.txt', '@@ -0,0 +1,100 @@', '+line 0'])
+    expect(diff).not.to.contain('No newline')
+    expect(lines.at(-1)).to.match(/^\[Diff cut after \d+ characters/)
   })
 })
