@@ -286,3 +286,30 @@ describe('unifiedDiff, exact shapes of its plain listings and cuts', () => {
     expect(lines.at(-1)).to.match(/^\[Diff cut after \d+ characters/)
   })
 })
+
+describe('unifiedDiff within a character budget', () => {
+  // Changes every 15 lines: a hunk each, far more than small budgets hold.
+  const before = Array.from({length: 400}, (_, i) => (i % 15 === 7 ? `hit ${i}` : `line ${i}`)).join('\n') + '\n'
+  const result = applyTextEdit(before, {oldText: 'hit', newText: 'HIT', replaceAll: true})
+  const full = unifiedDiff('f.txt', before, result.text, result.spans, 1_000_000)
+
+  it('fills the budget with the hunks of the whole diff, in order, and says where it cut', () => {
+    for (const maxChars of [200, 333, 500, 777, 1000, 1500]) {
+      const lines = unifiedDiff('f.txt', before, result.text, result.spans, maxChars).split('\n')
+      const note = lines.pop() as string
+      const kept = lines.join('\n')
+      expect(note, String(maxChars)).to.equal(`[Diff cut after ${kept.length} characters: the rest is not shown. Read the file to see the result.]`)
+      expect(kept.length, String(maxChars)).to.be.at.most(maxChars)
+      expect(kept.length, String(maxChars)).to.be.above(maxChars - 20) // lines here are shorter than 20 characters
+      // Every hunk before the last shown one is exactly the whole diff's.
+      const lastHunk = lines.findLastIndex((line) => line.startsWith('@@'))
+      expect(lines.slice(0, lastHunk), String(maxChars)).to.deep.equal(full.split('\n').slice(0, lastHunk))
+    }
+  })
+
+  it('shows everything without a note when the diff fits', () => {
+    expect(unifiedDiff('f.txt', before, result.text, result.spans, full.length)).to.equal(full)
+    expect(full).not.to.contain('[Diff cut')
+    expect(full.match(/^@@/gm)).to.have.length(27)
+  })
+})
