@@ -11,7 +11,7 @@ const coreModules = [
   'src/exec/terminal/output-buffer.ts',
   'src/exec/workspace.ts',
   'src/codex/slug.ts',
-  'src/codex/toml-table-edit.ts',
+  'src/codex/toml-edit.ts',
   'src/codex/project-trust.ts',
 ]
 
