@@ -96,6 +96,8 @@ describe('IgnoreRules', () => {
     const rules = IgnoreRules.none().withFile('', '*.tmp\r\n/out\r\n')
     expect(rules.isIgnored('x.tmp', false)).to.equal(true)
     expect(rules.isIgnored('out', true)).to.equal(true)
+    expect(rules.isIgnored('keep.txt', false)).to.equal(false)
+    expect(rules.isIgnored('x.tm', false)).to.equal(false)
   })
 
   it('matches letter case exactly on Linux, as git does by default', function () {
