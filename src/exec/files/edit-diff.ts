@@ -292,8 +292,11 @@ function plainHunk(
   return {oldStart: oldStart + 1, oldLines: count(oldLines), newStart: newStart + 1, newLines: count(newLines), lines}
 }
 
-/** Old and new text together larger than this are not handed to jsdiff (listed plainly instead). */
-const DIFF_MAX_LIBRARY_CHARS = 200_000
+/**
+ * Characters of old and new text together, around one cluster of replacements, handed to jsdiff
+ * at most; a larger region is listed as removed then added lines instead.
+ */
+export const DIFF_MAX_LIBRARY_CHARS = 200_000
 
 /**
  * The hunks of an edit, computed around each cluster of replacements until `maxChars` is spent.

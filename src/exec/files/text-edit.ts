@@ -68,7 +68,6 @@ function withLfLineBreaks(body: string): {text: string; crlfAt: number[]} {
     crlfAt.push(at - crlfAt.length)
     position = at + 1 // keep the \n, drop the \r
   }
-  if (crlfAt.length === 0) return {text: body, crlfAt}
   parts.push(body.slice(position))
   return {text: parts.join(''), crlfAt}
 }
@@ -97,20 +96,22 @@ function forEachOccurrence(body: string, oldText: string, visit: (start: number,
 }
 
 /**
- * The line endings new text takes at successive occurrences: the kind of the first line break
- * inside the matched text; else that of the line the occurrence is on (the next line break, or
- * the one before it on a last line without one); `\n` in a text without line breaks. Remembers
- * the next line break, so many occurrences on one long line cost one scan of it.
+ * Whether new text takes CRLF line endings at successive occurrences (starting at ascending
+ * offsets): the kind of the first line break at or after the occurrence's start, which is the
+ * first one inside the matched text or else the one ending its line; on a last line without one,
+ * the kind of the line break before it; LF in a text without line breaks. Remembers the next line
+ * break, so many occurrences on one long line cost one scan of it.
  */
-function lineEndings(body: string): (start: number, end: number) => string {
-  let nextBreak = -2 // not looked up yet
+function crlfAtOccurrences(body: string): (start: number) => boolean {
   const lastBreak = body.lastIndexOf('\n')
-  return (start, end) => {
-    if (nextBreak === -2 || (nextBreak !== -1 && nextBreak < start)) nextBreak = body.indexOf('\n', start)
-    const at = nextBreak !== -1 ? nextBreak : lastBreak
-    if (nextBreak !== -1 && nextBreak < end) return body[at - 1] === '\r' ? '\r\n' : '\n'
-    if (at === -1) return '\n'
-    return body[at - 1] === '\r' ? '\r\n' : '\n'
+  let nextBreak = -1 // the first \n at or after the last start asked about; body.length when none
+  return (start) => {
+    if (nextBreak < start) {
+      const found = body.indexOf('\n', start)
+      nextBreak = found === -1 ? body.length : found
+    }
+    const at = nextBreak < body.length ? nextBreak : lastBreak
+    return body[at - 1] === '\r' // with no line break at all, at is -1 and body[-2] undefined
   }
 }
 
@@ -207,7 +208,7 @@ function notFoundError(body: string, oldText: string): BadInputError {
  * - `oldText` must occur exactly once, unless `replaceAll` (then at least once). Occurrences do
  *   not overlap (`aa` occurs once in `aaa`).
  * - Line breaks in `oldText` match `\n` and `\r\n` alike; line breaks in `newText` are written
- *   with the line ending of the place they go to (see `lineEndings`), so a CRLF file stays CRLF,
+ *   with the line ending of the place they go to (see `crlfAtOccurrences`), so a CRLF file stays CRLF,
  *   an LF file stays LF and each part of a mixed file keeps its own kind.
  * - A leading UTF-8 BOM (U+FEFF) is kept and is never part of a match.
  *
@@ -224,9 +225,9 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
   const bom = content.startsWith(BOM) ? BOM : ''
   const body = content.slice(bom.length)
   const hasBreak = /\r?\n/.test(newText)
-  const withLf = newText.replace(/\r?\n/g, '\n')
+  const withLf = newText.replaceAll('\r\n', '\n')
   const withCrlf = newText.replace(/\r?\n/g, '\r\n')
-  const endingAt = lineEndings(body)
+  const isCrlfAt = crlfAtOccurrences(body)
   const lines: number[] = []
   const spans: ChangedSpan[] = []
   // The new text is gathered in pieces joined every JOIN_EVERY_PARTS, so millions of
@@ -248,7 +249,7 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
       lines.push(line)
     }
     if (count > 1 && !replaceAll) return // refused below: only the count and lines matter
-    const replacement = hasBreak ? (endingAt(start, end) === '\r\n' ? withCrlf : withLf) : newText
+    const replacement = hasBreak ? (isCrlfAt(start) ? withCrlf : withLf) : newText
     const unchanged = body.slice(position, start)
     parts.push(unchanged, replacement)
     if (parts.length >= JOIN_EVERY_PARTS) {
@@ -272,6 +273,5 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
   }
   parts.push(body.slice(position))
   chunks.push(parts.join(''))
-  parts = []
-  return {text: chunks.length === 1 ? (chunks[0] as string) : chunks.join(''), count, lines, spans}
+  return {text: chunks.join(''), count, lines, spans}
 }

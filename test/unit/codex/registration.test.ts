@@ -74,6 +74,12 @@ describe('registration in config.toml', () => {
     }
   })
 
+  it('ends an unterminated last line before the blank line and the entry it adds', async () => {
+    await writeFile(configFile(), 'model = "x"')
+    const {change} = await register()
+    expect(change.after.startsWith('model = "x"\n\n[mcp_servers.agents]\n')).to.equal(true)
+  })
+
   it('keeps CRLF line endings in the lines it adds', async () => {
     await writeFile(configFile(), 'a = 1\r\n')
     const {change} = await register()
@@ -173,6 +179,110 @@ describe('registration in config.toml', () => {
     await writeFile(configFile(), text)
     const change = await planUnregister(codexHome, 'agents')
     expect(change.after).to.equal('notes = """\n[mcp_servers.agents]\n"""\n')
+  })
+
+  describe('finding the entry among comments, strings and other tables', () => {
+    const ENTRY = '[mcp_servers.agents]\ncommand = "ak"\nargs = ["codex-agent-runtime"]\n'
+
+    it('sees the header after a comment holding triple quotes', async () => {
+      for (const comment of ['# see """', "# see '''", 'a = 1 # see """', `b = "x" # it's """ here`]) {
+        await writeFile(configFile(), `${comment}\n\n${ENTRY}`)
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, comment).to.equal(`${comment}\n`)
+      }
+    })
+
+    it('sees the header after a one-line string holding triple quotes', async () => {
+      const values = [`a = '"""'`, `a = "'''"`, String.raw`a = "say \"\"\" twice"`, `a = '''x'''`, 'a = """x"""', 'a = """x""""', String.raw`a = ["\\", '"""']`]
+      for (const value of values) {
+        await writeFile(configFile(), `${value}\n\n${ENTRY}`)
+        expect(parse(await readFile(configFile(), 'utf8')), value).to.have.property('mcp_servers')
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, value).to.equal(`${value}\n`)
+      }
+    })
+
+    it('reads quotes in one-line strings and comments the way TOML does', async () => {
+      const values = [
+        `a = 'x """'`,
+        `a = "x '''"`,
+        String.raw`a = "say \" then '''"`,
+        String.raw`a = 'C:\' # it's """`,
+        `a = ["x", "'''"]`,
+        `a = """x"""" # say " then '''`,
+      ]
+      for (const value of values) {
+        await writeFile(configFile(), `${value}\n\n${ENTRY}`)
+        expect(parse(await readFile(configFile(), 'utf8')), value).to.have.property('mcp_servers')
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, value).to.equal(`${value}\n`)
+      }
+    })
+
+    it('ends a multi-line string where TOML does, escapes and all', async () => {
+      const strings = [
+        `notes = """\n\\"""\n[mcp_servers.agents]\n"""`, // an escaped quote at the start of a line does not end it
+        `notes = """\nlast line"""`,
+        `notes = """\npath C:\\\\"""`, // an escaped backslash, then the end
+        `notes = '''\nend \\'''`, // no escapes in a literal string
+      ]
+      for (const notes of strings) {
+        await writeFile(configFile(), `${notes}\n\n${ENTRY}`)
+        expect(parse(await readFile(configFile(), 'utf8')), notes).to.have.property('notes')
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, notes).to.equal(`${notes}\n`)
+      }
+    })
+
+    it('takes no line of a value that spans lines for a header', async () => {
+      await writeFile(configFile(), `x = 1\n\n${ENTRY}matrix = [\n  [1],\n  ["b"],\n]\n`)
+      const change = await planUnregister(codexHome, 'agents')
+      expect(change.after).to.equal('x = 1\n')
+    })
+
+    it('does not see a header inside a multi-line string that holds quotes and escapes', async () => {
+      for (const [opening, body] of [['"""', String.raw`say \""" and "" or ''`], ["'''", `say "" or '' or \\`]]) {
+        const notes = `notes = ${opening}\n${body}\n[mcp_servers.agents]\n${opening}\n`
+        await writeFile(configFile(), `${notes}\n${ENTRY}`)
+        expect(parse(await readFile(configFile(), 'utf8')), opening).to.have.property('notes')
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, opening).to.equal(notes)
+      }
+    })
+
+    it('finds a header with a trailing comment, and replaces it rather than adding a second one', async () => {
+      await writeFile(
+        configFile(),
+        'model = "x"\n\n[mcp_servers.agents] # by ak\ncommand = "/old/node"\nargs = ["/old/run.js", "codex-agent-runtime", "serve"]\n',
+      )
+      const {change} = await register()
+      expect(change.action).to.equal('replace')
+      const text = await readFile(configFile(), 'utf8')
+      expect(text.match(/\[mcp_servers\.agents\]/g)).to.have.length(1)
+      expect(text.startsWith('model = "x"\n\n[mcp_servers.agents]')).to.equal(true)
+    })
+
+    it('finds a header written with spaces or quoted keys', async () => {
+      for (const header of ['[ mcp_servers . agents ]', '["mcp_servers".agents]', "[mcp_servers.'agents']", '[mcp_servers."ag\\u0065nts"]']) {
+        await writeFile(configFile(), `x = 1\n\n${header}\ncommand = "ak"\nargs = ["codex-agent-runtime"]\n`)
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, header).to.equal('x = 1\n')
+      }
+    })
+
+    it('keeps a table with a longer key that is not part of the entry', async () => {
+      for (const other of ['[projects."/x".sub]', '[mcp_servers_extra.agents.env]', '[[mcp_servers_list]]', '[mcp_servers.agentsx]']) {
+        await writeFile(configFile(), `${ENTRY}${other}\nk = 1\n`)
+        const change = await planUnregister(codexHome, 'agents')
+        expect(change.after, other).to.equal(`${other}\nk = 1\n`)
+      }
+    })
+
+    it('leaves the comments and blank lines that follow the entry to the next table', async () => {
+      await writeFile(configFile(), `a = 1\n\n${ENTRY}\n# about z\n[z]\nb = 2\n`)
+      const change = await planUnregister(codexHome, 'agents')
+      expect(change.after).to.equal('a = 1\n\n# about z\n[z]\nb = 2\n')
+    })
   })
 
   it('removes the subtables of the entry too', async () => {

@@ -1,9 +1,17 @@
 import {expect} from 'chai'
 import {applyPatch, createTwoFilesPatch} from 'diff'
 
-import {DIFF_MAX_LINE_CHARS, capText, clipLine, unifiedDiff} from '../../../src/exec/files/edit-diff.js'
+import {
+  DIFF_CONTEXT_LINES,
+  DIFF_MAX_EDIT_LINES,
+  DIFF_MAX_LIBRARY_CHARS,
+  DIFF_MAX_LINE_CHARS,
+  capText,
+  clipLine,
+  unifiedDiff,
+} from '../../../src/exec/files/edit-diff.js'
 import {isWellFormed} from '../../helpers/text.js'
-import {applyTextEdit} from '../../../src/exec/files/text-edit.js'
+import {EDIT_MAX_RECORDED_SPANS, applyTextEdit} from '../../../src/exec/files/text-edit.js'
 
 /** The diff of an edit of `before`, as the edit tool shows it. */
 function diffOf(before: string, oldText: string, newText: string, replaceAll = false, maxChars = 1_000_000) {
@@ -25,6 +33,12 @@ describe('unifiedDiff (the diff an edit answers with)', () => {
     expect(diffOf(before, 'l4', 'L4').diff).to.equal(
       ['--- a/f.txt', '+++ b/f.txt', '@@ -1,7 +1,7 @@', ' l1', ' l2', ' l3', '-l4', '+L4', ' l5', ' l6', ' l7'].join('\n'),
     )
+  })
+
+  it('shows exactly DIFF_CONTEXT_LINES unchanged lines on each side of a change', () => {
+    const {diff} = diffOf(numbered(20), 'line 10\n', 'ten\n')
+    const context = (from: number) => Array.from({length: DIFF_CONTEXT_LINES}, (_, i) => ` line ${from + i}`)
+    expect(diff.split('\n')).to.deep.equal(['--- a/f.txt', '+++ b/f.txt', '@@ -7,7 +7,7 @@', ...context(7), '-line 10', '+ten', ...context(11)])
   })
 
   it('gives the same diff as a whole-file diff for changes near, far and at the ends', () => {
@@ -89,6 +103,44 @@ describe('unifiedDiff (the diff an edit answers with)', () => {
       expect(diff.match(/^@@/gm)).to.have.length(1)
       expect(applyPatch(before, diff)).to.equal(after)
     }
+  })
+
+  describe('the plain listing that replaces a line diff too costly for jsdiff', () => {
+    /** `count` changed lines, each followed by an unchanged one, so a line diff interleaves them. */
+    const alternating = (count: number) => Array.from({length: count}, (_, i) => `hit ${i}\nkeep ${i}`).join('\n') + '\n'
+    const signs = (diff: string) => diff.split('\n').slice(3).map((line) => line[0]).join('')
+
+    it('uses a line diff while the changed lines need fewer than DIFF_MAX_EDIT_LINES line edits', () => {
+      const before = alternating(DIFF_MAX_EDIT_LINES / 2 - 10)
+      const {after, diff} = diffOf(before, 'hit', 'HIT', true)
+      expect(diff).to.equal(wholeFileDiff(before, after))
+      expect(signs(diff).startsWith('-+ -+ ')).to.equal(true)
+    })
+
+    it('lists every old line then every new line past DIFF_MAX_EDIT_LINES line edits', () => {
+      const count = DIFF_MAX_EDIT_LINES / 2 + 10
+      const before = alternating(count)
+      const {after, diff} = diffOf(before, 'hit', 'HIT', true)
+      // The last unchanged line is shared by both sides, so it is context.
+      expect(signs(diff)).to.equal(`${'-'.repeat(2 * count - 1)}${'+'.repeat(2 * count - 1)} `)
+      expect(diff).to.contain(`@@ -1,${2 * count} +1,${2 * count} @@`)
+      expect(applyPatch(before, diff)).to.equal(after)
+    })
+
+    it('uses a line diff for a region of exactly DIFF_MAX_LIBRARY_CHARS characters, old and new', () => {
+      // Old and new region: "x\n" + long line + "\nx\n", each (DIFF_MAX_LIBRARY_CHARS) / 2 long.
+      const before = `x\n${'a'.repeat((DIFF_MAX_LIBRARY_CHARS - 10) / 2)}\nx\n`
+      const {diff} = diffOf(before, 'x', 'y', true)
+      expect(signs(diff)).to.equal('-+ -+')
+    })
+
+    it('lists old then new lines for a larger region, however few lines changed', () => {
+      const before = `x\n${'a'.repeat((DIFF_MAX_LIBRARY_CHARS - 10) / 2 + 1)}\nx\n`
+      const {diff} = diffOf(before, 'x', 'y', true)
+      expect(signs(diff)).to.equal('---+++')
+      expect(diff).to.contain('@@ -1,3 +1,3 @@')
+      expect(diff).to.contain('characters clipped]')
+    })
   })
 
   it('shows the unchanged lines around such a cluster as context', () => {
@@ -179,5 +231,85 @@ describe('diff clipping counts characters as code points', () => {
     expect(capText(text, 13)).to.equal(`${text.slice(0, -1)}\n[Diff cut after 13 characters: the rest is not shown. Read the file to see the result.]`)
     expect(capText(text, 14)).to.equal(text)
     expect(capText(text, 10)).to.match(/^(😀){6}\n\[Diff cut after 6 characters/u)
+  })
+})
+
+describe('unifiedDiff, exact shapes of its plain listings and cuts', () => {
+  const diffOfAll = (before: string, oldText: string, newText: string, maxChars = 1_000_000) => {
+    const result = applyTextEdit(before, {oldText, newText, replaceAll: true})
+    return unifiedDiff('f.txt', before, result.text, result.spans, maxChars, {isComplete: result.spans.length === result.count})
+  }
+  /** A line long enough that a region holding it is listed plainly instead of diffed by jsdiff. */
+  const long = 'a'.repeat(DIFF_MAX_LIBRARY_CHARS / 2)
+  const body = (diff: string) => diff.split('\n').slice(3).map((line) => (line.length > 60 ? `${line[0]}<long>` : line))
+
+  it('shows the lines both sides share at the start and the end of a plain listing as context', () => {
+    expect(body(diffOfAll(`c1\nc2\nx\n${long}\nx\nc3\nc4\n`, 'x', 'y'))).to.deep.equal([' c1', ' c2', '-x', '-<long>', '-x', '+y', '+<long>', '+y', ' c3', ' c4'])
+  })
+
+  it('keeps the note of a missing final line break after shared last lines', () => {
+    expect(body(diffOfAll(`c1\nx\n${long}\nx\nc2`, 'x', 'y'))).to.deep.equal([' c1', '-x', '-<long>', '-x', '+y', '+<long>', '+y', ' c2', '\\ No newline at end of file'])
+  })
+
+  it('leaves the note of a missing final line break with each side when the last line changed', () => {
+    expect(body(diffOfAll(`x\n${long}\nx`, 'x', 'y'))).to.deep.equal([
+      '-x',
+      '-<long>',
+      '-x',
+      '\\ No newline at end of file',
+      '+y',
+      '+<long>',
+      '+y',
+      '\\ No newline at end of file',
+    ])
+  })
+
+  it('marks a line shown only up to the replacements that were recorded', () => {
+    const lines = diffOfAll(`${'x'.repeat(EDIT_MAX_RECORDED_SPANS * 2)}\nend\n`, 'x', 'y').split('\n')
+    const note = ' …[the rest of this line is not shown]'
+    expect(lines.slice(0, 3)).to.deep.equal(['--- a/f.txt', '+++ b/f.txt', '@@ -1,1 +1,1 @@'])
+    expect(lines[3]?.startsWith('-xxx') && lines[3].endsWith(note)).to.equal(true)
+    expect(lines[4]?.startsWith('+yyy') && lines[4].endsWith(note)).to.equal(true)
+    expect(lines.at(-1)).to.match(/^\[Diff cut after \d+ characters: the rest is not shown\. Read the file to see the result\.\]$/)
+  })
+
+  it('shows an empty new file as headers alone, a BOM alone included', () => {
+    for (const text of ['', '\uFEFF']) expect(unifiedDiff('n.txt', undefined, text, [], 1000)).to.equal('--- /dev/null\n+++ b/n.txt')
+  })
+
+  it('lists a new file only as far as the budget, with the note and no end-of-file note', () => {
+    const text = Array.from({length: 100}, (_, index) => `line ${index}`).join('\n')
+    const diff = unifiedDiff('n.txt', undefined, text, [], 60)
+    const lines = diff.split('\n')
+    expect(lines.slice(0, 4)).to.deep.equal(['--- /dev/null', '+++ b/n.txt', '@@ -0,0 +1,100 @@', '+line 0'])
+    expect(diff).not.to.contain('No newline')
+    expect(lines.at(-1)).to.match(/^\[Diff cut after \d+ characters/)
+  })
+})
+
+describe('unifiedDiff within a character budget', () => {
+  // Changes every 15 lines: a hunk each, far more than small budgets hold.
+  const before = Array.from({length: 400}, (_, i) => (i % 15 === 7 ? `hit ${i}` : `line ${i}`)).join('\n') + '\n'
+  const result = applyTextEdit(before, {oldText: 'hit', newText: 'HIT', replaceAll: true})
+  const full = unifiedDiff('f.txt', before, result.text, result.spans, 1_000_000)
+
+  it('fills the budget with the hunks of the whole diff, in order, and says where it cut', () => {
+    for (const maxChars of [200, 333, 500, 777, 1000, 1500]) {
+      const lines = unifiedDiff('f.txt', before, result.text, result.spans, maxChars).split('\n')
+      const note = lines.pop() as string
+      const kept = lines.join('\n')
+      expect(note, String(maxChars)).to.equal(`[Diff cut after ${kept.length} characters: the rest is not shown. Read the file to see the result.]`)
+      expect(kept.length, String(maxChars)).to.be.at.most(maxChars)
+      expect(kept.length, String(maxChars)).to.be.above(maxChars - 20) // lines here are shorter than 20 characters
+      // Every hunk before the last shown one is exactly the whole diff's.
+      const lastHunk = lines.findLastIndex((line) => line.startsWith('@@'))
+      expect(lines.slice(0, lastHunk), String(maxChars)).to.deep.equal(full.split('\n').slice(0, lastHunk))
+    }
+  })
+
+  it('shows everything without a note when the diff fits', () => {
+    expect(unifiedDiff('f.txt', before, result.text, result.spans, full.length)).to.equal(full)
+    expect(full).not.to.contain('[Diff cut')
+    expect(full.match(/^@@/gm)).to.have.length(27)
   })
 })

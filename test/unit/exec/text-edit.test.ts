@@ -48,21 +48,27 @@ describe('applyTextEdit (what an edit does to a text)', () => {
       expect(edit('a\nb\nc\n', 'b', 'B')).to.deep.include({text: 'a\nB\nc\n', count: 1, lines: [2]})
     })
 
-    it('refuses old_text that is not there', () => {
-      expect(editError('a\nb\n', 'z', 'y')).to.contain('not found')
+    it('refuses old_text that is not there, saying how to copy it right', () => {
+      expect(editError('a\nb\n', 'z', 'y')).to.equal(
+        'old_text was not found in the file. Read the file again and copy the text exactly, including ' +
+          'whitespace and indentation (without the line numbers read adds).',
+      )
     })
 
     it('refuses several occurrences, saying how many and on which lines', () => {
       const message = editError('x\nfoo\nbar\nfoo\nfoo foo\n', 'foo', 'baz')
-      expect(message).to.contain('occurs 4 times')
-      expect(message).to.contain('lines 2, 4, 5 (2 times)')
-      expect(message).to.contain('replace_all')
+      expect(message).to.equal(
+        'old_text occurs 4 times (lines 2, 4, 5 (2 times)). Add surrounding lines to old_text so that it occurs once, ' +
+          'or set replace_all to replace every occurrence.',
+      )
     })
 
     it('lists at most 20 lines of a long list of occurrences', () => {
       const message = editError('x\n'.repeat(30), 'x', 'y')
-      expect(message).to.contain('occurs 30 times')
-      expect(message).to.contain('and 10 more')
+      const lines = Array.from({length: 20}, (_, index) => index + 1).join(', ')
+      expect(message).to.contain(`occurs 30 times (lines ${lines}, and 10 more occurrences).`)
+      expect(editError('x\n'.repeat(21), 'x', 'y')).to.contain(`(lines ${lines}, and 1 more occurrence).`)
+      expect(editError('x\n'.repeat(20), 'x', 'y')).to.contain(`(lines ${lines}).`)
     })
 
     it('replaces every occurrence with replace_all and reports their lines', () => {
@@ -87,8 +93,10 @@ describe('applyTextEdit (what an edit does to a text)', () => {
     })
 
     it('refuses an empty old_text and a no-op edit', () => {
-      expect(editError('abc', '', 'x')).to.contain('creates a new file')
-      expect(editError('abc', 'b', 'b')).to.contain('the same')
+      expect(editError('abc', '', 'x')).to.equal(
+        'old_text is empty. An empty old_text creates a new file; to change a file, pass the exact text to replace.',
+      )
+      expect(editError('abc', 'b', 'b')).to.equal('old_text and new_text are the same, so the edit would change nothing.')
     })
 
     it('matches whitespace and indentation exactly', () => {
@@ -137,6 +145,23 @@ describe('applyTextEdit (what an edit does to a text)', () => {
       expect(edit('a\nb\n', 'a', 'x\ry').text).to.equal('x\ry\nb\n')
     })
 
+    it('keeps the own ending of each line when replace_all changes lines of both kinds', () => {
+      expect(edit('x\r\nx\n', 'x', 'y\nz', true).text).to.equal('y\r\nz\r\ny\nz\n')
+      expect(edit('x\nx\r\n', 'x', 'y\nz', true).text).to.equal('y\nz\ny\r\nz\r\n')
+      expect(edit('x x\r\nx\nx', 'x', 'y\r\nz', true).text).to.equal('y\r\nz y\r\nz\r\ny\nz\ny\nz')
+      expect(edit('a\nx\r\nb\nx', 'x', 'y\nz', true).text).to.equal('a\ny\r\nz\r\nb\ny\nz')
+    })
+
+    it('gives an occurrence on a last line without a break the ending of the line before it', () => {
+      expect(edit('a\r\nb\nx', 'x', 'y\nz').text).to.equal('a\r\nb\ny\nz')
+      expect(edit('a\nb\r\nx', 'x', 'y\nz').text).to.equal('a\nb\r\ny\r\nz')
+    })
+
+    it('takes the ending of the line break inside the match over that of the line it ends on', () => {
+      expect(edit('a\r\nb\n', 'a\nb', 'c\nd').text).to.equal('c\r\nd\n')
+      expect(edit('a\nb\r\n', 'a\nb', 'c\nd').text).to.equal('c\nd\r\n')
+    })
+
     it('uses \\n for new lines in a text without any line break', () => {
       expect(edit('single', 'single', 'two\r\nlines').text).to.equal('two\nlines')
     })
@@ -146,6 +171,15 @@ describe('applyTextEdit (what an edit does to a text)', () => {
     it('keeps a UTF-8 BOM and never counts it in a match', () => {
       expect(edit('\uFEFFfirst\nsecond\n', 'first', '1st').text).to.equal('\uFEFF1st\nsecond\n')
       expect(edit('\uFEFFa\r\nb\r\n', 'a\nb', 'c\nd').text).to.equal('\uFEFFc\r\nd\r\n')
+    })
+
+    it('never matches the BOM itself, even when old_text starts with one', () => {
+      expect(editError('\uFEFFa\n', '\uFEFFa', 'b')).to.match(/^old_text was not found in the file/)
+    })
+
+    it('treats a U+FEFF that is not at the start as ordinary text', () => {
+      expect(edit('a\uFEFF', 'a', 'b').text).to.equal('b\uFEFF')
+      expect(edit('a\uFEFFb', '\uFEFF', '').text).to.equal('ab')
     })
 
     it('leaves a file without a BOM without one', () => {
@@ -167,6 +201,11 @@ describe('applyTextEdit (what an edit does to a text)', () => {
         expect(edit(content, oldText, newText).text).to.equal(expected)
       })
     }
+
+    it('reports the line an occurrence starts on when it starts with a line break', () => {
+      expect(edit('a\nb\n', '\nb', 'X').lines).to.deep.equal([1])
+      expect(edit('a\r\nb\r\nc', '\nc', '\nC', true).lines).to.deep.equal([2])
+    })
 
     it('reports lines correctly after multibyte characters', () => {
       expect(edit('😀😀\n日本\nmark\n', 'mark', 'x').lines).to.deep.equal([3])

@@ -1,10 +1,11 @@
 import {expect} from 'chai'
-import {mkdir, mkdtemp, realpath, rm, symlink, writeFile} from 'node:fs/promises'
+import {execFileSync} from 'node:child_process'
+import {chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {BadInputError, NotFoundError, OutsideWorkspaceError, SymlinkLoopError} from '../../../src/errors.js'
-import {type ResolvedPath, Workspace} from '../../../src/exec/workspace.js'
+import {MAX_SYMLINK_HOPS, type ResolvedPath, Workspace} from '../../../src/exec/workspace.js'
 
 /** A resolved path with its bytes as text, for comparing. */
 function plain(resolved: ResolvedPath) {
@@ -326,5 +327,61 @@ describe('Workspace confinement', () => {
       expect(error.message).to.contain('lone UTF-16 surrogate')
       expect((await workspace.resolve('src/\ud83d\ude00.txt')).relative).to.equal('src/\ud83d\ude00.txt')
     })
+  })
+})
+
+describe('Workspace confinement at the limits of the system', () => {
+  let root: string
+  let workspace: Workspace
+
+  before(async () => {
+    root = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-ws-limits-')))
+    workspace = await Workspace.open(root)
+  })
+
+  after(() => {
+    execFileSync('rm', ['-rf', root]) // Node's rm cannot remove folders nested past PATH_MAX
+  })
+
+  /** A chain of `links` symlinks `<prefix>0` → `<prefix>1` → … ending at a file. */
+  async function chain(prefix: string, links: number): Promise<void> {
+    await writeFile(path.join(root, `${prefix}${links}`), 'end\n')
+    for (let index = 0; index < links; index++) await symlink(`${prefix}${index + 1}`, path.join(root, `${prefix}${index}`))
+  }
+
+  it('follows exactly MAX_SYMLINK_HOPS links and refuses one more, saying to check for a loop', async () => {
+    await chain('ok', MAX_SYMLINK_HOPS)
+    expect((await workspace.resolve('ok0', {mustExist: true})).relative).to.equal(`ok${MAX_SYMLINK_HOPS}`)
+    await chain('long', MAX_SYMLINK_HOPS + 1)
+    const error = await thrown(() => workspace.resolve('long0'))
+    expect(error).to.be.instanceOf(SymlinkLoopError)
+    expect(error.message).to.equal('Too many symbolic links while resolving "long0". Check for a link loop.')
+  })
+
+  it('reports a path longer than the system allows as too long, not as missing', async () => {
+    // Folders nested past PATH_MAX (4096 bytes), built from the inside out so that no system call
+    // is given a path that long: each round moves the nest so far into a new folder.
+    const name = 'd'.repeat(200)
+    const depth = 21
+    execFileSync('sh', ['-c', `cd "$1" && mkdir nest && for i in $(seq ${depth - 1}); do mkdir next && mv nest next/${name} && mv next nest; done && mv nest ${name}`, 'sh', root])
+    const requested = `${Array.from({length: depth}, () => name).join('/')}/file.txt`
+    const error = await thrown(() => workspace.resolve(requested))
+    expect(error).to.be.instanceOf(BadInputError)
+    expect(error.message).to.equal(`"${requested}" is longer than the system allows (255 bytes per name, 4096 per path). Use a shorter path.`)
+  })
+
+  it('reports a folder it may not look into as a permission problem, not as missing', async function () {
+    if (process.getuid?.() === 0) this.skip() // root reads every folder, so there is no refusal to see
+    await mkdir(path.join(root, 'closed', 'inner'), {recursive: true})
+    await chmod(path.join(root, 'closed'), 0o000)
+    try {
+      const error = await thrown(() => workspace.resolve('closed/inner/file.txt'))
+      expect(error).to.be.instanceOf(BadInputError)
+      expect(error.message).to.equal(
+        `No permission for "closed/inner/file.txt": the server's user may not open it or a folder on the way. Check its permissions.`,
+      )
+    } finally {
+      await chmod(path.join(root, 'closed'), 0o755)
+    }
   })
 })

@@ -1,7 +1,13 @@
 import {expect} from 'chai'
 
 import {BadInputError} from '../../../../src/errors.js'
-import {createFolderFilter, createGlobFilter, globSyntaxError} from '../../../../src/exec/search/glob-filter.js'
+import {
+  SEARCH_MAX_GLOBS,
+  SEARCH_MAX_GLOB_CHARS,
+  createFolderFilter,
+  createGlobFilter,
+  globSyntaxError,
+} from '../../../../src/exec/search/glob-filter.js'
 
 describe('createGlobFilter', () => {
   it('passes every file without patterns', () => {
@@ -33,9 +39,79 @@ describe('createGlobFilter', () => {
     expect(createGlobFilter(['!*.md'])('a.txt')).to.equal(true)
   })
 
-  it('refuses an empty pattern', () => {
-    expect(() => createGlobFilter(['  '])).to.throw(BadInputError, /empty/)
-    expect(() => createGlobFilter(['!'])).to.throw(BadInputError, /empty/)
+  it('refuses an empty pattern, naming it and showing a usable one', () => {
+    expect(() => createGlobFilter(['  '])).to.throw(BadInputError, 'Glob pattern "  " is empty. Use e.g. "*.ts" or "src/**".')
+    expect(() => createGlobFilter(['!'])).to.throw(BadInputError, 'Glob pattern "!" is empty.')
+    expect(() => createGlobFilter(['*.ts', './'])).to.throw(BadInputError, 'Glob pattern "./" is empty.')
+  })
+
+  it('accepts SEARCH_MAX_GLOBS patterns and refuses one more, saying how many it got', () => {
+    const patterns = Array.from({length: SEARCH_MAX_GLOBS}, (_, index) => `*.x${index}`)
+    expect(createGlobFilter(patterns)('a.x31')).to.equal(true)
+    expect(() => createGlobFilter([...patterns, '*.ts'])).to.throw(
+      BadInputError,
+      `Too many glob patterns (${SEARCH_MAX_GLOBS + 1}); pass at most ${SEARCH_MAX_GLOBS}.`,
+    )
+  })
+
+  it('accepts a pattern of SEARCH_MAX_GLOB_CHARS characters and refuses a longer one, saying how long it is', () => {
+    const longest = `${'a'.repeat(SEARCH_MAX_GLOB_CHARS - 3)}.ts`
+    expect(createGlobFilter([longest])(`src/${longest}`)).to.equal(true)
+    expect(() => createGlobFilter([`!${longest}`])).to.throw(
+      BadInputError,
+      `A glob pattern has ${SEARCH_MAX_GLOB_CHARS + 1} characters; a pattern may have at most ${SEARCH_MAX_GLOB_CHARS}. ` +
+        'Use a shorter glob, such as "*.ts" or "src/**".',
+    )
+  })
+
+    it('excludes with a pattern starting with ! and nothing else, whatever the other patterns', () => {
+    const isIncluded = createGlobFilter(['!vendor/**'])
+    expect(isIncluded('src/a.ts')).to.equal(true)
+    expect(isIncluded('vendor/a.ts')).to.equal(false)
+    expect(isIncluded('vendor/deep/a.ts')).to.equal(false)
+    const onlyNames = createGlobFilter(['!*.md', '!LICENSE'])
+    expect(onlyNames('docs/a.md')).to.equal(false)
+    expect(onlyNames('LICENSE')).to.equal(false)
+    expect(onlyNames('src/LICENSE.ts')).to.equal(true)
+  })
+
+  it('matches a name pattern against the name after the last slash only', () => {
+    const isIncluded = createGlobFilter(['Makefile'])
+    expect(isIncluded('Makefile')).to.equal(true)
+    expect(isIncluded('sub/Makefile')).to.equal(true)
+    expect(isIncluded('Makefile/x')).to.equal(false)
+    expect(isIncluded('sub/Makefile.am')).to.equal(false)
+  })
+
+  it('matches a mix of path and name patterns by either', () => {
+    const isIncluded = createGlobFilter(['src/*.ts', 'Makefile', './docs/**'])
+    expect(isIncluded('src/a.ts')).to.equal(true)
+    expect(isIncluded('lib/Makefile')).to.equal(true)
+    expect(isIncluded('docs/a/b.md')).to.equal(true)
+    expect(isIncluded('lib/a.ts')).to.equal(false)
+    expect(isIncluded('src/deep/a.ts')).to.equal(false)
+  })
+
+  it('matches a pattern with a slash anywhere, even inside braces, against the whole path', () => {
+    const isIncluded = createGlobFilter(['{src/*.ts,*.md}'])
+    expect(isIncluded('src/a.ts')).to.equal(true)
+    expect(isIncluded('README.md')).to.equal(true)
+    expect(isIncluded('docs/a.md')).to.equal(false)
+  })
+
+  it('drops only a leading ./ from a pattern, keeping one after a folder whose name ends in a dot', () => {
+    const isIncluded = createGlobFilter(['v2./*.ts'])
+    expect(isIncluded('v2./a.ts')).to.equal(true)
+    expect(isIncluded('v2a.ts')).to.equal(false)
+    const mayContain = createFolderFilter(['v2./*.ts']) as (folder: string) => boolean
+    expect(mayContain('v2.')).to.equal(true)
+    expect(mayContain('src')).to.equal(false)
+  })
+
+  it('matches dotfiles and dot folders like any other name', () => {
+    expect(createGlobFilter(['src/**'])('src/.config/a.json')).to.equal(true)
+    expect(createGlobFilter(['*'])('.env')).to.equal(true)
+    expect(createGlobFilter(['!*'])('.env')).to.equal(false)
   })
 })
 
@@ -73,6 +149,31 @@ describe('createFolderFilter', () => {
     expect(mayContain('src/other')).to.equal(false)
     expect(mayContain('srcx')).to.equal(false)
     expect(mayContain('test')).to.equal(false)
+  })
+
+  it('walks everything when the only patterns exclude, even an exclude naming a folder', () => {
+    expect(createFolderFilter(['!vendor/**'])).to.equal(undefined)
+    expect(createFolderFilter(['!vendor/**', '!*.md'])).to.equal(undefined)
+  })
+
+  it('leaves an excluded folder out of the folders an include leads to', () => {
+    const mayContain = createFolderFilter(['src/**', '!vendor/**']) as (folder: string) => boolean
+    expect(mayContain('src')).to.equal(true)
+    expect(mayContain('vendor')).to.equal(false)
+  })
+
+  it('walks everything when a pattern has no slash, since it matches a name at any depth', () => {
+    expect(createFolderFilter(['Makefile'])).to.equal(undefined)
+    expect(createFolderFilter(['src/**', 'Makefile'])).to.equal(undefined)
+    expect(createFolderFilter(['Makefile', 'src/**'])).to.equal(undefined)
+  })
+
+  it('walks a folder named by a path pattern without wildcards, and the folders leading to it', () => {
+    const mayContain = createFolderFilter(['./docs/guide/intro.md']) as (folder: string) => boolean
+    expect(mayContain('docs')).to.equal(true)
+    expect(mayContain('docs/guide')).to.equal(true)
+    expect(mayContain('docs/other')).to.equal(false)
+    expect(mayContain('docsx')).to.equal(false)
   })
 
   it('walks everything when a pattern could match in any folder', () => {

@@ -30,13 +30,36 @@ describe('rebasePattern', () => {
     expect(rebasePattern('!/keep', 'sub')).to.equal('!sub/keep')
   })
 
+  it('drops a blank line at the workspace root too', () => {
+    expect(rebasePattern('   ', '')).to.equal(undefined)
+    expect(rebasePattern('\t', '')).to.equal(undefined)
+  })
+
+  it('ignores trailing spaces and one trailing slash when telling whether a pattern is anchored', () => {
+    expect(rebasePattern('x/  ', 'sub')).to.equal('sub/**/x/  ')
+    expect(rebasePattern('a b/  ', 'sub')).to.equal('sub/**/a b/  ')
+    expect(rebasePattern('a\\ ', 'sub')).to.equal('sub/**/a\\ ')
+  })
+
+  it('drops a pattern that is only a slash, with or without spaces', () => {
+    expect(rebasePattern('/', 'sub')).to.equal(undefined)
+    expect(rebasePattern('/  ', 'sub')).to.equal(undefined)
+    expect(rebasePattern('!/', 'sub')).to.equal(undefined)
+  })
+
   it('escapes glob characters in the folder name', () => {
     expect(rebasePattern('x', 'a[1]/b*')).to.equal('a\\[1\\]/b\\*/**/x')
     expect(rebasePattern('x', '#hash')).to.equal('\\#hash/**/x')
+    expect(rebasePattern('x', 'a#b!c')).to.equal('a#b!c/**/x')
   })
 })
 
 describe('IgnoreRules', () => {
+  it('keeps the same rules for a file with only comments and blank lines', () => {
+    const rules = IgnoreRules.none().withFile('', '*.log\n')
+    expect(rules.withFile('sub', '# nothing\n\n   \n')).to.equal(rules)
+  })
+
   it('ignores nothing without rules', () => {
     expect(IgnoreRules.none().isIgnored('anything', false)).to.equal(false)
   })
@@ -73,6 +96,8 @@ describe('IgnoreRules', () => {
     const rules = IgnoreRules.none().withFile('', '*.tmp\r\n/out\r\n')
     expect(rules.isIgnored('x.tmp', false)).to.equal(true)
     expect(rules.isIgnored('out', true)).to.equal(true)
+    expect(rules.isIgnored('keep.txt', false)).to.equal(false)
+    expect(rules.isIgnored('x.tm', false)).to.equal(false)
   })
 
   it('matches letter case exactly on Linux, as git does by default', function () {

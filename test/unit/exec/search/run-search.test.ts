@@ -72,6 +72,15 @@ describe('runSearch', () => {
     expect((await search({globs: ['src/**', '!**/deep/**']})).matches.map((match) => match.path)).to.deep.equal(['src/a.ts'])
   })
 
+  it('searches every folder but the excluded one when the only glob excludes a folder', async () => {
+    expect((await search({globs: ['!src/**']})).matches.map((match) => match.path)).to.deep.equal(['README.md'])
+    expect((await search({globs: ['!src/deep/**']})).matches.map((match) => match.path)).to.deep.equal(['README.md', 'src/a.ts'])
+  })
+
+  it('finds a file named by a glob without wildcards or slash in any folder', async () => {
+    expect((await search({globs: ['b.ts']})).matches.map((match) => match.path)).to.deep.equal(['src/deep/b.ts'])
+  })
+
   it('searches a subfolder or a single file named by path', async () => {
     expect((await search({path: 'src/deep'})).matches.map((match) => match.path)).to.deep.equal(['src/deep/b.ts'])
     const single = await search({path: path.join(workspace.root, 'src', 'a.ts')})

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {OutputBuffer, countLineBreaks, outputChars} from '../../../../src/exec/terminal/output-buffer.js'
+import {NO_OUTPUT, OutputBuffer, countLineBreaks, outputChars} from '../../../../src/exec/terminal/output-buffer.js'
 import {isWellFormed} from '../../../helpers/text.js'
 
 describe('OutputBuffer', () => {
@@ -32,6 +32,14 @@ describe('OutputBuffer', () => {
     expect(output.head.length + output.tail.length).to.equal(1000)
     expect(outputChars(output)).to.equal(10_000_000)
     expect(output.droppedLines).to.equal(9_999)
+  })
+
+  it('takes NO_OUTPUT when nothing was appended, or only empty text', () => {
+    const buffer = new OutputBuffer(10)
+    expect(buffer.take()).to.deep.equal(NO_OUTPUT)
+    expect(NO_OUTPUT).to.deep.equal({head: '', droppedChars: 0, droppedLines: 0, tail: ''})
+    buffer.append('')
+    expect(buffer.take()).to.deep.equal(NO_OUTPUT)
   })
 
   it('empties on take', () => {
@@ -115,11 +123,108 @@ describe('OutputBuffer fed bytes', () => {
   })
 })
 
+describe('OutputBuffer after the head stops short of a surrogate pair', () => {
+  const emoji = '\u{1F600}' // two UTF-16 code units
+
+  it('keeps the order: what follows goes to the tail, after the pair', () => {
+    const buffer = new OutputBuffer(10)
+    buffer.append(`abcd${emoji}`) // the head (5) would end inside the pair, so it stops at 4
+    buffer.append('x')
+    buffer.append('y')
+    expect(buffer.take()).to.deep.equal({head: 'abcd', droppedChars: 0, droppedLines: 0, tail: `${emoji}xy`})
+  })
+
+  it('never refills the head, and keeps at most its capacity', () => {
+    const buffer = new OutputBuffer(10)
+    buffer.append(`abcd${emoji}`)
+    for (const chunk of ['1\n', '2\n', '3\n', '45']) buffer.append(chunk)
+    const output = buffer.take()
+    // The tail keeps its own half (5); the head, one short, stays so. The pair counts as one character.
+    expect(output).to.deep.equal({head: 'abcd', droppedChars: 4, droppedLines: 1, tail: '\n3\n45'})
+    expect(outputChars(output)).to.equal(4 + 1 + 8)
+  })
+
+  it('fills the head exactly when the pair fits in it', () => {
+    const buffer = new OutputBuffer(10)
+    buffer.append(`abc${emoji}`)
+    buffer.append('de')
+    expect(buffer.take()).to.deep.equal({head: `abc${emoji}`, droppedChars: 0, droppedLines: 0, tail: 'de'})
+  })
+
+  it('keeps a pair whole at the edge of the head for the first and the last code points past U+FFFF', () => {
+    for (const pair of ['\u{10000}', '\u{10FFFF}', '\u{E0000}', '\u{FFFFF}']) {
+      const buffer = new OutputBuffer(10)
+      buffer.append(`abcd${pair}e`)
+      expect(buffer.take(), JSON.stringify(pair)).to.deep.equal({head: 'abcd', droppedChars: 0, droppedLines: 0, tail: `${pair}e`})
+    }
+  })
+
+  it('ends the head after a whole pair that fills it, and after a character above the surrogates', () => {
+    for (const last of [emoji, '\u{10000}', '\u{10FFFF}']) {
+      const buffer = new OutputBuffer(10)
+      buffer.append(`abc${last}xy`)
+      expect(buffer.take().head, JSON.stringify(last)).to.equal(`abc${last}`)
+    }
+    const buffer = new OutputBuffer(10)
+    buffer.append('abcd\uFF21xy') // a full-width A: one code unit above the surrogates
+    expect(buffer.take().head).to.equal('abcd\uFF21')
+  })
+
+  it('cuts the tail after a low surrogate only, never after another character', () => {
+    for (const pair of [emoji, '\u{10000}', '\u{10FFFF}']) {
+      const buffer = new OutputBuffer(6)
+      buffer.append('abc')
+      buffer.append(`x${pair}yz`) // the tail (3) would start inside the pair: it starts after it
+      expect(buffer.take(), JSON.stringify(pair)).to.deep.equal({head: 'abc', droppedChars: 2, droppedLines: 0, tail: 'yz'})
+    }
+    const buffer = new OutputBuffer(6)
+    buffer.append('abc')
+    buffer.append('\uFF21\uFF22\uFF23\uFF24') // full-width letters, one code unit each
+    expect(buffer.take()).to.deep.equal({head: 'abc', droppedChars: 1, droppedLines: 0, tail: '\uFF22\uFF23\uFF24'})
+  })
+
+  it('takes no part of a pair into an empty head of one character', () => {
+    const buffer = new OutputBuffer(3)
+    buffer.append(`${emoji}ab`)
+    expect(buffer.take()).to.deep.equal({head: '', droppedChars: 1, droppedLines: 0, tail: 'ab'})
+  })
+})
+
+describe('OutputBuffer against a straightforward reference', () => {
+  // Deterministic pseudo-random chunks of ASCII text with line breaks.
+  let seed = 11
+  const random = (n: number) => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+    return Math.floor((seed / 2 ** 31) * n)
+  }
+  const chunk = () => Array.from({length: random(9)}, () => 'ab\nc'[random(4)]).join('')
+
+  it('keeps the first and the last half of everything appended and counts the rest', () => {
+    for (let round = 0; round < 300; round++) {
+      const capacity = 1 + random(16)
+      const buffer = new OutputBuffer(capacity)
+      const chunks = Array.from({length: random(8)}, chunk)
+      for (const text of chunks) buffer.append(text)
+      const all = chunks.join('')
+      const headChars = Math.floor(capacity / 2)
+      const tailChars = capacity - headChars
+      const head = all.slice(0, headChars)
+      const tail = all.length > capacity ? all.slice(all.length - tailChars) : all.slice(headChars)
+      const dropped = all.slice(head.length, all.length - tail.length)
+      const label = `capacity ${capacity}: ${JSON.stringify(chunks)}`
+      expect(buffer.take(), label).to.deep.equal({head, droppedChars: dropped.length, droppedLines: countLineBreaks(dropped), tail})
+    }
+  })
+})
+
 describe('countLineBreaks', () => {
   it('counts \\n in a range', () => {
     expect(countLineBreaks('a\nb\nc\n')).to.equal(3)
     expect(countLineBreaks('a\nb\nc\n', 2)).to.equal(2)
     expect(countLineBreaks('a\nb\nc\n', 0, 3)).to.equal(1)
     expect(countLineBreaks('')).to.equal(0)
+    expect(countLineBreaks('\n\n\n', 1, 2)).to.equal(1)
+    expect(countLineBreaks('a\n', 0, 1)).to.equal(0)
+    expect(countLineBreaks('\n\n', 0, 0)).to.equal(0)
   })
 })
