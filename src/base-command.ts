@@ -1,5 +1,6 @@
 import {Command, Errors, Flags, Interfaces} from '@oclif/core'
 
+import {usageErrorMessage} from './cli/usage-errors.js'
 import {AkError, BadInputError, EXIT_FAILURE, EXIT_USAGE, exitCodeFor} from './errors.js'
 
 /** Flags every ak command accepts. */
@@ -63,7 +64,7 @@ export abstract class BaseCommand extends Command {
     } else if (error instanceof Errors.CLIError) {
       // oclif's own parse and validation errors: invalid arguments or flags.
       exit = error.oclif?.exit === EXIT_FAILURE ? EXIT_FAILURE : EXIT_USAGE
-      message = error.message
+      message = usageErrorMessage(error, this.ctor, this.config) ?? error.message
     } else {
       exit = EXIT_FAILURE
       message = error.stack ?? error.message

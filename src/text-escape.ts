@@ -5,10 +5,11 @@
  */
 
 /**
- * Characters that can break or reorder a line: C0 controls, DEL, C1 controls, U+2028, U+2029, and
- * the bidirectional controls U+200E, U+200F, U+202A–U+202E, U+2066–U+2069.
+ * Characters that can break or reorder a line, or hide in it: controls (Unicode category Cc: C0,
+ * DEL, C1), format characters (Cf: the bidirectional controls, zero-width characters, the soft
+ * hyphen, U+FEFF, tag characters) and the line and paragraph separators U+2028 and U+2029.
  */
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
+const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u
 const ALL_CONTROLS = new RegExp(CONTROLS.source, 'gu')
 
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {'\n': '\\n', '\r': '\\r', '\t': '\\t'}
@@ -22,12 +23,16 @@ function escapeCharacter(character: string): string {
   const short = SHORT_ESCAPES[character]
   if (short) return short
   const code = character.codePointAt(0) as number
-  return code < 0x80 ? `\\x${hex2(code)}` : `\\u${code.toString(16).padStart(4, '0')}`
+  if (code < 0x80) return `\\x${hex2(code)}`
+  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`
+  // Above U+FFFF (tag characters): its UTF-8 bytes, which the display form reads back as they are.
+  return [...Buffer.from(character)].map((byte) => `\\x${hex2(byte)}`).join('')
 }
 
 /**
- * `text` with every character that could break or reorder a line written as an escape: `\n`,
- * `\r`, `\t`, `\xHH` for other C0 controls and DEL, `\uHHHH` for the others (see CONTROLS).
+ * `text` with every character that could break, reorder or hide in a line written as an escape:
+ * `\n`, `\r`, `\t`, `\xHH` for other C0 controls and DEL, `\uHHHH` for the others up to U+FFFF,
+ * and the UTF-8 bytes as `\xHH` above it (see CONTROLS).
  * Backslashes are left as they are, so a path a client typed reads back as typed.
  */
 export function escapeControls(text: string): string {

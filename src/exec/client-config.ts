@@ -1,6 +1,6 @@
 import {stringify as stringifyToml} from 'smol-toml'
 
-import {type AkLaunch, akLaunch} from '../ak-entry.js'
+import {type AkLaunch, akLaunch} from '../launch/ak-launch.js'
 import {BadInputError} from '../errors.js'
 import type {Level} from './level.js'
 
@@ -17,6 +17,9 @@ export const DEFAULT_CONFIG_SERVER_NAME = 'ak-exec'
  */
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
+/** A server's entry in a client config: the launch line, plus `type: "stdio"` for VS Code. */
+export type ServerEntry = AkLaunch & {type?: 'stdio'}
+
 /** A rendered client config block. */
 export interface ClientConfig {
   client: ConfigClient
@@ -26,8 +29,8 @@ export interface ClientConfig {
   destination: string
   /** `toml` for Codex, `json` for the others. */
   format: 'toml' | 'json'
-  /** The launch line inside the block. */
-  server: AkLaunch
+  /** The server entry inside the block, exactly as it appears there under `name`. */
+  server: ServerEntry
   /** The ready-to-paste text, ending in a newline. */
   text: string
 }
@@ -50,7 +53,8 @@ export function renderClientConfig(options: {client: ConfigClient; workspace: st
       `Server name "${name}" is not usable in MCP client configs. Use 1 to 64 letters, digits, "_" or "-".`,
     )
   }
-  const server = akLaunch(['exec', 'serve', '--workspace', options.workspace, '--level', options.level])
+  const launch = akLaunch(['exec', 'serve', '--workspace', options.workspace, '--level', options.level])
+  const server: ServerEntry = {command: launch.command, args: launch.args}
   switch (options.client) {
     case 'codex':
       return {
@@ -59,7 +63,7 @@ export function renderClientConfig(options: {client: ConfigClient; workspace: st
         destination: '~/.codex/config.toml (or $CODEX_HOME/config.toml)',
         format: 'toml',
         server,
-        text: stringifyToml({mcp_servers: {[name]: {command: server.command, args: server.args}}}).trimEnd() + '\n',
+        text: stringifyToml({mcp_servers: {[name]: {...server}}}).trimEnd() + '\n',
       }
     case 'claude':
       return {
@@ -68,16 +72,18 @@ export function renderClientConfig(options: {client: ConfigClient; workspace: st
         destination: '.mcp.json in the project (Claude Code) or claude_desktop_config.json (Claude Desktop)',
         format: 'json',
         server,
-        text: JSON.stringify({mcpServers: {[name]: {command: server.command, args: server.args}}}, null, 2) + '\n',
+        text: JSON.stringify({mcpServers: {[name]: server}}, null, 2) + '\n',
       }
-    case 'vscode':
+    case 'vscode': {
+      const entry: ServerEntry = {type: 'stdio', ...server}
       return {
         client: 'vscode',
         name,
         destination: '.vscode/mcp.json in the workspace (or the user-level mcp.json)',
         format: 'json',
-        server,
-        text: JSON.stringify({servers: {[name]: {type: 'stdio', command: server.command, args: server.args}}}, null, 2) + '\n',
+        server: entry,
+        text: JSON.stringify({servers: {[name]: entry}}, null, 2) + '\n',
       }
+    }
   }
 }

@@ -8,9 +8,9 @@
  * - a backslash is written `\\`;
  * - line feed, carriage return and tab are written `\n`, `\r`, `\t`; other C0 controls and DEL
  *   are written `\xHH`;
- * - characters that can start a new line or reorder text on screen (C1 controls, U+2028,
- *   U+2029, and the bidirectional controls U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are
- *   written `\uHHHH`.
+ * - other characters that can start a new line, reorder text on screen or hide in it (C1
+ *   controls, Unicode format characters such as the bidirectional controls and zero-width
+ *   characters, U+2028, U+2029) are written `\uHHHH`, or as their UTF-8 bytes `\xHH` above U+FFFF.
  * So no name can forge an extra line in an answer or a log line, and none can vanish.
  */
 import {isUtf8} from 'node:buffer'

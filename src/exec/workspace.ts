@@ -9,10 +9,18 @@ import {explainFsError} from './files/fs-errors.js'
 /** Symlinks followed while resolving one path before giving up (Linux's own limit is 40). */
 export const MAX_SYMLINK_HOPS = 40
 
+/**
+ * Longest `path` argument, in characters: the system's PATH_MAX of 4096 bytes, each of which the
+ * display form may write as four characters (`\xff`).
+ */
+export const MAX_PATH_ARGUMENT_CHARS = 16_384
+
 /** Longest file name, in bytes, that Linux and macOS file systems accept (NAME_MAX). */
 export const MAX_NAME_BYTES = 255
 
 const SLASH = 0x2f
+/** A UTF-16 surrogate not part of a pair (with the u flag, a pair is one code point and does not match). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 const SLASH_BYTES = Buffer.from('/')
 const DOT = Buffer.from('.')
 const DOT_DOT = Buffer.from('..')
@@ -146,8 +154,17 @@ export class Workspace {
    * @throws NotFoundError when `mustExist` and nothing is there.
    */
   async resolve(requested: string, options: {mustExist?: boolean} = {}): Promise<ResolvedPath> {
-    const shown = escapeControls(requested)
+    const shown = escapeControls(requested.slice(0, 200)) + (requested.length > 200 ? '…' : '')
     if (requested.length === 0) throw new BadInputError('The path is empty. Pass a path inside the workspace ("." for its root).')
+    if (requested.length > MAX_PATH_ARGUMENT_CHARS) {
+      throw new BadInputError(
+        `The path "${shown}" has ${requested.length} characters; a path may have at most ${MAX_PATH_ARGUMENT_CHARS} ` +
+          '(the system allows 4096 bytes). Pass a shorter path.',
+      )
+    }
+    if (LONE_SURROGATE.test(requested)) {
+      throw new BadInputError(`The path "${shown}" holds a lone UTF-16 surrogate, which is not a character. Pass the path as it is shown.`)
+    }
     if (requested.startsWith('~')) {
       throw new BadInputError(
         `The path "${shown}" starts with "~". ak does not expand "~": paths are relative to the workspace, ` +
@@ -170,7 +187,8 @@ export class Workspace {
    */
   async resolveLinkTarget(linkReal: Buffer, written: Buffer): Promise<ResolvedPath> {
     const start = written[0] === SLASH ? this.unaliased(written) : joinBytes(parentOf(linkReal), written)
-    return this.walk(start, displayName(linkReal))
+    // Reading the link itself was the first of the MAX_SYMLINK_HOPS the system allows.
+    return this.walk(start, displayName(linkReal), 1)
   }
 
   /** `bytes` with a leading alias of the root (its spelling as given) replaced by the real root. */
@@ -190,19 +208,20 @@ export class Workspace {
    * comment). The first missing name ends the walk; the rest is kept as written, but a `..` in
    * it is refused, since the kernel fails such a path (ENOENT).
    */
-  private async walk(bytes: Buffer, requested: string): Promise<ResolvedPath> {
+  private async walk(bytes: Buffer, requested: string, hopsBefore = 0): Promise<ResolvedPath> {
     const shown = escapeControls(requested)
     const outside = () => new OutsideWorkspaceError(requested)
-    const pending = namesOf(bytes)
-    const last = pending.at(-1)
+    // A stack: the next name is last, so following a link pushes its names in one step.
+    const pending = namesOf(bytes).reverse()
+    const last = pending[0]
     const namesFolder = last === undefined || last.equals(DOT) || last.equals(DOT_DOT) || undefined
     // Below the root: `real` is a real folder at or below it. Above: `depth` of the root's names reached.
     let real: Buffer | undefined = bytes[0] === SLASH ? undefined : this.rootBytes
     let depth = 0
     if (real === undefined && this.rootNames.length === 0) real = this.rootBytes
     let isFolder = true
-    let hops = 0
-    for (let name = pending.shift(); name !== undefined; name = pending.shift()) {
+    let hops = hopsBefore
+    for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
       if (!isFolder) throw new BadInputError(`A part of "${shown}" is a file, not a folder (a path ending in "/" names a folder). Check the path with the list tool.`)
       if (name.equals(DOT)) continue
       if (real === undefined) {
@@ -235,28 +254,29 @@ export class Workspace {
         info = await lstat(next)
       } catch (error) {
         if (!isMissing(error)) throw explainFsError(error, requested)
-        const tail = [name, ...pending].filter((rest) => !rest.equals(DOT))
+        const tail = [name, ...pending.reverse()].filter((rest) => !rest.equals(DOT))
         if (tail.some((rest) => rest.equals(DOT_DOT))) {
           throw new BadInputError(
             `"${shown}" goes up ("..") out of a folder that does not exist, which the system refuses too. ` +
               'Remove the "..", or create the folder first.',
           )
         }
-        const full = tail.reduce<Buffer>((folder, rest) => joinBytes(folder, rest), real)
+        const full = joinBytes(real, Buffer.concat(tail.flatMap((rest, index) => (index === 0 ? [rest] : [SLASH_BYTES, rest]))))
         return {real: full, relative: this.relativeOf(full), exists: false, missing: tail, ...(namesFolder ? {namesFolder} : {})}
       }
       if (info.isSymbolicLink()) {
         if (++hops > MAX_SYMLINK_HOPS) throw new SymlinkLoopError(requested)
         const target = await readlink(next, {encoding: 'buffer'}).catch((error: unknown) => {
-          throw explainFsError(error, requested)
+          // EINVAL or ENOENT: the link was replaced or removed since the lstat above.
+          throw new BadInputError(`"${shown}" changed while it was being resolved (a link on the way was replaced). Retry.`)
         })
         if (target[0] === SLASH) {
           const unaliased = this.unaliased(target)
-          pending.unshift(...namesOf(unaliased))
+          pending.push(...namesOf(unaliased).reverse())
           real = this.rootNames.length === 0 ? this.rootBytes : undefined
           depth = 0
         } else {
-          pending.unshift(...namesOf(target))
+          pending.push(...namesOf(target).reverse())
         }
         continue
       }

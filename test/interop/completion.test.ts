@@ -52,7 +52,7 @@ for (const install of ['package', 'bundle'] as const) {
     }
 
     it('registers a completion function for ak in bash', () => {
-      expect(complete([])[0]).to.match(/^complete -F \S+ ak$/)
+      expect(complete([])[0]).to.match(/^complete (-o \S+ )*-F \S+ ak$/)
     })
 
     it('completes topics, commands and flags in bash', () => {

@@ -131,6 +131,23 @@ describe('confinement under odd names, swapped files and racing processes, throu
       expect(client.stderr()).to.not.match(/\nfake\.txt/)
     })
 
+    it('globs take the escaped form too, with wildcards, in includes and excludes', async () => {
+      await mkdir(path.join(ws, 'globbed', 'nl\ndir'), {recursive: true})
+      await writeFile(path.join(ws, 'globbed', 'nl\ndir', 'g.txt'), 'needle\n')
+      await writeFile(path.join(ws, 'globbed', 'f\u2028.txt'), 'needle\n')
+      await mkdir(bytePath(ws, 'globbed', [0x62, 0x61, 0x64, 0xff]))
+      await writeFile(bytePath(ws, 'globbed', [0x62, 0x61, 0x64, 0xff], 'h.txt'), 'needle\n')
+      const found = async (glob: string | string[]) =>
+        (await ok('search', {query: 'needle', path: 'globbed', glob})).split('\n').filter((line) => line.includes(':1:'))
+      expect(await found('globbed/nl\\ndir/**')).to.deep.equal(['globbed/nl\\ndir/g.txt:1:needle'])
+      expect(await found('*/f\\u2028.txt')).to.deep.equal(['globbed/f\\u2028.txt:1:needle'])
+      expect(await found('**/f\\u2028.*')).to.deep.equal(['globbed/f\\u2028.txt:1:needle'])
+      expect(await found('globbed/bad\\xff/*')).to.deep.equal(['globbed/bad\\xff/h.txt:1:needle'])
+      expect(await found(['**', '!globbed/nl\\ndir/**', '!**/bad\\xff/**'])).to.deep.equal(['globbed/f\\u2028.txt:1:needle'])
+      const listed = await ok('search', {path: 'globbed', glob: '**/bad\\xff/*'})
+      expect(listed).to.include('globbed/bad\\xff/h.txt')
+    })
+
     it('a backslash that starts no escape is refused with what the escapes are', async () => {
       const text = await fails('read', {path: 'src\\index.ts'})
       expect(text).to.include('"\\i", which is not an escape')
@@ -180,6 +197,41 @@ describe('confinement under odd names, swapped files and racing processes, throu
       const text = await fails('search', {query: 'x', glob: `${'*'.repeat(70_000)}.ts`})
       expect(text).to.match(/glob/)
       expect(text).to.not.match(/Internal error|Expected pattern/)
+    })
+  })
+
+  describe('globs that take exponential time to match', () => {
+    let slow: TestClient
+
+    before(async () => {
+      await mkdir(path.join(ws, 'slowglob'))
+      await writeFile(path.join(ws, 'slowglob', 'a'.repeat(40)), 'hello\n')
+      slow = await connectStdio('v2 (2026-07-28)', ['exec', 'serve', '--workspace', ws, '--quiet'], {
+        env: {HOME: base, AK_SEARCH_TIME_LIMIT_MS: '3000'},
+      })
+    })
+
+    after(async () => {
+      await slow?.close()
+    })
+
+    it('are stopped by the time limit while other calls are answered', async () => {
+      for (const glob of [`${'*a'.repeat(20)}*b`, '(a+)+b']) {
+        for (const args of [{query: 'hello', path: 'slowglob', glob}, {path: 'slowglob', glob}]) {
+          let searchDone = false
+          const search = slow.call('search', args).then((answer) => {
+            searchDone = true
+            return answer
+          })
+          await new Promise((resolve) => setTimeout(resolve, 300))
+          const listed = await slow.call('list', {path: 'slowglob'})
+          expect(listed.isError).to.equal(false)
+          expect(searchDone, `list answered only after the search ${JSON.stringify(args)}`).to.equal(false)
+          const answer = await search
+          expect(answer.isError, answer.text).to.equal(true)
+          expect(answer.text).to.match(/time limit|took longer|too long/i)
+        }
+      }
     })
   })
 

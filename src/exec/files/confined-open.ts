@@ -18,7 +18,7 @@
  */
 import {existsSync, constants as fsConstants, readlinkSync} from 'node:fs'
 import type {Stats} from 'node:fs'
-import {type FileHandle, open} from 'node:fs/promises'
+import {type FileHandle, lstat, open} from 'node:fs/promises'
 
 import {BadInputError, OutsideWorkspaceError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
@@ -74,9 +74,7 @@ async function openVerified(workspace: Workspace, real: Buffer, flags: number, r
   try {
     handle = await open(real, flags)
   } catch (error) {
-    if ((flags & O_DIRECTORY) !== 0 && (error as NodeJS.ErrnoException).code === 'ENOTDIR') {
-      throw new BadInputError(`"${escapeControls(requested)}" is a file, not a folder. Pass a folder, or use the read tool for a file.`)
-    }
+    if ((flags & O_DIRECTORY) !== 0 && (error as NodeJS.ErrnoException).code === 'ENOTDIR') throw await notAFolderError(real, requested)
     throw explainFsError(error, requested, action)
   }
   try {
@@ -86,6 +84,20 @@ async function openVerified(workspace: Workspace, real: Buffer, flags: number, r
     await handle.close().catch(() => undefined)
     throw explainFsError(error, requested, action)
   }
+}
+
+/**
+ * Why a folder open failed with ENOTDIR: what is there is not a folder, or it became a symbolic
+ * link after the path was resolved (O_NOFOLLOW with O_DIRECTORY fails that way too).
+ */
+async function notAFolderError(real: Buffer, requested: string): Promise<BadInputError> {
+  const shown = escapeControls(requested)
+  const now = await lstat(real).catch(() => undefined)
+  if (now?.isSymbolicLink()) {
+    return new BadInputError(`"${shown}" changed while it was being opened (it became a symbolic link). Retry; if it keeps failing, look at it with the list tool.`)
+  }
+  const what = now?.isFile() ? 'a file, not a folder' : 'not a folder'
+  return new BadInputError(`"${shown}" is ${what}. Pass a folder, or use the read tool for a file.`)
 }
 
 /**

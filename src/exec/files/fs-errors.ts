@@ -44,6 +44,8 @@ export function explainFsError(error: unknown, requested: string, action: FsActi
       return new BadInputError(`No permission for ${shown}: the server's user may not open it or a folder on the way.${unchanged} Check its permissions.`)
     case 'ENAMETOOLONG':
       return new BadInputError(`${shown} is longer than the system allows (255 bytes per name, 4096 per path).${unchanged} Use a shorter path.`)
+    case 'EINVAL':
+      return new BadInputError(`${shown} changed while it was being worked on, or cannot be used this way.${unchanged} Retry; if it keeps failing, look at it with the list tool.`)
     case 'ELOOP':
     case 'EMLINK':
       return new BadInputError(
@@ -64,7 +66,7 @@ export function explainFsError(error: unknown, requested: string, action: FsActi
     case 'EWOULDBLOCK':
     case 'ENXIO':
     case 'ENODEV':
-      return new BadInputError(`${shown} is a device or pipe with nothing to read, not a regular file.${unchanged} The file tools work on regular files.`)
+      return new BadInputError(`${shown} is a device, pipe or socket, not a regular file.${unchanged} The file tools work on regular files.`)
     case 'ENOSPC':
     case 'EDQUOT':
       return new LimitReachedError(`No space left on the disk for ${shown}.${unchanged} Free some space and retry.`)

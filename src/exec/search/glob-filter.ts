@@ -1,6 +1,7 @@
 import picomatch from 'picomatch'
 
 import {BadInputError} from '../../errors.js'
+import {createGlobTester, type GlobSpec} from './scanner.js'
 
 /** Glob patterns `search` accepts in one call. */
 export const SEARCH_MAX_GLOBS = 32
@@ -21,7 +22,21 @@ export const SEARCH_MAX_GLOB_CHARS = 4096
  *   than SEARCH_MAX_GLOB_CHARS, or too many of them.
  */
 export function createGlobFilter(patterns: readonly string[]): (relative: string) => boolean {
-  if (patterns.length === 0) return () => true
+  const spec = compileGlobs(patterns)
+  return spec ? createGlobTester(spec) : () => true
+}
+
+/**
+ * `search`'s `glob` argument as regular expression sources (see `GlobSpec`), for matching in the
+ * search workers under the search's time limit: a glob is matched by a backtracking regex, and a
+ * crafted pattern against a crafted file name can take exponential time. Undefined when there is
+ * no pattern. The patterns are read as `createGlobFilter` documents; a backslash that starts an
+ * escape of the display form (`\\`, `\n`, `\r`, `\t`, `\xHH`, `\uHHHH`) matches that escape as
+ * it appears in a shown path, any other backslash escapes the next glob character.
+ * @throws BadInputError as `createGlobFilter` does.
+ */
+export function compileGlobs(patterns: readonly string[]): GlobSpec | undefined {
+  if (patterns.length === 0) return undefined
   if (patterns.length > SEARCH_MAX_GLOBS) {
     throw new BadInputError(`Too many glob patterns (${patterns.length}); pass at most ${SEARCH_MAX_GLOBS}.`)
   }
@@ -40,11 +55,31 @@ export function createGlobFilter(patterns: readonly string[]): (relative: string
     }
     const problem = globSyntaxError(pattern)
     if (problem) throw new BadInputError(`Glob pattern ${JSON.stringify(raw)} is malformed: ${problem}.`)
-    ;(isExclude ? excludes : includes).push(pattern)
+    ;(isExclude ? excludes : includes).push(withDisplayEscapes(pattern))
   }
-  const isIncluded = includes.length > 0 ? anyOf(includes) : () => true
-  const isExcluded = excludes.length > 0 ? anyOf(excludes) : () => false
-  return (relative) => isIncluded(relative) && !isExcluded(relative)
+  const spec: GlobSpec = {}
+  const onPath = (list: string[]) => regexOf(list.filter((pattern) => pattern.includes('/')))
+  const onName = (list: string[]) => regexOf(list.filter((pattern) => !pattern.includes('/')))
+  const [includePath, includeName, excludePath, excludeName] = [onPath(includes), onName(includes), onPath(excludes), onName(excludes)]
+  if (includePath !== undefined) spec.includePath = includePath
+  if (includeName !== undefined) spec.includeName = includeName
+  if (excludePath !== undefined) spec.excludePath = excludePath
+  if (excludeName !== undefined) spec.excludeName = excludeName
+  return spec
+}
+
+/** One regex source matching any of `patterns` (picomatch syntax, dotfiles included), or undefined for none. */
+function regexOf(patterns: string[]): string | undefined {
+  if (patterns.length === 0) return undefined
+  return patterns.map((pattern) => `(?:${picomatch.makeRe(pattern, {dot: true}).source})`).join('|')
+}
+
+/** A display-form escape in a glob (see `compileGlobs`). */
+const DISPLAY_ESCAPE = /\\(?:\\|[nrt]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4})/g
+
+/** `pattern` with each display-form escape made literal for picomatch (its backslash escaped). */
+function withDisplayEscapes(pattern: string): string {
+  return pattern.replace(DISPLAY_ESCAPE, (escape) => `\\${escape}`)
 }
 
 /**
@@ -97,16 +132,6 @@ function classEnd(pattern: string, start: number): number {
     } else if (pattern[index] === ']') return index
   }
   return -1
-}
-
-/** A matcher for any of `patterns`; those without a slash are matched against the file name. */
-function anyOf(patterns: readonly string[]): (relative: string) => boolean {
-  const options = {dot: true}
-  const onPath = patterns.filter((pattern) => pattern.includes('/'))
-  const onName = patterns.filter((pattern) => !pattern.includes('/'))
-  const matchesPath = onPath.length > 0 ? picomatch(onPath, options) : () => false
-  const matchesName = onName.length > 0 ? picomatch(onName, options) : () => false
-  return (relative) => matchesPath(relative) || matchesName(relative.slice(relative.lastIndexOf('/') + 1))
 }
 
 /**

@@ -1,9 +1,12 @@
 import {BadInputError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
 import type {Workspace} from '../workspace.js'
-import {createFolderFilter, createGlobFilter} from './glob-filter.js'
-import {relativeBytes, statVerified} from './run-search.js'
-import {walkFiles} from './walk.js'
+import {joinBytes} from '../workspace.js'
+import {compileGlobs, createFolderFilter} from './glob-filter.js'
+import {SEARCH_BATCH_FILES, relativeBytes, statVerified} from './run-search.js'
+import type {ScanRequest} from './scanner.js'
+import {type WalkedFile, walkFiles} from './walk.js'
+import type {SearchWorkerPool} from './worker-pool.js'
 
 /** A `search` call without a query: which files below `path` match `globs`. */
 export interface FileListRequest {
@@ -37,31 +40,60 @@ export interface FileListOutcome {
  */
 export async function listMatchingFiles(options: {
   workspace: Workspace
+  pool: SearchWorkerPool
   request: FileListRequest
   signal?: AbortSignal
 }): Promise<FileListOutcome> {
-  const {workspace, request, signal} = options
-  const isIncluded = createGlobFilter(request.globs)
+  const {workspace, pool, request, signal} = options
+  const glob = compileGlobs(request.globs)
   const target = await workspace.resolve(request.path, {mustExist: true})
   const info = await statVerified(workspace, target, request.path)
   const outcome: FileListOutcome = {target: target.relative, paths: [], isCut: false}
-  if (info.isFile()) {
-    if (isIncluded(target.relative)) outcome.paths.push(target.relative)
-    return outcome
-  }
-  if (!info.isDirectory()) {
+  if (!info.isFile() && !info.isDirectory()) {
     throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a file. Pass a folder to search.`)
   }
-  for await (const files of walkFiles(workspace, relativeBytes(workspace, target), createFolderFilter(request.globs))) {
-    signal?.throwIfAborted()
-    for (const file of files) {
-      if (!isIncluded(file.shown)) continue
-      if (outcome.paths.length >= request.maxResults) {
-        outcome.isCut = true
-        return outcome
-      }
-      outcome.paths.push(file.shown)
+  // The glob is matched in the workers, under the search's time limit (see compileGlobs); in
+  // order, one batch at a time, since matching a name is quick next to walking to it.
+  const job = pool.startJob(signal ? {signal} : {})
+  const passing = async (files: WalkedFile[]): Promise<string[]> => {
+    const scan: ScanRequest = {
+      files: files.map((file) => joinBytes(workspace.rootBytes, file.bytes)),
+      paths: files.map((file) => file.shown),
+      maxMatches: files.length,
+      maxLineChars: 0,
+      maxFileBytes: 0,
+      binarySniffBytes: 0,
+      root: workspace.rootBytes,
+      ...(glob ? {glob} : {}),
     }
+    const result = await job.scan(scan)
+    return result.matches.map(([index]) => (files[index] as WalkedFile).shown)
   }
-  return outcome
+  try {
+    if (info.isFile()) {
+      outcome.paths.push(...(await passing([{bytes: relativeBytes(workspace, target), shown: target.relative}])))
+      return outcome
+    }
+    let pending: WalkedFile[] = []
+    const flush = async (): Promise<boolean> => {
+      for (const path of await passing(pending)) {
+        if (outcome.paths.length >= request.maxResults) {
+          outcome.isCut = true
+          return false
+        }
+        outcome.paths.push(path)
+      }
+      pending = []
+      return true
+    }
+    for await (const files of walkFiles(workspace, relativeBytes(workspace, target), createFolderFilter(request.globs))) {
+      signal?.throwIfAborted()
+      pending.push(...files)
+      if (pending.length >= SEARCH_BATCH_FILES && !(await flush())) return outcome
+    }
+    if (pending.length > 0) await flush()
+    return outcome
+  } finally {
+    job.finish()
+  }
 }

@@ -6,7 +6,7 @@ import {FILE_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
 import {explainFsError} from '../files/fs-errors.js'
 import {BINARY_SNIFF_BYTES, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
 import {joinBytes, type ResolvedPath, type Workspace} from '../workspace.js'
-import {createFolderFilter, createGlobFilter} from './glob-filter.js'
+import {compileGlobs, createFolderFilter} from './glob-filter.js'
 import {compileQuery, type QueryInput} from './query.js'
 import type {ScanRequest, ScanResult} from './scanner.js'
 import {type WalkedFile, walkFiles} from './walk.js'
@@ -74,7 +74,7 @@ export async function runSearch(options: {
 }): Promise<SearchOutcome> {
   const {workspace, pool, request} = options
   const query = compileQuery(request.query)
-  const isIncluded = createGlobFilter(request.globs)
+  const glob = compileGlobs(request.globs)
   const target = await workspace.resolve(request.path, {mustExist: true})
   const info = await statVerified(workspace, target, request.path)
   if (!info.isFile() && !info.isDirectory()) {
@@ -110,7 +110,10 @@ export async function runSearch(options: {
   const job = pool.startJob(options.signal ? {signal: options.signal} : {})
   const dispatch = (files: WalkedFile[]): void => {
     const index = batches.push(files) - 1
-    const done = job.scan({...scanBase, files: files.map((file) => joinBytes(workspace.rootBytes, file.bytes))}).then(
+    const scan: ScanRequest = {...scanBase, files: files.map((file) => joinBytes(workspace.rootBytes, file.bytes))}
+    // The glob is matched in the workers, under the search's time limit (see compileGlobs).
+    if (glob) Object.assign(scan, {glob, paths: files.map((file) => file.shown)})
+    const done = job.scan(scan).then(
       (result) => {
         results[index] = result
         advance()
@@ -132,7 +135,6 @@ export async function runSearch(options: {
       let pending: WalkedFile[] = []
       for await (const files of walkFiles(workspace, targetBytes, createFolderFilter(request.globs))) {
         for (const file of files) {
-          if (!isIncluded(file.shown)) continue
           pending.push(file)
           if (pending.length >= SEARCH_BATCH_FILES) {
             dispatch(pending)

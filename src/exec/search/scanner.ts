@@ -14,6 +14,36 @@ export type ScanQuery =
   /** A JavaScript regex `source` with `flags` (never `g`, `y` or `m`: the scanner adds its own). */
   | {kind: 'regex'; source: string; flags: string}
 
+/**
+ * A `search` glob filter as regular expression sources (built by `compileGlobs` in
+ * glob-filter.ts): a path passes when it matches an include (on the whole path or on its last
+ * name), or there is none, and matches no exclude.
+ */
+export interface GlobSpec {
+  includePath?: string
+  includeName?: string
+  excludePath?: string
+  excludeName?: string
+}
+
+/**
+ * A test of workspace-relative paths against a `GlobSpec`. Self-contained like `createScanner`
+ * (the search workers evaluate it from its source text).
+ */
+export function createGlobTester(spec: GlobSpec): (path: string) => boolean {
+  const compile = (source: string | undefined) => (source === undefined ? undefined : new RegExp(source))
+  const includePath = compile(spec.includePath)
+  const includeName = compile(spec.includeName)
+  const excludePath = compile(spec.excludePath)
+  const excludeName = compile(spec.excludeName)
+  const hasIncludes = includePath !== undefined || includeName !== undefined
+  return (path) => {
+    const name = path.slice(path.lastIndexOf('/') + 1)
+    const isIncluded = !hasIncludes || includePath?.test(path) === true || includeName?.test(name) === true
+    return isIncluded && !(excludePath?.test(path) === true || excludeName?.test(name) === true)
+  }
+}
+
 /** One batch of files to scan. */
 export interface ScanRequest {
   /** Absolute real paths of regular files, as bytes. */
@@ -24,7 +54,17 @@ export interface ScanRequest {
    * for a link to the outside is dropped as unreadable, and none of its lines leave the worker.
    */
   root: Uint8Array
-  query: ScanQuery
+  /**
+   * What to look for. Without a query the batch only lists: each file that passes `glob` is a
+   * match `[index, 0, '']`, and no file is opened.
+   */
+  query?: ScanQuery
+  /**
+   * The files' workspace-relative paths in the display form, in the order of `files`; with
+   * `glob`, a file whose path does not pass is skipped (and not counted).
+   */
+  paths?: string[]
+  glob?: GlobSpec
   /** Stop the batch after this many matching lines. */
   maxMatches: number
   /** Characters of a matching line to keep; longer lines are clipped around the match. */
@@ -71,7 +111,7 @@ export interface Scanner {
  * never decoded; regexes run once over the decoded file (not line by line), and each candidate
  * line is confirmed with the regex on that line alone, so matches keep per-line semantics.
  */
-export function createScanner(): Scanner {
+export function createScanner(makeGlobTester: typeof createGlobTester): Scanner {
   const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
   const openFlags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
   const NEWLINE = 10
@@ -293,12 +333,18 @@ export function createScanner(): Scanner {
 
   return {
     scan(request) {
-      compile(request.query)
+      if (request.query) compile(request.query)
+      const passes = request.glob && request.paths ? makeGlobTester(request.glob) : undefined
       const result: ScanResult = {matches: [], filesSearched: 0, binaryFiles: 0, tooLarge: [], unreadable: 0, stoppedEarly: false}
       for (let index = 0; index < request.files.length; index++) {
         if (result.matches.length >= request.maxMatches) {
           result.stoppedEarly = true
           break
+        }
+        if (passes && !passes(request.paths?.[index] as string)) continue
+        if (!request.query) {
+          result.matches.push([index, 0, ''])
+          continue
         }
         const fd = openFile(request.files[index] as Uint8Array)
         if (fd === undefined) {

@@ -4,8 +4,9 @@ import {z} from 'zod'
 import {AkError, OutsideWorkspaceError, SymlinkLoopError} from '../../errors.js'
 import {displayName} from '../display-name.js'
 import {type ConfinedFolder, withFolder} from '../files/confined-open.js'
+import {explainFsError} from '../files/fs-errors.js'
 import {LIST_MAX_ENTRIES} from '../limits.js'
-import {joinBytes, type Workspace} from '../workspace.js'
+import {joinBytes, MAX_SYMLINK_HOPS, type Workspace} from '../workspace.js'
 import {textField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
@@ -43,7 +44,7 @@ export function formatListing(relative: string, entries: ListEntry[], total: num
       case 'file':
         return `${entry.name}  ${entry.sizeBytes} bytes`
       case 'symlink':
-        if (entry.linkLoop) return `${entry.name} -> (symlink loop: the links lead back to each other)`
+        if (entry.linkLoop) return `${entry.name} -> (too many symbolic links: a loop, or a chain of more than ${MAX_SYMLINK_HOPS})`
         return entry.linkOutside
           ? `${entry.name} -> (symlink to a path outside the workspace)`
           : `${entry.name} -> ${entry.linkTarget} (symlink)`
@@ -105,7 +106,11 @@ export const listTool = defineTool({
   async run(input, {workspace}) {
     const target = await workspace.resolve(input.path, {mustExist: true})
     return withFolder(workspace, target.real, input.path, async (folder) => {
-      const names = (await readdir(folder.self, {encoding: 'buffer'})).sort(Buffer.compare)
+      const names = (
+        await readdir(folder.self, {encoding: 'buffer'}).catch((error: unknown) => {
+          throw explainFsError(error, input.path)
+        })
+      ).sort(Buffer.compare)
       const entries: ListEntry[] = []
       let vanished = 0
       for (const bytes of names.slice(0, LIST_MAX_ENTRIES)) {

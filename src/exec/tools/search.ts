@@ -83,7 +83,12 @@ export const searchTool = defineTool({
           'search needs query (the text to find) or glob (to list the paths of files matching it, e.g. "**/*.test.ts"), or both.',
         )
       }
-      const listing = await listMatchingFiles({workspace, request: {path: input.path, globs, maxResults: input.max_results}, signal})
+      const listing = await listMatchingFiles({
+        workspace,
+        pool: searchPoolOf(runtime),
+        request: {path: input.path, globs, maxResults: input.max_results},
+        signal,
+      })
       return {text: formatFileListAnswer(listing, globs)}
     }
     const query = {query: input.query, isRegex: input.regex, isCaseSensitive: input.case_sensitive}

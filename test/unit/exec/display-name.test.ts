@@ -23,6 +23,9 @@ describe('the display form of file names', () => {
     expect(displayName(Buffer.from('a\rb\tc\u001bd\u007f'))).to.equal('a\\rb\\tc\\x1bd\\x7f')
     expect(displayName(Buffer.from('x\u0085y\u2028z\u2029\u202e'))).to.equal('x\\u0085y\\u2028z\\u2029\\u202e')
     expect(displayName(Buffer.from('back\\slash'))).to.equal('back\\\\slash')
+    // Format characters hide or reorder text: U+061C, zero-width, soft hyphen, BOM, a tag character.
+    expect(displayName(Buffer.from('a\u061cb\u200bc\u00add\ufeffe\u{e0041}f'))).to.equal('a\\u061cb\\u200bc\\u00add\\ufeffe\\xf3\\xa0\\x81\\x81f')
+    expect(parseDisplayPath('\\xf3\\xa0\\x81\\x81').equals(Buffer.from('\u{e0041}'))).to.equal(true)
     expect(displayName(Buffer.from([0x5c, 0xff]))).to.equal('\\\\\\xff')
   })
 

@@ -309,5 +309,22 @@ describe('Workspace confinement', () => {
       expect(error).to.be.instanceOf(BadInputError)
       expect(error.message).to.contain('empty')
     })
+
+    it('refuses a path argument longer than any path can be, and walks the longest accepted ones', async () => {
+      const long = `${'./'.repeat(300_000)}src/a.txt`
+      const error = await thrown(() => workspace.resolve(long))
+      expect(error).to.be.instanceOf(BadInputError)
+      expect(error.message).to.contain('a path may have at most 16384')
+      expect(error.message.length).to.be.below(600)
+      expect((await workspace.resolve(`${'./'.repeat(8000)}src/a.txt`, {mustExist: true})).relative).to.equal('src/a.txt')
+      expect((await workspace.resolve(`${'x/'.repeat(8000)}new.txt`)).missing).to.have.length(8001)
+    })
+
+    it('refuses a path holding a lone surrogate instead of reading it as U+FFFD', async () => {
+      const error = await thrown(() => workspace.resolve('src/\ud800.txt'))
+      expect(error).to.be.instanceOf(BadInputError)
+      expect(error.message).to.contain('lone UTF-16 surrogate')
+      expect((await workspace.resolve('src/\ud83d\ude00.txt')).relative).to.equal('src/\ud83d\ude00.txt')
+    })
   })
 })

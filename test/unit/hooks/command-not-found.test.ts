@@ -1,7 +1,7 @@
 import {runCommand} from '@oclif/test'
 import {expect} from 'chai'
 
-import {closestCommandId} from '../../../src/hooks/command-not-found.js'
+import {closestCommandId} from '../../../src/cli/suggest.js'
 import {REPO_ROOT} from '../../helpers/clients.js'
 
 const IDS = ['exec:serve', 'exec:tools', 'exec:call', 'exec:config', 'doctor', 'autocomplete']
@@ -25,6 +25,12 @@ describe('unknown commands', () => {
     expect(error?.oclif?.exit).to.equal(2)
     expect(stderr).to.contain('"ak exec srve" is not an ak command. Did you mean "ak exec serve"?')
     expect(stdout).to.equal('')
+  })
+
+  it('suggests a topic for a mistyped topic', async () => {
+    const {error, stderr} = await runCommand(['exce'], {root: REPO_ROOT})
+    expect(error?.oclif?.exit).to.equal(2)
+    expect(stderr).to.contain('"ak exce" is not an ak command. Did you mean "ak exec"?')
   })
 
   it('exits 2 for a flag where a command should be', async () => {

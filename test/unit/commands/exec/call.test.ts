@@ -47,6 +47,14 @@ describe('ak exec call', () => {
     expect(JSON.parse(stdout)).to.include({isError: true})
   })
 
+  it('prints a failed call once on stderr: the error, without the call\'s log line', async () => {
+    const {error, stdout, stderr} = await call(['list', '--arg', 'path=missing'])
+    expect(error?.oclif?.exit).to.equal(1)
+    expect(stdout).to.equal('')
+    expect(stderr.split('\n').filter((line) => line.includes('missing'))).to.have.length(1)
+    expect(stderr).not.to.match(/list "missing" \d+ms/)
+  })
+
   it('passes JSON values through, so a wrongly typed argument is refused by the schema', async () => {
     const {error, stderr} = await call(['list', '--arg', 'path=42', '--quiet'])
     expect(error?.oclif?.exit).to.equal(1)

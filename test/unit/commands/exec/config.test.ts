@@ -40,6 +40,14 @@ describe('ak exec config', () => {
     expect(JSON.parse(document.text).servers['ak-exec'].type).to.equal('stdio')
   })
 
+  for (const [client, key] of [['claude', 'mcpServers'], ['vscode', 'servers']] as const) {
+    it(`gives as "server" with --json the very entry the ${client} block holds`, async () => {
+      const {stdout} = await runCommand(['exec', 'config', '-c', client, '-w', workspace, '--json'], {root: REPO_ROOT})
+      const document = JSON.parse(stdout)
+      expect(document.server).to.deep.equal(JSON.parse(document.text)[key]['ak-exec'])
+    })
+  }
+
   it('exits 2 without --client or with an unknown client', async () => {
     expect((await runCommand(['exec', 'config'], {root: REPO_ROOT})).error?.oclif?.exit).to.equal(2)
     expect((await runCommand(['exec', 'config', '--client', 'emacs'], {root: REPO_ROOT})).error?.oclif?.exit).to.equal(2)

@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {mkdtemp, mkdir, rm, symlink} from 'node:fs/promises'
+import {mkdtemp, mkdir, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -73,7 +73,26 @@ describe('list describing symlinks', () => {
       expect(await describe(name), name).to.deep.equal({linkLoop: true})
     }
     const listing = formatListing('.', [{name: 'self', kind: 'symlink', linkLoop: true}], 1)
-    expect(listing).to.contain('self -> (symlink loop')
+    expect(listing).to.contain('self -> (too many symbolic links')
     expect(listing).not.to.contain('outside')
+  })
+
+  it('counts the link itself among the 40 the system follows, as read does', async () => {
+    await mkdir(path.join(root, 'ws', 'chain'))
+    const ws = path.join(root, 'ws', 'chain')
+    await writeFile(path.join(ws, 'target.txt'), 'x')
+    await symlink('target.txt', path.join(ws, 'c1'))
+    for (let index = 2; index <= 41; index++) await symlink(`c${index - 1}`, path.join(ws, `c${index}`))
+    const folder = await ConfinedFolder.open(workspace, Buffer.from(ws), 'chain')
+    try {
+      expect(await describeLink(workspace, folder, Buffer.from('c40'))).to.deep.equal({linkTarget: 'chain/target.txt', linkOutside: false})
+      expect(await describeLink(workspace, folder, Buffer.from('c41'))).to.deep.equal({linkLoop: true})
+    } finally {
+      await folder.close()
+    }
+    expect((await workspace.resolve('chain/c40', {mustExist: true})).relative).to.equal('chain/target.txt')
+    let error: unknown
+    await workspace.resolve('chain/c41').catch((caught: unknown) => (error = caught))
+    expect(String(error)).to.contain('Too many symbolic links')
   })
 })

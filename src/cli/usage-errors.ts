@@ -1,0 +1,54 @@
+import {type Interfaces, toConfiguredId} from '@oclif/core'
+
+import {closestWord} from './suggest.js'
+
+type Config = Interfaces.Config
+
+/** The parts of a command class this module reads. */
+interface CommandShape {
+  id: string
+  flags?: Record<string, {char?: string; hidden?: boolean}>
+  baseFlags?: Record<string, {char?: string; hidden?: boolean}>
+  args?: Record<string, {description?: string}>
+}
+
+/**
+ * ak's wording of two oclif parse errors, recognised by their shape (oclif does not export their
+ * classes): an unknown flag (`NonExistentFlagsError`, `flags` lists what was typed) gets the
+ * closest flag of the command; a missing argument (`RequiredArgsError`, `args` lists the missing
+ * ones) is named with its description, without oclif's note about flags taking several values,
+ * which has nothing to do with it. Any other error: undefined (keep oclif's message).
+ */
+export function usageErrorMessage(error: unknown, command: CommandShape, config: Config): string | undefined {
+  const spelled = `${config.bin} ${toConfiguredId(command.id, config)}`
+  const details = error as {flags?: unknown; args?: unknown; message?: unknown}
+  if (typeof details.message === 'string' && details.message.startsWith('Nonexistent flag') && isStringArray(details.flags)) {
+    const known = knownFlags(command)
+    const named = details.flags.map((typed) => {
+      const flag = typed.split('=', 1)[0] ?? typed
+      const suggestion = flag.startsWith('--') ? closestWord(flag, known) : undefined
+      return suggestion ? `${flag} (did you mean ${suggestion}?)` : flag
+    })
+    return `Unknown flag${named.length === 1 ? '' : 's'} ${named.join(', ')} for "${spelled}". Run "${spelled} --help" for its flags.`
+  }
+  if (typeof details.message === 'string' && details.message.startsWith('Missing') && Array.isArray(details.args)) {
+    const missing = (details.args as Array<{name?: string; description?: string}>).map(
+      (arg) => `${(arg.name ?? 'argument').toUpperCase()}${arg.description ? `: ${arg.description.replace(/\.$/, '')}` : ''}`,
+    )
+    return `"${spelled}" needs ${missing.join('; and ')}. Run "${spelled} --help" for its usage and examples.`
+  }
+  return undefined
+}
+
+/** The long flags a command takes, `--help` included, as typed (`--level`). */
+function knownFlags(command: CommandShape): string[] {
+  const flags = {...command.baseFlags, ...command.flags}
+  const names = Object.entries(flags)
+    .filter(([, flag]) => !flag.hidden)
+    .map(([name]) => `--${name}`)
+  return [...names, '--help']
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string')
+}
