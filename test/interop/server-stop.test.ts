@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {randomInt} from 'node:crypto'
-import {mkdtemp, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -58,9 +58,11 @@ describe('ak exec serve stops whatever its commands did', () => {
       await initializeRaw(server)
       server.send({jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'exec_command', arguments: {cmd: escapingCommand(marker), yield_time_ms: 5000}}})
       expect(JSON.stringify(await server.response(2))).to.contain('started')
-      server.send({jsonrpc: '2.0', id: 3, method: 'tools/call', params: {name: 'exec_command', arguments: {cmd: 'echo "pid=$$"; exec sleep 300', yield_time_ms: 1000}}})
-      const running = Number(/pid=(\d+)/.exec(JSON.stringify(await server.response(3)))?.[1])
-      expect(running).to.be.above(0)
+      const pidFile = path.join(workspace, `running-${marker}.pid`)
+      server.send({jsonrpc: '2.0', id: 3, method: 'tools/call', params: {name: 'exec_command', arguments: {cmd: `echo $$ > ${pidFile}; exec sleep 300`, yield_time_ms: 250}}})
+      await server.response(3)
+      let running = 0
+      await eventually(async () => (running = Number(await readFile(pidFile, 'utf8').catch(() => ''))) > 0)
       expect(pidsRunning(marker), 'the escaped sleep').to.have.length(1)
       end(server)
       const exit = await server.exited()
