@@ -1,8 +1,8 @@
 import {BadInputError, DispatchFailedError} from '../errors.js'
-import {type AgentDefinition, readAgentFile} from './agent-file.js'
+import {type AgentDefinition, asSentenceEnd, readAgentFile} from './agent-file.js'
 import {codexExecArgs} from './codex-argv.js'
-import {codexConfigPath, readCodexConfig} from './codex-config.js'
-import {repositoryRootOf} from './discovery.js'
+import {codexConfigLayers, mergeLayers} from './codex-layers.js'
+import {type DiscoveredAgent, repositoryRootOf} from './discovery.js'
 import {type DispatchOutcome, runDispatch} from './dispatch.js'
 import {mcpServersOf} from './mcp-servers.js'
 import type {AgentPolicy} from './policy.js'
@@ -26,38 +26,58 @@ export interface DispatchPlan {
 }
 
 /**
+ * The policy a call runs with (DESIGN §5.2: restrictions never silently disappear): the agent
+ * file as read now; when it cannot be read now, the policy it was discovered with (the empty one
+ * only when it could not be read then either).
+ * @throws DispatchFailedError when the file is gone (the agent is no longer installed), invalid
+ *   now, or unreadable now after being invalid at discovery.
+ */
+export async function currentPolicy(runtime: CodexAgentRuntime, agent: DiscoveredAgent): Promise<AgentPolicy> {
+  const tool = toolNameOf(agent.slug)
+  const state = await readAgentFile(agent.file)
+  if (state.status === 'ok') return state.policy
+  if (state.status === 'missing') {
+    throw new DispatchFailedError(
+      `${tool} cannot run: its agent file ${agent.file} no longer exists, so the agent is no longer installed. ` +
+        `Put the file back, or restart the server to list the agents installed now.`,
+    )
+  }
+  if (state.status === 'invalid') {
+    throw new DispatchFailedError(`${tool} cannot run: its agent file ${agent.file} is invalid: ${asSentenceEnd(state.reason).slice(0, -1)}. Fix the agent file; the next call reads it again.`)
+  }
+  const discovered = agent.state
+  if (discovered.status === 'ok' || discovered.status === 'unreadable') {
+    runtime.log.warn(`cannot read ${agent.file} now (${state.reason}); running ${tool} with the policy it had when the server started`)
+    return discovered.policy
+  }
+  throw new DispatchFailedError(
+    `${tool} cannot run: its agent file ${agent.file} cannot be read (${state.reason}) and was invalid when the server started. ` +
+      `Fix the agent file; the next call reads it again.`,
+  )
+}
+
+/**
  * Plans a call: re-reads the agent file and the Codex home's config now (so edits apply on the
  * next call), checks the request against the agent's policy, and maps it to `codex exec` arguments.
  * @throws DispatchFailedError when the agent file does not parse or its policy cannot be enforced,
- *   or the Codex config does not parse; BadInputError when `tools` asks for something the policy
+ *   or a config Codex loads for the run cannot be read or parsed; BadInputError when `tools` asks for something the policy
  *   does not allow.
  */
-export async function planAgentCall(runtime: CodexAgentRuntime, agent: AgentDefinition, tools?: string[]): Promise<DispatchPlan> {
-  const state = await readAgentFile(agent.file)
-  if (state.status === 'invalid') {
-    throw new DispatchFailedError(
-      `${toolNameOf(agent.slug)} cannot run: its agent file ${agent.file} is invalid: ${state.reason}. ` +
-        `Fix the file; the next call reads it again.`,
-    )
-  }
-  if (state.status === 'unreadable') runtime.log.warn(`cannot read ${agent.file} (${state.reason}); running ${toolNameOf(agent.slug)} with an empty policy`)
-  const config = await readCodexConfig(runtime.codexHome)
-  if (config.status === 'invalid' || config.status === 'unreadable') {
-    throw new DispatchFailedError(
-      `Cannot run ${toolNameOf(agent.slug)}: ${codexConfigPath(runtime.codexHome)} ${config.status === 'invalid' ? 'does not parse' : 'cannot be read'} ` +
-        `(${config.reason}), so the MCP servers a dispatched Codex would start are unknown. Fix the file, then call again.`,
-    )
-  }
+export async function planAgentCall(runtime: CodexAgentRuntime, agent: DiscoveredAgent, tools?: string[]): Promise<DispatchPlan> {
+  const policy = await currentPolicy(runtime, agent)
+  const layers = await codexConfigLayers(runtime.codexHome, runtime.cwd, runtime.systemConfig ? {systemConfig: runtime.systemConfig} : {}).catch((error: unknown) => {
+    throw error instanceof DispatchFailedError ? new DispatchFailedError(`Cannot run ${toolNameOf(agent.slug)}: ${error.message}`) : error
+  })
   const args = codexExecArgs(
-    state.policy,
+    policy,
     {
       cwd: runtime.cwd,
       isInsideGitRepo: (await repositoryRootOf(runtime.cwd)) !== undefined,
-      homeServers: config.status === 'ok' ? mcpServersOf(config.data) : {},
+      configServers: mcpServersOf(mergeLayers(layers)),
     },
     tools,
   )
-  return {command: runtime.codexCommand, args, cwd: runtime.cwd, envOverrides: {CODEX_HOME: runtime.codexHome}, policy: state.policy}
+  return {command: runtime.codexCommand, args, cwd: runtime.cwd, envOverrides: {CODEX_HOME: runtime.codexHome}, policy}
 }
 
 /**
@@ -70,7 +90,7 @@ export async function planAgentCall(runtime: CodexAgentRuntime, agent: AgentDefi
  */
 export async function runAgentCall(
   runtime: CodexAgentRuntime,
-  agent: AgentDefinition,
+  agent: DiscoveredAgent,
   input: AgentCallInput,
   options: {signal: AbortSignal; onProgress?: (message: string) => void},
 ): Promise<string> {

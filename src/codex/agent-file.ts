@@ -17,22 +17,27 @@ export interface AgentDefinition {
  * An agent file as read now:
  * - `ok`: parsed; its policy applies.
  * - `unreadable`: exists but cannot be read; listed with the empty (permissive) policy (DESIGN §5.2).
- * - `invalid`: read but not parsed, or its policy cannot be enforced; every call fails with `reason`,
- *   so a typo never widens what an agent may do.
+ * - `invalid`: read but not parsed, larger than AGENT_FILE_MAX_BYTES, or its policy cannot be
+ *   enforced; every call fails with `reason`, so a typo never widens what an agent may do.
+ * - `missing`: the file is gone; the agent is no longer installed and every call fails.
+ * Restrictions never silently disappear (DESIGN §5.2).
  */
 export type AgentFileState =
   | {status: 'ok'; name?: string; description?: string; policy: AgentPolicy}
   | {status: 'unreadable'; reason: string; policy: AgentPolicy}
   | {status: 'invalid'; reason: string}
+  | {status: 'missing'; reason: string}
 
 /** Reads and parses an agent file (at most AGENT_FILE_MAX_BYTES bytes). Never throws for the file's own problems. */
 export async function readAgentFile(file: string): Promise<AgentFileState> {
   const read = await readTomlFile(file, AGENT_FILE_MAX_BYTES)
   switch (read.status) {
     case 'missing':
-      return {status: 'unreadable', reason: 'the file no longer exists', policy: EMPTY_POLICY}
+      return {status: 'missing', reason: 'it no longer exists'}
     case 'unreadable':
       return {status: 'unreadable', reason: read.reason, policy: EMPTY_POLICY}
+    case 'too-large':
+      return {status: 'invalid', reason: `${read.reason}, the most ak reads of an agent file`}
     case 'invalid':
       return {status: 'invalid', reason: `it does not parse as TOML (${read.reason})`}
     case 'ok':
@@ -53,4 +58,9 @@ export async function readAgentFile(file: string): Promise<AgentFileState> {
 /** "project", "user" or "kit <name>", for lists and logs. */
 export function describeOrigin(origin: AgentOrigin): string {
   return origin.kind === 'kit' ? `kit ${origin.kit}` : origin.kind
+}
+
+/** A reason as the end of a sentence: with its final period, never two. */
+export function asSentenceEnd(reason: string): string {
+  return /[.!?]$/.test(reason) ? reason : `${reason}.`
 }

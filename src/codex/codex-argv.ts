@@ -13,8 +13,11 @@ export interface ArgvContext {
    * chose the folder by starting the server in it.
    */
   isInsideGitRepo: boolean
-  /** The `mcp_servers` of the Codex home's config.toml, which the dispatched Codex also loads. */
-  homeServers: Record<string, McpServerEntry>
+  /**
+   * The `mcp_servers` of every config the dispatched Codex loads (system, Codex home, trusted
+   * project layers), merged: see codexConfigLayers.
+   */
+  configServers: Record<string, McpServerEntry>
 }
 
 /**
@@ -37,7 +40,7 @@ export function codexExecArgs(policy: AgentPolicy, context: ArgvContext, tools?:
   overrides.push(...policy.otherConfig)
   for (const [name, entry] of Object.entries(policy.mcpServers)) overrides.push(...flatten(['mcp_servers', name], entry))
 
-  const servers = effectiveServers(policy, context.homeServers)
+  const servers = effectiveServers(policy, context.configServers)
   for (const [name, entry] of Object.entries(servers)) {
     if (runsAgentRuntime(entry)) overrides.push({key: `mcp_servers.${name}.enabled`, value: false})
   }
@@ -49,12 +52,12 @@ export function codexExecArgs(policy: AgentPolicy, context: ArgvContext, tools?:
 }
 
 /**
- * The MCP servers a dispatched Codex sees: the home config's entries with the agent file's merged
- * over them key by key (the agent file is applied as a layer above the home config).
+ * The MCP servers a dispatched Codex sees: the loaded configs' entries with the agent file's merged
+ * over them key by key (the agent file is applied as a layer above them).
  */
-export function effectiveServers(policy: AgentPolicy, homeServers: Record<string, McpServerEntry>): Record<string, McpServerEntry> {
+export function effectiveServers(policy: AgentPolicy, configServers: Record<string, McpServerEntry>): Record<string, McpServerEntry> {
   const servers: Record<string, McpServerEntry> = {}
-  for (const [name, entry] of Object.entries(homeServers)) servers[name] = {...entry}
+  for (const [name, entry] of Object.entries(configServers)) servers[name] = {...entry}
   for (const [name, entry] of Object.entries(policy.mcpServers)) servers[name] = {...servers[name], ...entry}
   return servers
 }

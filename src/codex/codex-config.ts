@@ -17,24 +17,29 @@ export function readCodexConfig(codexHome: string): Promise<TomlFile> {
 /** A project's trust as Codex's config records it. */
 export type TrustLevel = 'trusted' | 'untrusted' | 'not-recorded'
 
+/** What one `[projects."<path>"]` entry says: its trust level, no `trust_level` key, or no entry at all. */
+export type EntryTrust = 'trusted' | 'untrusted' | 'no-trust-level' | 'none'
+
 /**
- * The trust Codex's config gives `folder`: the `trust_level` of the `[projects."<abs path>"]`
+ * What Codex's config records for `folder`: the `trust_level` of the `[projects."<abs path>"]`
  * entry whose path names the same folder once symlinks are resolved on both sides (Codex writes
- * canonical paths; see notes/codex.md §3). Anything but `"trusted"` in a matching entry is
- * `untrusted`; no matching entry is `not-recorded`.
+ * canonical paths; see notes/codex.md §3). A value other than `"trusted"` counts as `untrusted`
+ * (Codex refuses such a config, so nothing is trusted through it); an entry without `trust_level`
+ * is `no-trust-level`, which Codex ignores.
  */
-export async function trustLevelOf(config: Record<string, unknown>, folder: string): Promise<TrustLevel> {
+export async function entryTrustOf(config: Record<string, unknown>, folder: string): Promise<EntryTrust> {
   const projects = config.projects
-  if (!projects || typeof projects !== 'object' || Array.isArray(projects)) return 'not-recorded'
+  if (!projects || typeof projects !== 'object' || Array.isArray(projects)) return 'none'
   const target = await canonical(folder)
-  let level: TrustLevel = 'not-recorded'
+  let found: EntryTrust = 'none'
   for (const [key, entry] of Object.entries(projects as Record<string, unknown>)) {
     if (!path.isAbsolute(key) || (await canonical(key)) !== target) continue
     const trust = (entry as {trust_level?: unknown} | undefined)?.trust_level
     if (trust === 'trusted') return 'trusted'
-    level = 'untrusted'
+    if (trust !== undefined) found = 'untrusted'
+    else if (found === 'none') found = 'no-trust-level'
   }
-  return level
+  return found
 }
 
 /** `folder` with symlinks resolved, or just normalised when it does not exist. */

@@ -4,10 +4,10 @@ import {homedir} from 'node:os'
 import path from 'node:path'
 
 import {AkError} from '../errors.js'
-import {type AgentDefinition, type AgentFileState, type AgentOrigin, readAgentFile} from './agent-file.js'
+import {type AgentDefinition, type AgentFileState, type AgentOrigin, asSentenceEnd, readAgentFile} from './agent-file.js'
 import {canonical, codexConfigPath, readCodexConfig} from './codex-config.js'
 import {SLUG_MAX_CHARS} from './limits.js'
-import {projectTrustOf} from './project-trust.js'
+import {type ProjectTrust, projectTrustOf} from './project-trust.js'
 import type {CodexRoots} from './roots.js'
 import {slugOfFileName, toolNameOf} from './slug.js'
 import {describeFsError} from './toml-file.js'
@@ -90,15 +90,14 @@ export async function discoverAgents(
   return {...roots, project, agents, notes}
 }
 
-/** The stderr notes about one agent file as read: unreadable, invalid, or a `name` differing from its slug. */
+/** The stderr notes about one agent file as read: unreadable, invalid, gone, or a `name` differing from its slug. */
 export function fileNotes(agent: AgentDefinition, state: AgentFileState): string[] {
   const tool = toolNameOf(agent.slug)
   if (state.status === 'unreadable') {
     return [`warning: cannot read ${agent.file} (${state.reason}); ${tool} is listed with an empty policy, which allows everything`]
   }
-  if (state.status === 'invalid') {
-    const reason = /[.!?]$/.test(state.reason) ? state.reason : `${state.reason}.`
-    return [`warning: ${agent.file}: ${reason} Every call to ${tool} fails until it is fixed.`]
+  if (state.status === 'invalid' || state.status === 'missing') {
+    return [`warning: ${agent.file}: ${asSentenceEnd(state.reason)} Every call to ${tool} fails until it is fixed.`]
   }
   if (state.name !== undefined && state.name !== agent.slug) {
     return [`warning: ${agent.file} names the agent "${state.name}", but it is served as ${tool} after its file name`]
@@ -119,16 +118,10 @@ export async function discoverProject(codexHome: string, cwd: string, homeDir: s
   const configPath = codexConfigPath(codexHome)
   const config = await readCodexConfig(codexHome)
   if (config.status === 'invalid') return {status: 'skipped', dir, reason: `cannot check trust: ${configPath} does not parse (${config.reason})`}
-  if (config.status === 'unreadable') return {status: 'skipped', dir, reason: `cannot check trust: cannot read ${configPath} (${config.reason})`}
+  if (config.status === 'unreadable' || config.status === 'too-large') return {status: 'skipped', dir, reason: `cannot check trust: cannot read ${configPath} (${config.reason})`}
   const data = config.status === 'ok' ? config.data : {}
-  const {repoRoot, level} = await projectTrustOf(data, projectDir)
-  if (level !== 'trusted') {
-    const where = repoRoot && repoRoot !== projectDir ? `${projectDir} (repository ${repoRoot})` : projectDir
-    const reason = level === 'untrusted'
-      ? `the project ${where} is marked untrusted in ${configPath}`
-      : `the project ${where} is not recorded as trusted in ${configPath}; trust it in Codex first`
-    return {status: 'skipped', dir, reason}
-  }
+  const trust = await projectTrustOf(data, projectDir, cwd)
+  if (trust.level !== 'trusted') return {status: 'skipped', dir, reason: untrustedReason(trust, configPath)}
   try {
     const info = await stat(dir)
     if (!info.isDirectory()) return {status: 'skipped', dir, reason: 'the folder cannot be read (ENOTDIR: a file is where a folder is expected)'}
@@ -137,6 +130,17 @@ export async function discoverProject(codexHome: string, cwd: string, homeDir: s
     return {status: 'skipped', dir, reason: `the folder cannot be read (${describeFsError(error)})`}
   }
   return {status: 'served', dir}
+}
+
+/** Why a project that is not trusted is skipped, naming the entry that decided or what is missing. */
+export function untrustedReason(trust: ProjectTrust, configPath: string): string {
+  const where = trust.repoRoot && trust.repoRoot !== trust.projectDir ? `${trust.projectDir} (repository ${trust.repoRoot})` : trust.projectDir
+  if (trust.level === 'untrusted') {
+    const by = trust.decidedBy === trust.projectDir ? '' : ` through [projects."${trust.decidedBy}"]`
+    return `the project ${trust.projectDir} is marked untrusted${by} in ${configPath}`
+  }
+  const bare = trust.withoutTrustLevel.map((key) => `[projects."${key}"] has no trust_level, so Codex ignores it`)
+  return `the project ${where} is not recorded as trusted in ${configPath}${bare.length > 0 ? ` (${bare.join('; ')})` : ''}; trust it in Codex first`
 }
 
 interface ProjectFolder {

@@ -11,7 +11,7 @@ export interface AgentReport {
   tool: string
   origin: AgentOrigin
   file: string
-  status: 'ok' | 'unreadable' | 'invalid'
+  status: 'ok' | 'unreadable' | 'invalid' | 'missing'
   /** Why the file is unreadable or invalid. */
   reason?: string
   /** The parsed policy; the empty policy for an unreadable file, absent for an invalid one. */

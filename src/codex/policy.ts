@@ -30,7 +30,10 @@ export interface AgentPolicy {
 /** The policy of an agent file that could not be read: nothing is restricted. */
 export const EMPTY_POLICY: AgentPolicy = Object.freeze({mcpServers: {}, otherConfig: []}) as AgentPolicy
 
-/** A policy that cannot be enforced exactly as written; the message names the key and what to fix. */
+/**
+ * A policy that cannot be enforced exactly as written. The message is one sentence naming the key
+ * and what is wrong; whoever reports it adds what to do.
+ */
 export class PolicyError extends Error {}
 
 // Keys of the agent-file format that describe the agent rather than configure Codex
@@ -49,7 +52,7 @@ export function agentPolicyOf(config: Record<string, unknown>): AgentPolicy {
   const sandbox = optionalString(config, 'sandbox_mode')
   if (sandbox !== undefined) {
     if (!(SANDBOX_MODES as readonly string[]).includes(sandbox)) {
-      throw new PolicyError(`sandbox_mode = "${sandbox}" is not one of ${SANDBOX_MODES.join(', ')}. Fix the agent file.`)
+      throw new PolicyError(`sandbox_mode = "${sandbox}" is not one of ${SANDBOX_MODES.join(', ')}.`)
     }
     policy.sandboxMode = sandbox as SandboxMode
   }
@@ -61,16 +64,16 @@ export function agentPolicyOf(config: Record<string, unknown>): AgentPolicy {
   if (instructions !== undefined) policy.developerInstructions = instructions
 
   if (config.mcp_servers !== undefined) {
-    if (!isTable(config.mcp_servers)) throw new PolicyError('mcp_servers must be a table of [mcp_servers.<name>] entries. Fix the agent file.')
+    if (!isTable(config.mcp_servers)) throw new PolicyError('mcp_servers must be a table of [mcp_servers.<name>] entries.')
     for (const [name, entry] of Object.entries(config.mcp_servers)) {
-      if (!isTable(entry)) throw new PolicyError(`mcp_servers.${name} must be a table. Fix the agent file.`)
+      if (!isTable(entry)) throw new PolicyError(`mcp_servers.${name} must be a table.`)
       if (!isOverridableKey(name)) {
-        throw new PolicyError(`The MCP server name "${name}" cannot be passed to codex exec (use letters, digits, "_" and "-"). Rename it in the agent file.`)
+        throw new PolicyError(`The MCP server name "${name}" cannot be passed to codex exec (use letters, digits, "_" and "-").`)
       }
       for (const list of ['enabled_tools', 'disabled_tools']) {
         const tools = entry[list]
         if (tools !== undefined && !(Array.isArray(tools) && tools.every((tool) => typeof tool === 'string'))) {
-          throw new PolicyError(`mcp_servers.${name}.${list} must be a list of tool names. Fix the agent file.`)
+          throw new PolicyError(`mcp_servers.${name}.${list} must be a list of tool names.`)
         }
       }
     }
@@ -93,7 +96,7 @@ export function agentPolicyOf(config: Record<string, unknown>): AgentPolicy {
 export function flatten(keyPath: string[], value: unknown): ConfigOverride[] {
   const last = keyPath[keyPath.length - 1] ?? ''
   if (!isOverridableKey(last)) {
-    throw new PolicyError(`The key "${keyPath.join('.')}" cannot be passed to codex exec as a -c override (use letters, digits, "_" and "-"). Fix the agent file.`)
+    throw new PolicyError(`The key "${keyPath.join('.')}" cannot be passed to codex exec as a -c override (use letters, digits, "_" and "-").`)
   }
   if (isTable(value) && Object.keys(value).length > 0) {
     return Object.entries(value).flatMap(([key, item]) => flatten([...keyPath, key], item))
@@ -109,6 +112,6 @@ export function isTable(value: unknown): value is Record<string, unknown> {
 function optionalString(config: Record<string, unknown>, key: string): string | undefined {
   const value = config[key]
   if (value === undefined) return undefined
-  if (typeof value !== 'string') throw new PolicyError(`${key} must be a string, not ${Array.isArray(value) ? 'a list' : typeof value}. Fix the agent file.`)
+  if (typeof value !== 'string') throw new PolicyError(`${key} must be a string, not ${Array.isArray(value) ? 'a list' : typeof value}.`)
   return value
 }

@@ -3,14 +3,16 @@ import {copyFile, constants, readFile, realpath, rename, stat, writeFile, unlink
 import path from 'node:path'
 import {isDeepStrictEqual} from 'node:util'
 
+import {createTwoFilesPatch} from 'diff'
+
 import {BadInputError, DispatchFailedError, NotFoundError} from '../errors.js'
-import {akLaunch} from '../ak-entry.js'
+import {akLaunch} from '../launch/ak-launch.js'
 import {codexConfigPath} from './codex-config.js'
 import {CODEX_CONFIG_MAX_BYTES, REGISTERED_TOOL_TIMEOUT_SEC, SERVER_NAME_MAX_CHARS} from './limits.js'
 import {mcpServersOf, runsAgentRuntime} from './mcp-servers.js'
 import type {CodexRoots} from './roots.js'
 import {parseToml} from './toml-file.js'
-import {findTable, lineEnding, removeTable, spliceTable, splitLines} from './toml-table-edit.js'
+import {type KeyEdit, appendTable, lineEnding, parseTomlDocument, removeTables, setTableKeys, tableText, tablesOf} from './toml-edit.js'
 import {tomlKey, tomlValue} from './toml-value.js'
 
 /**
@@ -39,6 +41,8 @@ export interface ConfigChange {
   after: string
   /** The entry's lines as written (add, replace) or as removed (remove). */
   block: string
+  /** A unified diff of the file from `before` to `after`; empty when nothing changes. */
+  diff: string
 }
 
 /**
@@ -74,14 +78,31 @@ export function registrationEntry(roots: CodexRoots, config: Record<string, unkn
   return entry
 }
 
-/** The entry as TOML lines (each ending with `eol`). */
-export function renderEntry(name: string, entry: RegistrationEntry, eol = '\n'): string[] {
-  return [`[mcp_servers.${tomlKey(name)}]`, ...Object.entries(entry).map(([key, value]) => `${key} = ${tomlValue(value)}`)].map((line) => line + eol)
+/** The entry as TOML lines, without terminators. */
+export function renderEntry(name: string, entry: RegistrationEntry): string[] {
+  return [`[mcp_servers.${tomlKey(name)}]`, ...Object.entries(entry).map(([key, value]) => `${key} = ${tomlValue(value)}`)]
 }
 
 /**
- * Plans `register`: adds `[mcp_servers.<name>]` at the end of the config (or replaces an earlier
- * registration of this runtime under that name), leaving every other byte as it was.
+ * The keys `register` owns in an existing entry of this runtime and the values to write: the
+ * command and args when they differ, `tool_timeout_sec` when it is missing or shorter than
+ * REGISTERED_TOOL_TIMEOUT_SEC, and `env_vars` only when the entry has none. Every other key is the
+ * user's and is kept (DESIGN §5.5).
+ */
+export function ownedKeyUpdates(existing: Record<string, unknown>, entry: RegistrationEntry): Partial<RegistrationEntry> {
+  const updates: Partial<RegistrationEntry> = {}
+  if (!sameToml(existing.command, entry.command)) updates.command = entry.command
+  if (!sameToml(existing.args, entry.args)) updates.args = entry.args
+  if (entry.env_vars && existing.env_vars === undefined) updates.env_vars = entry.env_vars
+  const timeout = existing.tool_timeout_sec
+  if (!(typeof timeout === 'number' && timeout >= REGISTERED_TOOL_TIMEOUT_SEC)) updates.tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC
+  return updates
+}
+
+/**
+ * Plans `register`: adds `[mcp_servers.<name>]` after a blank line at the end of the config, or
+ * over an earlier registration of this runtime under that name updates only the keys ak owns
+ * (ownedKeyUpdates), leaving every other byte as it was.
  * @throws BadInputError when the config does not parse, when `<name>` is taken by another server,
  *   or when the edit cannot be made as text without changing anything else; NotFoundError when
  *   the Codex home does not exist.
@@ -95,21 +116,30 @@ export async function planRegister(roots: CodexRoots, name: string, env: NodeJS.
   const entry = registrationEntry(roots, data, env)
   const text = before ?? ''
   const eol = lineEnding(text)
-  const lines = splitLines(text)
-  const block = renderEntry(name, entry, eol)
-  if (existing && sameToml(existing, entry)) {
-    return {configPath, name, action: 'none', before, after: text, block: block.join('')}
+  if (!existing) {
+    const lines = renderEntry(name, entry)
+    const after = appendTable(text, lines, eol)
+    checkEdit(configPath, name, data, after, {...entry})
+    return change(configPath, name, 'add', before, after, lines.join(eol) + eol)
   }
-  const range = findTable(lines, ['mcp_servers', name])
-  if (existing && !range) throw cannotEditAsText(configPath, name)
-  const after = spliceTable(lines, range, block, eol)
-  checkEdit(configPath, name, data, after, entry)
-  return {configPath, name, action: existing ? 'replace' : 'add', before, after, block: block.join('')}
+  const updates = ownedKeyUpdates(existing, entry)
+  if (Object.keys(updates).length === 0) {
+    const [table] = tablesOf(documentOf(configPath, text), ['mcp_servers', name])
+    return change(configPath, name, 'none', before, text, table ? tableText(text, table) : '')
+  }
+  const table = tablesOf(documentOf(configPath, text), ['mcp_servers', name]).find((candidate) => candidate.resolvedKey.length === 2)
+  if (!table) throw cannotEditAsText(configPath, name)
+  const edits: KeyEdit[] = Object.entries(updates).map(([key, value]) => ({key, value: tomlValue(value)}))
+  const after = setTableKeys(text, table, edits, eol)
+  checkEdit(configPath, name, data, after, {...existing, ...updates})
+  const [written] = tablesOf(parseTomlDocument(after), ['mcp_servers', name])
+  return change(configPath, name, 'replace', before, after, written ? tableText(after, written) : '')
 }
 
 /**
- * Plans `unregister`: removes `[mcp_servers.<name>]` (and its subtables), leaving every other
- * byte as it was. Nothing to do when there is no such entry.
+ * Plans `unregister`: removes `[mcp_servers.<name>]` and its subtables, leaving every other byte
+ * as it was, so register then unregister gives back the same bytes. Nothing to do when there is
+ * no such entry.
  * @throws BadInputError when the config does not parse, the entry is not this runtime, or it is
  *   not written as a table of its own.
  */
@@ -117,16 +147,29 @@ export async function planUnregister(codexHome: string, name: string): Promise<C
   const {configPath, before, data} = await readConfigForEdit(codexHome)
   const existing = mcpServersOf(data)[name]
   const text = before ?? ''
-  if (!existing) return {configPath, name, action: 'none', before, after: text, block: ''}
+  if (!existing) return change(configPath, name, 'none', before, text, '')
   if (!runsAgentRuntime(existing)) {
     throw new BadInputError(`The MCP server "${name}" in ${configPath} is not this runtime; ak leaves it alone. Check --name.`)
   }
-  const lines = splitLines(text)
-  const range = findTable(lines, ['mcp_servers', name])
-  if (!range) throw cannotEditAsText(configPath, name)
-  const after = removeTable(lines, range)
+  const tables = tablesOf(documentOf(configPath, text), ['mcp_servers', name])
+  if (!tables.some((table) => table.resolvedKey.length === 2)) throw cannotEditAsText(configPath, name)
+  const after = removeTables(text, tables)
   checkEdit(configPath, name, data, after, undefined)
-  return {configPath, name, action: 'remove', before, after, block: lines.slice(range.start, range.end).join('')}
+  return change(configPath, name, 'remove', before, after, tables.map((table) => tableText(text, table)).join(''))
+}
+
+/** The config's source ranges. @throws BadInputError when the range parser refuses a file smol-toml read. */
+function documentOf(configPath: string, text: string): ReturnType<typeof parseTomlDocument> {
+  try {
+    return parseTomlDocument(text)
+  } catch (error) {
+    throw new BadInputError(`ak cannot locate the entries of ${configPath} to edit them (${error instanceof Error ? error.message : String(error)}). Nothing was changed; edit the file by hand.`)
+  }
+}
+
+function change(configPath: string, name: string, action: ConfigChange['action'], before: string | undefined, after: string, block: string): ConfigChange {
+  const diff = action === 'none' ? '' : createTwoFilesPatch(configPath, configPath, before ?? '', after, before === undefined ? '(new file)' : '', '', {context: 3})
+  return {configPath, name, action, before, after, block, diff: diff.replace(/^Index: .*\n=+\n/, '')}
 }
 
 /**
@@ -186,7 +229,7 @@ async function readConfigForEdit(codexHome: string): Promise<{configPath: string
 }
 
 /** The edit must parse, hold exactly `entry` under the name (or nothing), and leave everything else equal. */
-function checkEdit(configPath: string, name: string, before: Record<string, unknown>, after: string, entry: RegistrationEntry | undefined): void {
+function checkEdit(configPath: string, name: string, before: Record<string, unknown>, after: string, entry: Record<string, unknown> | undefined): void {
   const parsed = parseToml(after)
   if ('reason' in parsed) throw cannotEditAsText(configPath, name)
   const servers = mcpServersOf(parsed.data)

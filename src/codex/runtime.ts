@@ -20,6 +20,8 @@ export interface CodexAgentRuntimeOptions {
   env?: NodeJS.ProcessEnv
   /** Default: the user's home folder (the project walk stops before it). */
   homeDir?: string
+  /** Codex's system-wide config, which dispatched runs load too. Default SYSTEM_CODEX_CONFIG. */
+  systemConfig?: string
   log?: Logger
 }
 
@@ -30,6 +32,8 @@ export interface CodexAgentRuntime extends CodexRoots {
   limiter: DispatchLimiter
   codexCommand: string
   env: NodeJS.ProcessEnv
+  /** Codex's system-wide config path when not the default (tests). */
+  systemConfig?: string
   log: Logger
   /** Registers a running dispatch so close() can stop it; returns the function that unregisters it. */
   track(controller: AbortController): () => void
@@ -57,6 +61,7 @@ export async function createCodexAgentRuntime(options: CodexAgentRuntimeOptions 
     limiter: createDispatchLimiter(options.maxDispatches ?? DEFAULT_MAX_DISPATCHES),
     codexCommand: options.codexCommand ?? 'codex',
     env,
+    ...(options.systemConfig ? {systemConfig: options.systemConfig} : {}),
     log: options.log ?? silentLogger,
     track(controller) {
       running.set(controller, new Promise((resolve) => finishers.set(controller, resolve)))

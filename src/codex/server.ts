@@ -1,7 +1,7 @@
 import {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
-import {toolErrorResult} from '../exec/tool-result.js'
+import {toolErrorResult} from '../mcp/tool-error.js'
 import {AK_VERSION} from '../version.js'
 import {runAgentCall} from './agent-call.js'
 import type {DiscoveredAgent} from './discovery.js'
@@ -27,7 +27,7 @@ export const agentToolInput = z.object({
 /** The description of an agent's tool: the file's `description`, then what a call does. */
 export function agentToolDescription(agent: DiscoveredAgent, cwd: string, maxDispatches = DEFAULT_MAX_DISPATCHES): string {
   const summary =
-    agent.state.status === 'invalid'
+    agent.state.status === 'invalid' || agent.state.status === 'missing'
       ? `Codex agent "${agent.slug}". Its agent file is invalid, so every call fails until it is fixed.`
       : (agent.state.status === 'ok' && agent.state.description?.trim()) || `Codex agent "${agent.slug}".`
   return (

@@ -1,6 +1,5 @@
-import {serveStdio} from '@modelcontextprotocol/server/stdio'
-
-import {type StdioEnd, watchedStdioTransport} from '../exec/stdio-transport.js'
+import {serveMcpStdio} from '../mcp/serve-stdio.js'
+import type {StdioEnd} from '../mcp/stdio-transport.js'
 import type {CodexAgentRuntime} from './runtime.js'
 import {createCodexAgentServer} from './server.js'
 
@@ -12,16 +11,9 @@ import {createCodexAgentServer} from './server.js'
  * @returns why it stopped, once everything is closed.
  */
 export async function serveCodexAgentStdio(runtime: CodexAgentRuntime): Promise<StdioEnd> {
-  const {transport, ended, reportError} = watchedStdioTransport()
-  const handle = serveStdio(() => createCodexAgentServer(runtime), {
-    transport,
-    onerror: (error) => {
-      reportError(error)
-      runtime.log.warn(`MCP transport: ${error.message}`)
-    },
-  })
-  const end = await ended
+  const service = serveMcpStdio(() => createCodexAgentServer(runtime), runtime.log)
+  const end = await service.ended
   await runtime.close()
-  await handle.close().catch(() => undefined)
+  await service.close()
   return end
 }

@@ -5,14 +5,16 @@ import {TomlError, parse} from 'smol-toml'
 export type TomlFile =
   | {status: 'ok'; text: string; data: Record<string, unknown>}
   | {status: 'missing'}
-  /** Exists but cannot be read (permissions, a folder where a file is expected, too large). */
+  /** Exists but cannot be read (permissions, a folder where a file is expected). */
   | {status: 'unreadable'; reason: string}
+  /** Exists and may be readable, but is larger than the limit, so it was not read. */
+  | {status: 'too-large'; reason: string}
   /** Read but not parsed; `reason` quotes the parser's message with its line and column. */
   | {status: 'invalid'; text: string; reason: string}
 
 /**
- * Reads and parses a TOML file of at most `maxBytes` bytes (a bigger file is unreadable, so
- * memory stays bounded). Never throws for the file's own problems; they are in the result.
+ * Reads and parses a TOML file of at most `maxBytes` bytes (a bigger file is `too-large` and
+ * is not read, so memory stays bounded). Never throws for the file's own problems; they are in the result.
  */
 export async function readTomlFile(file: string, maxBytes: number): Promise<TomlFile> {
   let text: string
@@ -20,7 +22,7 @@ export async function readTomlFile(file: string, maxBytes: number): Promise<Toml
     const handle = await open(file, 'r')
     try {
       const {size} = await handle.stat()
-      if (size > maxBytes) return {status: 'unreadable', reason: `it is larger than ${maxBytes} bytes`}
+      if (size > maxBytes) return {status: 'too-large', reason: `it is larger than ${maxBytes} bytes`}
       text = await handle.readFile({encoding: 'utf8'})
     } finally {
       await handle.close()

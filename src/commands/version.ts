@@ -1,5 +1,5 @@
 import {BaseCommand} from '../base-command.js'
-import {akEntryFile} from '../ak-entry.js'
+import {akEntryFile} from '../launch/ak-launch.js'
 
 export default class Version extends BaseCommand {
   static override summary = 'Print the version of ak and of the Node.js running it.'

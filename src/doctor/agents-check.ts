@@ -30,14 +30,19 @@ export async function checkPluginRoot(pluginRoot: string): Promise<CheckResult> 
 /**
  * Runs the agent runtime's discovery from `cwd` and reports what it would serve: failing when a
  * root cannot be read, warning when no agent is found or discovery has something to say (a
- * project folder skipped, a file that cannot be parsed), naming the agents otherwise.
+ * project folder skipped, a file that cannot be parsed: one note each), naming the agents otherwise.
+ * `listFix` is the list command to suggest (with the roots doctor was given).
  */
-export async function checkAgents(roots: CodexRoots, options: {cwd: string; homeDir: string}): Promise<CheckResult> {
+export async function checkAgents(
+  roots: CodexRoots,
+  options: {cwd: string; homeDir: string; listFix?: string},
+): Promise<CheckResult> {
+  const listFix = options.listFix ?? 'ak codex-agent-runtime serve --list-only'
   let discovery: Discovery
   try {
-    discovery = await discoverAgents(roots, options)
+    discovery = await discoverAgents(roots, {cwd: options.cwd, homeDir: options.homeDir})
   } catch (error) {
-    if (error instanceof RootUnreadableError) return fail('agents', error.message, 'ak codex-agent-runtime serve --list-only')
+    if (error instanceof RootUnreadableError) return fail('agents', error.message, listFix)
     throw error
   }
   const count = discovery.agents.length
@@ -45,7 +50,7 @@ export async function checkAgents(roots: CodexRoots, options: {cwd: string; home
   const more = count > AGENTS_NAMED_MAX ? `, and ${count - AGENTS_NAMED_MAX} more` : ''
   const found = `${count} ${count === 1 ? 'agent' : 'agents'}${count ? `: ${names.join(', ')}${more}` : ''}`
   if (discovery.notes.length > 0) {
-    return warn('agents', `${found}; ${discovery.notes.join('; ')}`, 'ak codex-agent-runtime serve --list-only (shows the same notes)')
+    return {...warn('agents', found, `${listFix} (shows the same notes)`), notes: discovery.notes}
   }
   if (count === 0) {
     return warn('agents', 'no agent files found', `add <slug>.toml agent files to ${path.join(roots.codexHome, 'agents')}`)

@@ -1,5 +1,17 @@
+import {shellQuote} from '../codex/inspect.js'
+
 /** How a doctor check came out: `fail` makes `ak doctor` exit 1; `warn` does not. */
 export type CheckStatus = 'ok' | 'warn' | 'fail'
+
+/** The part of ak a check belongs to: ak itself, AgentExec, or the Codex agent runtime. */
+export type DoctorServer = 'ak' | 'exec' | 'codex-agent-runtime'
+
+/** How each part is headed in the text report, in report order. */
+export const SERVER_HEADINGS: Record<DoctorServer, string> = {
+  ak: 'ak',
+  exec: 'AgentExec (ak exec serve)',
+  'codex-agent-runtime': 'Codex agent runtime (ak codex-agent-runtime serve)',
+}
 
 /** The outcome of one doctor check. */
 export interface CheckResult {
@@ -8,8 +20,15 @@ export interface CheckResult {
   status: CheckStatus
   /** What was found, in one line. */
   detail: string
+  /** Further findings, one line each (e.g. discovery's notes about agent files). */
+  notes?: string[]
   /** For a non-ok status: the command (or the step) that fixes it. */
   fix?: string
+}
+
+/** A check in the report, with the part of ak it belongs to. */
+export interface ReportedCheck extends CheckResult {
+  server: DoctorServer
 }
 
 /** Where and with what the checks look: injected so tests can use fixture homes and a fake PATH. */
@@ -26,11 +45,24 @@ export interface DoctorEnvironment {
   pluginRoot?: string
 }
 
+/**
+ * An `ak` command line to suggest as a fix, repeating `--codex-home` and `--plugin-root` when
+ * they were passed to doctor (as absolute paths), so running it acts on what was checked.
+ * @param flags which of the two flags the command takes
+ */
+export function akFix(words: string[], roots: {codexHome: string; pluginRoot: string}, environment: DoctorEnvironment, flags: Array<'codex-home' | 'plugin-root'> = ['codex-home', 'plugin-root']): string {
+  const line = ['ak', ...words]
+  if (environment.codexHome !== undefined && flags.includes('codex-home')) line.push('--codex-home', shellQuote(roots.codexHome))
+  if (environment.pluginRoot !== undefined && flags.includes('plugin-root')) line.push('--plugin-root', shellQuote(roots.pluginRoot))
+  return line.join(' ')
+}
+
 /** The whole doctor report. */
 export interface DoctorReport {
   /** False when any check failed. */
   ok: boolean
-  checks: CheckResult[]
+  /** Grouped by server: ak, AgentExec, then the Codex agent runtime. */
+  checks: ReportedCheck[]
 }
 
 /** A check's result builder, so each check reads as one expression per outcome. */

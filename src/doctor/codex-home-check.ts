@@ -21,15 +21,17 @@ export async function checkCodexHome(codexHome: string): Promise<CheckResult> {
  * Checks `<codexHome>/config.toml` as read by `readCodexConfig`: a file that cannot be read or
  * parsed fails (Codex refuses it too, and ak cannot check trust or registration); a missing file
  * is a warning (Codex runs on its defaults; nothing is trusted or registered).
+ * @param registerFix the register command to suggest (with the roots doctor was given)
  */
-export function checkCodexConfig(codexHome: string, config: TomlFile): CheckResult {
+export function checkCodexConfig(codexHome: string, config: TomlFile, registerFix = 'ak codex-agent-runtime register'): CheckResult {
   const file = codexConfigPath(codexHome)
   switch (config.status) {
     case 'ok':
       return ok('codex config', `${file} parses`)
     case 'missing':
-      return warn('codex config', `${file} does not exist, so no project is trusted and nothing is registered`, 'ak codex-agent-runtime register')
+      return warn('codex config', `${file} does not exist, so no project is trusted and nothing is registered`, registerFix)
     case 'unreadable':
+    case 'too-large':
       return fail('codex config', `cannot read ${file}: ${config.reason}`, `check the file: ls -l ${file}`)
     case 'invalid':
       return fail('codex config', `${file} does not parse: ${config.reason}`, `fix that line of ${file} (Codex cannot read it either)`)

@@ -1,7 +1,7 @@
 import {readCodexConfig} from '../codex/codex-config.js'
 import {resolveRoots} from '../codex/roots.js'
 import {checkAgents, checkPluginRoot} from './agents-check.js'
-import {type CheckResult, type DoctorEnvironment, type DoctorReport, fail} from './check.js'
+import {type CheckResult, type DoctorEnvironment, type DoctorReport, type DoctorServer, type ReportedCheck, akFix, fail} from './check.js'
 import {checkCodexCli} from './codex-cli-check.js'
 import {checkCodexConfig, checkCodexHome} from './codex-home-check.js'
 import {checkExecServe} from './exec-serve-check.js'
@@ -11,10 +11,12 @@ import {checkRegistration} from './registration-check.js'
 import {checkProjectTrust} from './trust-check.js'
 
 /**
- * Runs every `ak doctor` check, in report order: Node.js, the codex CLI, the Codex home and its
- * config.toml, the current project's trust, the agent runtime's registration, the plugin root,
- * the agents discovery finds, that `ak exec serve` starts on the current folder, and whether its
- * terminal sandbox can run here. Checks never throw for what they examine: a problem is a result.
+ * Runs every `ak doctor` check, in report order and grouped by server: Node.js (ak); that
+ * `ak exec serve` starts on the current folder (AgentExec); the codex CLI, the Codex home and its
+ * config.toml, the trust of the current project's agents, the agent runtime's registration, the
+ * plugin root and the agents discovery finds (Codex agent runtime). Fix commands repeat the
+ * `--codex-home` and `--plugin-root` doctor was given. Checks never
+ * throw for what they examine: a problem is a result.
  *
  * One rule joins two checks: a missing `codex` is a warning on its own (only agent calls need
  * it), but a failure when the agent runtime is registered, since every agent call would fail.
@@ -28,17 +30,19 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
   const config = await readCodexConfig(roots.codexHome)
   const codex = await checkCodexCli(environment)
   const registration = await checkRegistration(roots.codexHome, config, environment)
-  const checks: CheckResult[] = [
-    checkNode(),
-    registration.status === 'ok' && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
-    await checkCodexHome(roots.codexHome),
-    checkCodexConfig(roots.codexHome, config),
-    await checkProjectTrust(roots.codexHome, config, environment.cwd),
-    registration,
-    await checkPluginRoot(roots.pluginRoot),
-    await checkAgents(roots, {cwd: environment.cwd, homeDir: environment.homeDir}),
-    await checkExecServe(environment),
-    await checkExecSandbox(environment),
+  const inPart = (server: DoctorServer, results: CheckResult[]): ReportedCheck[] => results.map((result) => ({server, ...result}))
+  const checks: ReportedCheck[] = [
+    ...inPart('ak', [checkNode()]),
+    ...inPart('exec', [await checkExecServe(environment), await checkExecSandbox(environment)]),
+    ...inPart('codex-agent-runtime', [
+      registration.status === 'ok' && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
+      await checkCodexHome(roots.codexHome),
+      checkCodexConfig(roots.codexHome, config, akFix(['codex-agent-runtime', 'register'], roots, environment)),
+      await checkProjectTrust(roots.codexHome, config, environment.cwd, environment.homeDir),
+      registration,
+      await checkPluginRoot(roots.pluginRoot),
+      await checkAgents(roots, {cwd: environment.cwd, homeDir: environment.homeDir, listFix: akFix(['codex-agent-runtime', 'serve', '--list-only'], roots, environment)}),
+    ]),
   ]
   return {ok: checks.every((check) => check.status !== 'fail'), checks}
 }

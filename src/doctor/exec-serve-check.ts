@@ -1,6 +1,6 @@
 import path from 'node:path'
 
-import {akLaunch} from '../ak-entry.js'
+import {akLaunch} from '../launch/ak-launch.js'
 import {type CheckResult, type DoctorEnvironment, fail, ok} from './check.js'
 import {clientEnvironment, probeStdioServer} from './stdio-probe.js'
 

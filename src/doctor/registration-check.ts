@@ -6,37 +6,37 @@ import {shellQuote} from '../codex/inspect.js'
 import {REGISTERED_TOOL_TIMEOUT_SEC} from '../codex/limits.js'
 import {type McpServerEntry, mcpServersOf, runsAgentRuntime} from '../codex/mcp-servers.js'
 import type {TomlFile} from '../codex/toml-file.js'
-import {type CheckResult, type DoctorEnvironment, fail, ok, warn} from './check.js'
+import {resolveRoots} from '../codex/roots.js'
+import {type CheckResult, type DoctorEnvironment, akFix, fail, ok, warn} from './check.js'
 import {clientEnvironment, probeStdioServer} from './stdio-probe.js'
-
-/** The command that (re-)registers the runtime. */
-const REGISTER = 'ak codex-agent-runtime register'
 
 /**
  * Checks that `<codexHome>/config.toml` has an `[mcp_servers.*]` entry that starts the Codex
  * agent runtime, that its command and entry file exist (clients start it with absolute paths),
- * that it is enabled, and that it has `tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC` (Codex's
+ * that it is enabled, and that it has `tool_timeout_sec` of at least REGISTERED_TOOL_TIMEOUT_SEC (Codex's
  * default of 120 s would cut long agent calls; notes/codex.md §4). Then starts the entry the way
  * Codex does (its command and args, from the current folder, with Codex's reduced environment plus
  * the entry's `env_vars` and `env`) and lists its tools.
  */
 export async function checkRegistration(codexHome: string, config: TomlFile, environment: DoctorEnvironment): Promise<CheckResult> {
   const file = codexConfigPath(codexHome)
-  if (config.status === 'invalid' || config.status === 'unreadable') {
+  const roots = resolveRoots({codexHome: environment.codexHome, pluginRoot: environment.pluginRoot}, {env: environment.env, cwd: environment.cwd, homeDir: environment.homeDir})
+  const register = (...extra: string[]) => akFix(['codex-agent-runtime', 'register', ...extra], roots, environment)
+  if (config.status !== 'ok' && config.status !== 'missing') {
     return warn('agent runtime', `cannot tell: ${file} cannot be read or parsed`, `fix ${file} first (see "codex config")`)
   }
   const entries = Object.entries(config.status === 'ok' ? mcpServersOf(config.data) : {}).filter(([, entry]) => runsAgentRuntime(entry))
-  if (entries.length === 0) return warn('agent runtime', `not registered in ${file}`, REGISTER)
+  if (entries.length === 0) return warn('agent runtime', `not registered in ${file}`, register())
   const [name, entry] = entries[0] as [string, McpServerEntry]
   const table = `[mcp_servers.${name}]`
-  const reregister = `${REGISTER} --name ${name}`
+  const reregister = register('--name', name)
   const missing = launchFilesMissing(entry)
   if (missing) return fail('agent runtime', `${table} starts ${missing}, which does not exist`, reregister)
   if (entry.enabled === false) return warn('agent runtime', `${table} is disabled (enabled = false)`, `set enabled = true in ${table} of ${file}`)
   const timeout = entry.tool_timeout_sec
-  if (timeout !== REGISTERED_TOOL_TIMEOUT_SEC) {
+  if (!(typeof timeout === 'number' && timeout >= REGISTERED_TOOL_TIMEOUT_SEC)) {
     const found = timeout === undefined ? 'no tool_timeout_sec (Codex default: 120 s)' : `tool_timeout_sec = ${String(timeout)}`
-    return warn('agent runtime', `${table} has ${found}, not ${REGISTERED_TOOL_TIMEOUT_SEC}, so long agent calls time out`, reregister)
+    return warn('agent runtime', `${table} has ${found}, less than ${REGISTERED_TOOL_TIMEOUT_SEC}, so long agent calls time out`, reregister)
   }
   const command = String(entry.command)
   const args = Array.isArray(entry.args) ? entry.args.map(String) : []
@@ -47,7 +47,7 @@ export async function checkRegistration(codexHome: string, config: TomlFile, env
   const count = outcome.tools.length
   return ok(
     'agent runtime',
-    `registered as ${table} in ${file} with tool_timeout_sec = ${REGISTERED_TOOL_TIMEOUT_SEC}; ` +
+    `registered as ${table} in ${file} with tool_timeout_sec = ${String(timeout)}; ` +
       `starts and lists ${count} agent ${count === 1 ? 'tool' : 'tools'}`,
   )
 }

@@ -1,6 +1,6 @@
 import {stringify as stringifyToml} from 'smol-toml'
 
-import {type AkLaunch, akLaunch} from '../ak-entry.js'
+import {type AkLaunch, akLaunch} from '../launch/ak-launch.js'
 import {BadInputError} from '../errors.js'
 import type {Level} from './level.js'
 import type {SandboxPolicy} from './terminal/sandbox-policy.js'

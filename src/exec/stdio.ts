@@ -1,8 +1,7 @@
-import {serveStdio} from '@modelcontextprotocol/server/stdio'
-
 import {createExecConnection} from './runtime.js'
 import {createExecServer} from './server.js'
-import {type StdioEnd, watchedStdioTransport} from './stdio-transport.js'
+import {serveMcpStdio} from '../mcp/serve-stdio.js'
+import type {StdioEnd} from '../mcp/stdio-transport.js'
 import type {ExecRuntime} from './tools/tool.js'
 
 /**
@@ -16,16 +15,9 @@ import type {ExecRuntime} from './tools/tool.js'
  */
 export async function serveExecStdio(runtime: ExecRuntime): Promise<StdioEnd> {
   const connection = createExecConnection()
-  const {transport, ended, reportError} = watchedStdioTransport()
-  const handle = serveStdio(() => createExecServer(runtime, connection), {
-    transport,
-    onerror: (error) => {
-      reportError(error)
-      runtime.log.warn(`MCP transport: ${error.message}`)
-    },
-  })
-  const end = await ended
-  await handle.close().catch(() => undefined)
+  const service = serveMcpStdio(() => createExecServer(runtime, connection), runtime.log)
+  const end = await service.ended
+  await service.close()
   await connection.close()
   await runtime.close()
   return end

@@ -3,17 +3,35 @@
  * ships inside the npm package) against a mock model provider on loopback.
  */
 import {expect} from 'chai'
+import {execFile} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
+import {promisify} from 'node:util'
 
 import {applyConfigChange, planRegister} from '../../src/codex/registration.js'
-import {CLIENT_LINES, REPO_ROOT, connectStdio} from '../helpers/clients.js'
+import {CLIENT_LINES, REPO_ROOT, RUN_JS, connectStdio} from '../helpers/clients.js'
 import {tempDir, writeTree} from '../helpers/codex-fixtures.js'
 import {type MockResponsesProvider, type ResponsesRequest, findTool, startMockResponsesProvider} from '../helpers/mock-responses-provider.js'
 
 const CODEX_BIN_DIR = path.join(REPO_ROOT, 'node_modules', '.bin')
 const FINAL_MESSAGE = 'The review found 2 problems.'
 const TINY_MCP_SERVER = path.join(REPO_ROOT, 'test', 'fixtures', 'tiny-mcp-server.mjs')
+const run = promisify(execFile)
+
+/** Every tool name a request offers, MCP tools as `<namespace>/<tool>`. */
+function offeredToolNames(body: ResponsesRequest): string[] {
+  return (body.tools ?? []).flatMap((entry) => {
+    const nested = entry.tools as Array<{name?: unknown}> | undefined
+    return Array.isArray(nested) ? nested.map((tool) => `${String(entry.name)}/${String(tool.name)}`) : [String(entry.name)]
+  })
+}
+
+/** Makes `dir` a git repository with one commit, as Codex finds projects by their `.git`. */
+async function gitInit(dir: string): Promise<void> {
+  const git = (...args: string[]) => run('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {cwd: dir})
+  await git('init', '-q')
+  await git('commit', '-q', '--allow-empty', '-m', 'start')
+}
 
 describe('dispatch through the real Codex CLI', function () {
   this.timeout(120_000)
@@ -119,5 +137,74 @@ describe('dispatch through the real Codex CLI', function () {
     const offered = JSON.stringify(bodies.map((body) => body.tools?.map((tool) => [tool.name, (tool.tools as Array<{name?: string}> | undefined)?.map((inner) => inner.name)])))
     expect(bodies.some((body) => findTool(body, 'files', 'list')), `the tool asked for, among ${offered}`).to.equal(true)
     expect(bodies.filter((body) => findTool(body, 'files', 'read')), 'requests offering a tool the call left out').to.deep.equal([])
+  })
+
+  describe('in a project', () => {
+    let repo: string
+    let projectHome: string
+    const providerConfig = () =>
+      ['model_provider = "mock"', '', '[model_providers.mock]', 'name = "mock"', `base_url = "${provider.baseUrl}"`, 'wire_api = "responses"', ''].join('\n')
+
+    before(async () => {
+      repo = path.join(dir, 'repo')
+      projectHome = path.join(dir, 'project-codex-home')
+      await writeTree(dir, {
+        'repo/README.md': 'hello\n',
+        'project-codex-home/agents/reviewer.toml': 'description = "Reviews changes."\nmodel = "mock-model-7"\n',
+      })
+      await gitInit(repo)
+    })
+
+    it("keeps a runtime registered in the trusted project's own .codex/config.toml out of the dispatched run", async () => {
+      const plugins = path.join(dir, 'plugins')
+      await writeTree(dir, {
+        'project-codex-home/config.toml': `${providerConfig()}\n[projects.${JSON.stringify(repo)}]\ntrust_level = "trusted"\n`,
+        // required: were it started, Codex would wait for it and offer its agent_* tools to the model
+        'repo/.codex/config.toml': [
+          '[mcp_servers.project_agents]',
+          `command = ${JSON.stringify(process.execPath)}`,
+          `args = ${JSON.stringify([RUN_JS, 'codex-agent-runtime', 'serve', '--codex-home', projectHome, '--plugin-root', plugins])}`,
+          'required = true',
+          '',
+        ].join('\n'),
+      })
+      const client = await connectStdio('v1 (2025 era)', ['codex-agent-runtime', 'serve', '--codex-home', projectHome, '--plugin-root', plugins], {
+        cwd: repo,
+        env: {PATH: `${CODEX_BIN_DIR}${path.delimiter}${process.env.PATH}`},
+      })
+      const before = provider.requests.length
+      try {
+        const answer = await client.call('agent_reviewer', {prompt: 'Review.'})
+        expect(answer, answer.text).to.deep.include({isError: false, text: FINAL_MESSAGE})
+      } finally {
+        await client.close()
+      }
+      const requests = provider.requests.slice(before)
+      expect(requests).to.have.length.at.least(1)
+      const offered = requests.map((body) => offeredToolNames(body).filter((name) => /(^|__)agent_|project_agents/.test(name)))
+      expect(offered, 'agent tools offered to the dispatched run').to.deep.equal(requests.map(() => []))
+    })
+
+    for (const level of ['untrusted', 'trusted'] as const) {
+      it(`serves the agents of a folder marked ${level} inside a trusted repository exactly when Codex loads that folder's config`, async () => {
+        const app = path.join(repo, 'app')
+        await writeTree(dir, {
+          'project-codex-home/config.toml':
+            `${providerConfig()}\n[projects.${JSON.stringify(repo)}]\ntrust_level = "trusted"\n\n[projects.${JSON.stringify(app)}]\ntrust_level = "${level}"\n`,
+          'repo/.codex/config.toml': '',
+          'repo/app/.codex/config.toml': 'model = "model-from-app-layer"\n',
+          'repo/app/.codex/agents/fixer.toml': 'description = "Fixes."\n',
+        })
+        const env = {...process.env, CODEX_HOME: projectHome, PATH: `${CODEX_BIN_DIR}${path.delimiter}${process.env.PATH}`}
+        const listed = await run(process.execPath, [RUN_JS, 'codex-agent-runtime', 'serve', '--list-only', '--codex-home', projectHome, '--plugin-root', path.join(dir, 'plugins')], {cwd: app, env})
+        const before = provider.requests.length
+        const codex = run(path.join(CODEX_BIN_DIR, 'codex'), ['exec', '--color', 'never', 'Say hello.'], {cwd: app, env})
+        codex.child.stdin?.end() // with stdin open, codex exec waits to append it to the prompt
+        await codex
+        const codexLoadsApp = provider.requests.slice(before).some((body) => body.model === 'model-from-app-layer')
+        expect(codexLoadsApp, 'Codex loads the folder config').to.equal(level === 'trusted')
+        expect(listed.stdout.includes('fixer'), listed.stdout).to.equal(codexLoadsApp)
+      })
+    }
   })
 })

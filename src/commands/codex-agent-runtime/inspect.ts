@@ -7,13 +7,16 @@ import {isValidSlug} from '../../codex/slug.js'
 import {SLUG_MAX_CHARS} from '../../codex/limits.js'
 import {BadInputError} from '../../errors.js'
 import {stderrLogger} from '../../log.js'
+import {agentRuntimeRelatedCommands} from '../../related-commands.js'
 
 export default class CodexAgentRuntimeInspect extends BaseCommand {
   static override summary = 'Show where an agent comes from, its parsed policy and the exact `codex exec` a call runs.'
 
   static override description = `Runs the same discovery as \`serve\` from the working directory, then reports the agent <slug>: its origin (project, user or kit), its file, its parsed policy (sandbox, model, reasoning effort, instructions, MCP servers) and the exact command line a call without \`tools\` would start. Nothing is run.
 
-The output names paths and may quote configuration: review it before sharing it.`
+The output names paths and may quote configuration: review it before sharing it.
+
+${agentRuntimeRelatedCommands('inspect')}`
 
   static override examples = [
     {description: 'Inspect the agent served as agent_reviewer', command: '<%= config.bin %> <%= command.id %> reviewer'},

@@ -6,13 +6,16 @@ import {applyConfigChange, checkServerName, planRegister} from '../../codex/regi
 import {resolveRoots} from '../../codex/roots.js'
 import {confirmChange} from '../../confirm.js'
 import {DispatchFailedError} from '../../errors.js'
+import {agentRuntimeRelatedCommands} from '../../related-commands.js'
 
 export default class CodexAgentRuntimeRegister extends BaseCommand {
   static override summary = "Add this runtime to Codex's config.toml as an MCP server."
 
   static override description = `Adds [mcp_servers.<name>] to <codex-home>/config.toml so Codex starts \`ak codex-agent-runtime serve\`. The entry names absolute paths (the Node.js binary running ak and ak's entry file, because Codex starts MCP servers with a reduced environment), passes --codex-home and --plugin-root explicitly, forwards the provider API key variables that are set now with env_vars, and sets tool_timeout_sec = ${REGISTERED_TOOL_TIMEOUT_SEC}.
 
-Only that entry is written: comments, order and spacing of the rest of the file stay as they were. A copy of the previous file is kept next to it (config.toml.bak-<time>). A file that does not parse is refused, and so is a name another server uses. Asks for confirmation unless --yes; with --no-interactive it never asks and fails without --yes.`
+Only that entry is written: comments, order and spacing of the rest of the file stay as they were. Over an existing entry of this runtime, only the keys ak owns change (command, args, and tool_timeout_sec when it is shorter; env_vars only when the entry has none): the user's other keys, comments and subtables stay byte for byte. The preview is a diff of the file. A copy of the previous file is kept next to it (config.toml.bak-<time>). A file that does not parse is refused, and so is a name another server uses. Asks for confirmation unless --yes; with --no-interactive it never asks and fails without --yes.
+
+${agentRuntimeRelatedCommands('register')}`
 
   static override examples = [
     {description: 'Register with the default name', command: '<%= config.bin %> <%= command.id %>'},
@@ -35,7 +38,7 @@ Only that entry is written: comments, order and spacing of the rest of the file 
       return
     }
     if (!flags.json && !flags.quiet) {
-      process.stderr.write(`${change.action === 'add' ? 'Adding to' : 'Replacing in'} ${change.configPath}:\n\n${change.block}\n`)
+      process.stderr.write(`${change.action === 'add' ? 'Adding to' : 'Updating in'} ${change.configPath}:\n\n${change.diff}\n`)
     }
     if (!(await confirmChange(`Write this entry to ${change.configPath}?`, flags))) {
       throw new DispatchFailedError('Not confirmed; nothing was changed.')
@@ -43,7 +46,7 @@ Only that entry is written: comments, order and spacing of the rest of the file 
     const {backupPath} = await applyConfigChange(change)
     this.report(
       flags,
-      {action: change.action, configPath: change.configPath, name, backupPath: backupPath ?? null, entry: change.block},
+      {action: change.action, configPath: change.configPath, name, backupPath: backupPath ?? null, entry: change.block, diff: change.diff},
       `Registered "${name}" in ${change.configPath}${backupPath ? ` (previous file kept as ${backupPath})` : ''}. Restart Codex to load it.`,
     )
   }

@@ -11,9 +11,10 @@ import {
 } from '../../codex/limits.js'
 import {createCodexAgentRuntime} from '../../codex/runtime.js'
 import {serveCodexAgentStdio} from '../../codex/stdio.js'
-import {transportFailed} from '../../exec/stdio-transport.js'
+import {transportFailed} from '../../mcp/stdio-transport.js'
 import {stderrLogger} from '../../log.js'
 import {AK_VERSION} from '../../version.js'
+import {agentRuntimeRelatedCommands} from '../../related-commands.js'
 
 export default class CodexAgentRuntimeServe extends BaseCommand {
   static override summary = 'List the Codex agents found, or serve each as an MCP tool that runs a fresh `codex exec`.'
@@ -30,7 +31,9 @@ A dispatched agent can use the network and change files inside Codex's sandbox; 
 
 --list-only prints the discovery as plain text (even with --json). Paths and names in it can be sensitive: review it before pasting it into a support request.
 
-Exit codes: 0 list printed, client disconnected, or stopped by SIGINT/SIGTERM; 1 a root cannot be read, discovery or the MCP transport failed; 2 invalid arguments or flags. An agent's failure is inside the MCP result, never the exit code. --json, --quiet, --yes and --no-interactive change nothing here.`
+Exit codes: 0 list printed, client disconnected, or stopped by SIGINT/SIGTERM; 1 a root cannot be read, discovery or the MCP transport failed; 2 invalid arguments or flags. An agent's failure is inside the MCP result, never the exit code. --json, --quiet, --yes and --no-interactive change nothing here.
+
+${agentRuntimeRelatedCommands('serve')}`
 
   static override examples = [
     {description: 'See which agents would be served from here', command: '<%= config.bin %> <%= command.id %> --list-only'},

@@ -6,11 +6,14 @@ import {applyConfigChange, checkServerName, planUnregister} from '../../codex/re
 import {resolveRoots} from '../../codex/roots.js'
 import {confirmChange} from '../../confirm.js'
 import {DispatchFailedError} from '../../errors.js'
+import {agentRuntimeRelatedCommands} from '../../related-commands.js'
 
 export default class CodexAgentRuntimeUnregister extends BaseCommand {
   static override summary = "Remove this runtime's MCP server entry from Codex's config.toml."
 
-  static override description = `Removes [mcp_servers.<name>] (and its subtables) from <codex-home>/config.toml when it starts this runtime; an entry running anything else is left alone. Every other byte of the file stays as it was, and a copy of the previous file is kept next to it (config.toml.bak-<time>). A file that does not parse is refused. Asks for confirmation unless --yes; with --no-interactive it never asks and fails without --yes.`
+  static override description = `Removes [mcp_servers.<name>] (and its subtables) from <codex-home>/config.toml when it starts this runtime; an entry running anything else is left alone. Every other byte of the file stays as it was, and a copy of the previous file is kept next to it (config.toml.bak-<time>). A file that does not parse is refused. Asks for confirmation unless --yes; with --no-interactive it never asks and fails without --yes.
+
+${agentRuntimeRelatedCommands('unregister')}`
 
   static override examples = [
     {description: 'Remove the default entry', command: '<%= config.bin %> <%= command.id %> --yes'},
@@ -30,7 +33,7 @@ export default class CodexAgentRuntimeUnregister extends BaseCommand {
       this.report(flags, {action: 'none', configPath: change.configPath, name}, `${change.configPath} has no MCP server "${name}"; nothing changed.`)
       return
     }
-    if (!flags.json && !flags.quiet) process.stderr.write(`Removing from ${change.configPath}:\n\n${change.block}\n`)
+    if (!flags.json && !flags.quiet) process.stderr.write(`Removing from ${change.configPath}:\n\n${change.diff}\n`)
     if (!(await confirmChange(`Remove this entry from ${change.configPath}?`, flags))) {
       throw new DispatchFailedError('Not confirmed; nothing was changed.')
     }

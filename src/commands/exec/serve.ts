@@ -10,7 +10,7 @@ import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
 import {parseListenAddress} from '../../exec/http/listen-address.js'
 import {HTTP_SESSION_IDLE_MS} from '../../exec/limits.js'
 import {serveExecStdio} from '../../exec/stdio.js'
-import {transportFailed} from '../../exec/stdio-transport.js'
+import {transportFailed} from '../../mcp/stdio-transport.js'
 import {Workspace} from '../../exec/workspace.js'
 import {describeSandbox, parseSandboxPolicy} from '../../exec/terminal/sandbox-policy.js'
 

@@ -96,7 +96,8 @@ async function notAFolderError(real: Buffer, requested: string): Promise<BadInpu
   if (now?.isSymbolicLink()) {
     return new BadInputError(`"${shown}" changed while it was being opened (it became a symbolic link). Retry; if it keeps failing, look at it with the list tool.`)
   }
-  return new BadInputError(`"${shown}" is not a folder. Pass a folder, or use the read tool for a file.`)
+  const what = now?.isFile() ? 'a file, not a folder' : 'not a folder'
+  return new BadInputError(`"${shown}" is ${what}. Pass a folder, or use the read tool for a file.`)
 }
 
 /**

@@ -5,7 +5,7 @@ import {codexExecArgs} from '../../../src/codex/codex-argv.js'
 import {EMPTY_POLICY, agentPolicyOf} from '../../../src/codex/policy.js'
 import {BadInputError} from '../../../src/errors.js'
 
-const context = {cwd: '/work/app', isInsideGitRepo: true, homeServers: {}}
+const context = {cwd: '/work/app', isInsideGitRepo: true, configServers: {}}
 
 /** The `-c` overrides of an argument list, as key → parsed TOML value. */
 function overrides(args: string[]): Record<string, unknown> {
@@ -63,11 +63,11 @@ describe('codex exec arguments', () => {
 
   it('disables every server entry that runs this runtime, in the home config and the agent file', () => {
     const policy = agentPolicyOf({mcp_servers: {nested: {command: 'ak', args: ['codex-agent-runtime', 'serve']}}})
-    const homeServers = {
+    const configServers = {
       agents: {command: '/usr/bin/node', args: ['/opt/ak/bin/run.js', 'codex-agent-runtime', 'serve']},
       files: {command: 'ak', args: ['exec', 'serve']},
     }
-    const result = overrides(codexExecArgs(policy, {...context, homeServers}))
+    const result = overrides(codexExecArgs(policy, {...context, configServers}))
     expect(result['mcp_servers.agents.enabled']).to.equal(false)
     expect(result['mcp_servers.nested.enabled']).to.equal(false)
     expect(result).not.to.have.property('mcp_servers.files.enabled')
@@ -80,10 +80,10 @@ describe('codex exec arguments', () => {
         git: {command: 'git-mcp', disabled_tools: ['push']},
       },
     })
-    const homeServers = {web: {command: 'web-mcp'}, agents: {command: 'ak', args: ['codex-agent-runtime', 'serve']}}
+    const configServers = {web: {command: 'web-mcp'}, agents: {command: 'ak', args: ['codex-agent-runtime', 'serve']}}
 
     it('disables servers not named and limits a server to the tools named', () => {
-      const result = overrides(codexExecArgs(policy, {...context, homeServers}, ['docs.search', 'git']))
+      const result = overrides(codexExecArgs(policy, {...context, configServers}, ['docs.search', 'git']))
       expect(result['mcp_servers.docs.enabled_tools']).to.deep.equal(['search'])
       expect(result).not.to.have.property('mcp_servers.git.enabled')
       expect(result['mcp_servers.web.enabled']).to.equal(false)
@@ -91,7 +91,7 @@ describe('codex exec arguments', () => {
     })
 
     it('disables every server for an empty list', () => {
-      const result = overrides(codexExecArgs(policy, {...context, homeServers}, []))
+      const result = overrides(codexExecArgs(policy, {...context, configServers}, []))
       expect(result['mcp_servers.docs.enabled']).to.equal(false)
       expect(result['mcp_servers.git.enabled']).to.equal(false)
       expect(result['mcp_servers.web.enabled']).to.equal(false)
@@ -106,7 +106,7 @@ describe('codex exec arguments', () => {
     ]
     for (const [name, reason] of refusals) {
       it(`refuses "${name}" as something the policy does not allow or cannot enforce`, () => {
-        expect(() => codexExecArgs(policy, {...context, homeServers}, [name]))
+        expect(() => codexExecArgs(policy, {...context, configServers}, [name]))
           .to.throw(BadInputError, reason)
           .with.property('message')
           .that.contains('docs, git, web')
@@ -114,7 +114,7 @@ describe('codex exec arguments', () => {
     }
 
     it('with an empty policy, narrows among the home config servers', () => {
-      const result = overrides(codexExecArgs(EMPTY_POLICY, {...context, homeServers}, ['web']))
+      const result = overrides(codexExecArgs(EMPTY_POLICY, {...context, configServers}, ['web']))
       expect(result).not.to.have.property('mcp_servers.web.enabled')
       expect(() => codexExecArgs(EMPTY_POLICY, context, ['web'])).to.throw(BadInputError, 'no MCP servers to choose from')
     })

@@ -212,7 +212,7 @@ describe('codex agent discovery', () => {
     it('warns about an invalid file in whole sentences', async () => {
       await writeTree(codexHome, {'agents/typo.toml': 'sandbox_mode = "read_only"\n'})
       const [warning] = (await discover(root)).notes
-      expect(warning).to.match(/Fix the agent file\. Every call to agent_typo fails until it is fixed\.$/)
+      expect(warning).to.match(/danger-full-access\. Every call to agent_typo fails until it is fixed\.$/)
       expect(warning).not.to.contain('.;')
     })
 

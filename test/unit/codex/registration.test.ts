@@ -3,7 +3,7 @@ import {readFile, readdir, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {parse} from 'smol-toml'
 
-import {akEntryFile} from '../../../src/ak-entry.js'
+import {akEntryFile} from '../../../src/launch/ak-launch.js'
 import {REGISTERED_TOOL_TIMEOUT_SEC} from '../../../src/codex/limits.js'
 import {applyConfigChange, checkServerName, planRegister, planUnregister} from '../../../src/codex/registration.js'
 import {BadInputError, NotFoundError} from '../../../src/errors.js'
@@ -66,11 +66,11 @@ describe('registration in config.toml', () => {
   })
 
   it('gives back the original bytes after register then unregister', async () => {
-    for (const original of [USER_CONFIG, 'model = "x"', '', 'a = 1\r\nb = 2\r\n']) {
+    for (const original of [USER_CONFIG, 'model = "x"', '', 'a = 1\r\nb = 2\r\n', 'a = 1\n\n', '# only a comment', 'a = 1\r\nb = 2']) {
       await writeFile(configFile(), original)
       await register()
       await applyConfigChange(await planUnregister(codexHome, 'agents'))
-      expect(await readFile(configFile(), 'utf8')).to.equal(original === 'model = "x"' ? 'model = "x"\n' : original)
+      expect(await readFile(configFile(), 'utf8'), JSON.stringify(original)).to.equal(original)
     }
   })
 
@@ -100,6 +100,44 @@ describe('registration in config.toml', () => {
     expect(text).not.to.contain('/old/node')
     expect(text.endsWith('\n\n[after]\nx = 1\n')).to.equal(true)
     expect(text.startsWith(USER_CONFIG)).to.equal(true)
+  })
+
+  it("updates only the keys it owns over an existing entry, keeping the user's keys, comments and subtables byte for byte", async () => {
+    const userEntry = [
+      '[mcp_servers.agents]',
+      'command = "/old/node"   # which node',
+      'args = ["/old/run.js", "codex-agent-runtime", "serve"]',
+      'env_vars = ["OPENAI_API_KEY"]',
+      'required = true  # comment',
+      'startup_timeout_sec = 30',
+      'tool_timeout_sec = 600',
+      '',
+      '[mcp_servers.agents.env]',
+      'RUST_LOG = "info"',
+      '',
+    ].join('\n')
+    await writeFile(configFile(), `${USER_CONFIG}\n${userEntry}`)
+    const {change} = await register('agents', {CODEX_API_KEY: 'k'})
+    expect(change.action).to.equal('replace')
+    const expected = userEntry
+      .replace('"/old/node"', JSON.stringify(process.execPath))
+      .replace('["/old/run.js", "codex-agent-runtime", "serve"]', JSON.stringify([akEntryFile(), 'codex-agent-runtime', 'serve', '--codex-home', codexHome, '--plugin-root', '/plugins']).replace(/","/g, '", "'))
+    expect(await readFile(configFile(), 'utf8')).to.equal(`${USER_CONFIG}\n${expected}`)
+    const again = await planRegister(roots, 'agents', {CODEX_API_KEY: 'k'})
+    expect(again.action).to.equal('none')
+  })
+
+  it('shows a real diff of the change as its preview', async () => {
+    await writeFile(configFile(), `${USER_CONFIG}\n[mcp_servers.agents]\ncommand = "/old/node"\nargs = ["/old/run.js", "codex-agent-runtime", "serve"]\nrequired = true\n`)
+    const change = await planRegister(roots, 'agents', {})
+    expect(change.diff).to.match(/^--- .*config\.toml\n\+\+\+ .*config\.toml\n@@ /)
+    expect(change.diff).to.contain('\n-command = "/old/node"\n')
+    expect(change.diff).to.contain(`\n+command = ${JSON.stringify(process.execPath)}\n`)
+    expect(change.diff).to.contain('\n required = true')
+    expect(change.diff).to.contain('\n+tool_timeout_sec = 600')
+    expect(change.diff).not.to.match(/\n[-+]required/)
+    const removal = await planUnregister(codexHome, 'agents')
+    expect(removal.diff).to.contain('\n-required = true')
   })
 
   it('refuses a name taken by another server', async () => {

@@ -53,7 +53,13 @@ describe('ak doctor', () => {
     expect(status).to.equal(0)
     const checks = lines.filter((line) => !line.startsWith(' ')).map((line) => line.split(':', 1)[0])
     expect(checks).to.deep.equal([
+      'ak',
       'ok    node',
+      'AgentExec (ak exec serve)',
+      'ok    exec serve',
+      // Whether the sandbox can run depends on the machine (bubblewrap, namespaces): ok or warn.
+      SANDBOX.ok ? 'ok    sandbox' : 'warn  sandbox',
+      'Codex agent runtime (ak codex-agent-runtime serve)',
       'ok    codex',
       'ok    codex home',
       'ok    codex config',
@@ -61,9 +67,6 @@ describe('ak doctor', () => {
       'ok    agent runtime',
       'ok    plugin root',
       'ok    agents',
-      'ok    exec serve',
-      // Whether the sandbox can run depends on the machine (bubblewrap, namespaces): ok or warn.
-      SANDBOX.ok ? 'ok    sandbox' : 'warn  sandbox',
     ])
     expect(lines).to.include(`ok    codex: codex 0.171.0 at ${fixture.bin}/codex`)
     expect(lines).to.include(`ok    codex config: ${codexHome}/config.toml parses`)
@@ -82,6 +85,7 @@ describe('ak doctor', () => {
     await fixture.installCodex()
     const codexHome = await healthyHome()
     await writeFile(path.join(codexHome, 'config.toml'), 'model = "o3"\n[mcp_servers.agents\n')
+    await mkdir(path.join(fixture.project, '.codex', 'agents'), {recursive: true})
     const {status, stdout} = doctor()
     expect(status).to.equal(1)
     expect(stdout).to.match(/^fail {2}codex config: .*config\.toml does not parse: line 2/m)
@@ -91,6 +95,7 @@ describe('ak doctor', () => {
   it('warns about an untrusted project with the fix, and still exits 0', async () => {
     await fixture.installCodex()
     await healthyHome('untrusted')
+    await mkdir(path.join(fixture.project, '.codex', 'agents'), {recursive: true})
     const {status, stdout} = doctor()
     expect(status).to.equal(0)
     expect(stdout).to.contain(`warn  project trust: ${fixture.project} is marked untrusted`)
@@ -106,14 +111,37 @@ describe('ak doctor', () => {
   it('lays out every line as a status, or a fix under a problem', async () => {
     await fixture.installCodex({exitCode: 2})
     const {lines} = doctor()
-    for (const line of lines) expect(line).to.match(/^(ok {4}|warn {2}|fail {2}| {6}fix: )\S/)
+    for (const line of lines) expect(line).to.match(/^(ok {4}|warn {2}|fail {2}| {6}fix: | {6}note: |ak$|AgentExec |Codex agent runtime )\S*/)
+  })
+
+  it('repeats the --codex-home and --plugin-root it was given in the commands it suggests', async () => {
+    const other = path.join(fixture.root, 'other-home')
+    const plugins = path.join(fixture.root, 'kits')
+    await mkdir(other)
+    const {stdout} = doctor('--codex-home', other, '--plugin-root', plugins)
+    const suggested = stdout.split('\n').filter((line) => line.includes('fix: ak '))
+    expect(suggested.length, stdout).to.be.at.least(1)
+    for (const line of suggested) expect(line).to.contain(`--codex-home ${other}`)
+    expect(stdout).to.contain(`fix: ak codex-agent-runtime register --codex-home ${other} --plugin-root ${plugins}`)
+  })
+
+  it('says nothing about trust where there are no project agents, and each note of discovery has its own line', async () => {
+    await fixture.installCodex()
+    const codexHome = await healthyHome('untrusted')
+    await writeFile(path.join(codexHome, 'agents', 'typo.toml'), 'sandbox_mode = "read_only"\n')
+    await writeFile(path.join(codexHome, 'agents', 'Bad Name.toml'), '')
+    const {stdout, lines} = doctor()
+    expect(stdout).to.match(/^ok {4}project trust: no project agents/m)
+    const notes = lines.filter((line) => line.startsWith('      note: '))
+    expect(notes).to.have.length(2)
+    for (const note of notes) expect(note).not.to.contain('; warning')
   })
 
   it('prints the fix under a warning, and --quiet keeps only the problems', async () => {
     const {status, stdout} = doctor('--quiet')
     expect(status).to.equal(0)
     expect(stdout).to.contain('warn  codex home')
-    expect(stdout).to.match(/^warn {2}codex: codex is not on PATH.*\n {6}fix: npm install -g @openai\/codex\n/)
+    expect(stdout).to.match(/^warn {2}codex: codex is not on PATH.*\n {6}fix: npm install -g @openai\/codex\n/m)
     expect(stdout).not.to.match(/^ok /m)
   })
 
@@ -121,19 +149,19 @@ describe('ak doctor', () => {
     await fixture.installCodex()
     const {status, stdout} = doctor('--json')
     expect(status).to.equal(0)
-    const report = JSON.parse(stdout) as {ok: boolean; checks: Array<{check: string; status: string}>}
+    const report = JSON.parse(stdout) as {ok: boolean; checks: Array<{server: string; check: string; status: string}>}
     expect(report.ok).to.equal(true)
-    expect(report.checks.map((check) => check.check)).to.deep.equal([
-      'node',
-      'codex',
-      'codex home',
-      'codex config',
-      'project trust',
-      'agent runtime',
-      'plugin root',
-      'agents',
-      'exec serve',
-      'sandbox',
+    expect(report.checks.map((check) => [check.server, check.check])).to.deep.equal([
+      ['ak', 'node'],
+      ['exec', 'exec serve'],
+      ['exec', 'sandbox'],
+      ['codex-agent-runtime', 'codex'],
+      ['codex-agent-runtime', 'codex home'],
+      ['codex-agent-runtime', 'codex config'],
+      ['codex-agent-runtime', 'project trust'],
+      ['codex-agent-runtime', 'agent runtime'],
+      ['codex-agent-runtime', 'plugin root'],
+      ['codex-agent-runtime', 'agents'],
     ])
   })
 

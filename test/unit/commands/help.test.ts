@@ -92,4 +92,15 @@ describe('help', () => {
     expect(help).to.contain('$ ak exec serve --http 127.0.0.1:0')
     expect(help.replaceAll('export AGENTEXEC_TOKEN=', '')).not.to.contain('AGENTEXEC_TOKEN=$(')
   })
+
+  const runtimeCommands = ['serve', 'inspect', 'register', 'unregister']
+  for (const name of runtimeCommands) {
+    it(`names the other agent runtime commands under "Related commands" in "ak codex-agent-runtime ${name} --help"`, () => {
+      const help = ak(['codex-agent-runtime', name, '--help'])
+      const related = help.slice(help.indexOf('Related commands:')).split('\n\n', 1)[0]!
+      expect(help).to.contain('Related commands:')
+      for (const other of runtimeCommands.filter((candidate) => candidate !== name)) expect(related).to.contain(`ak codex-agent-runtime ${other}`)
+      expect(related).not.to.contain(`ak codex-agent-runtime ${name}:`)
+    })
+  }
 })

@@ -52,28 +52,40 @@ describe('doctor: Codex checks', () => {
   })
 
   describe('project trust', () => {
+    beforeEach(async () => {
+      await mkdir(path.join(fixture.project, '.codex', 'agents'), {recursive: true})
+    })
+
+    it('passes where there are no project agents, whatever the trust', async () => {
+      const elsewhere = path.join(fixture.root, 'plain')
+      await mkdir(elsewhere)
+      const result = await checkProjectTrust(codexHome, await writeConfig(''), elsewhere, fixture.home)
+      expect(result).to.include({status: 'ok'})
+      expect(result.detail).to.contain('no project agents')
+    })
+
     it('passes a trusted project', async () => {
       const config = await writeConfig(`[projects.${JSON.stringify(fixture.project)}]\ntrust_level = "trusted"\n`)
-      expect(await checkProjectTrust(codexHome, config, fixture.project)).to.include({status: 'ok', detail: `${fixture.project} is trusted`})
+      expect(await checkProjectTrust(codexHome, config, fixture.project, fixture.home)).to.include({status: 'ok', detail: `${fixture.project} is trusted`})
     })
 
     it('passes a folder inside a trusted repository', async () => {
       await mkdir(path.join(fixture.project, '.git'))
       await mkdir(path.join(fixture.project, 'pkg'))
       const config = await writeConfig(`[projects.${JSON.stringify(fixture.project)}]\ntrust_level = "trusted"\n`)
-      expect((await checkProjectTrust(codexHome, config, path.join(fixture.project, 'pkg'))).status).to.equal('ok')
+      expect((await checkProjectTrust(codexHome, config, path.join(fixture.project, 'pkg'), fixture.home)).status).to.equal('ok')
     })
 
     it('warns about an untrusted project with how to trust it in Codex', async () => {
       const config = await writeConfig(`[projects.${JSON.stringify(fixture.project)}]\ntrust_level = "untrusted"\n`)
-      const result = await checkProjectTrust(codexHome, config, fixture.project)
+      const result = await checkProjectTrust(codexHome, config, fixture.project, fixture.home)
       expect(result.status).to.equal('warn')
       expect(result.detail).to.contain('marked untrusted')
       expect(result.fix).to.contain(`[projects."${fixture.project}"] trust_level = "trusted"`)
     })
 
     it('warns about a project the config does not mention', async () => {
-      const result = await checkProjectTrust(codexHome, await writeConfig(''), fixture.project)
+      const result = await checkProjectTrust(codexHome, await writeConfig(''), fixture.project, fixture.home)
       expect(result.status).to.equal('warn')
       expect(result.detail).to.contain('not recorded as trusted')
     })
@@ -152,7 +164,8 @@ describe('doctor: Codex checks', () => {
       await writeFile(path.join(codexHome, 'agents', 'broken.toml'), 'description = \n')
       const result = await checkAgents({codexHome, pluginRoot: path.join(fixture.root, 'plugins')}, {cwd: fixture.project, homeDir: fixture.home})
       expect(result.status).to.equal('warn')
-      expect(result.detail).to.contain('broken.toml')
+      expect(result.notes).to.have.length(1)
+      expect(result.notes?.[0]).to.contain('broken.toml')
     })
   })
 })

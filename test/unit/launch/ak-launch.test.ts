@@ -4,18 +4,18 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
 
-import {akEntryFile, akLaunch} from '../../src/ak-entry.js'
-import {RUN_JS} from '../helpers/clients.js'
+import {akEntryFile, akLaunch} from '../../../src/launch/ak-launch.js'
+import {RUN_JS} from '../../helpers/clients.js'
 
-describe('ak entry file', () => {
+describe('how ak is launched', () => {
   it('is the package bin/run.js when running from the source or dist tree', () => {
     expect(akEntryFile()).to.equal(RUN_JS)
-    const fromDist = pathToFileURL(path.join(path.dirname(RUN_JS), '..', 'dist', 'ak-entry.js')).href
+    const fromDist = pathToFileURL(path.join(path.dirname(RUN_JS), '..', 'dist', 'launch', 'ak-launch.js')).href
     expect(akEntryFile(fromDist)).to.equal(RUN_JS)
   })
 
   it('is the bundle file itself when this module was bundled into it', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'ak-entry-'))
+    const dir = mkdtempSync(path.join(tmpdir(), 'ak-launch-'))
     try {
       const bundle = path.join(dir, 'ak.js')
       writeFileSync(bundle, '')

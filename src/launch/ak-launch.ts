@@ -1,9 +1,13 @@
+/**
+ * How ak is launched by other programs (MCP clients, Codex): below the services, which import it
+ * to write launch lines into client configs.
+ */
 import {existsSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-/** The name this module's own file has in the source tree and in `dist/` (without extension). */
-const OWN_MODULE_NAME = 'ak-entry'
+/** The name this module's own file has in the source tree and in `dist/launch/` (without extension). */
+const OWN_MODULE_NAME = 'ak-launch'
 
 /**
  * The command line that starts this very `ak`, for configs written for other programs (MCP
@@ -29,7 +33,7 @@ export function akLaunch(akArgs: string[]): AkLaunch {
 /**
  * ak's entry file, absolute, with symlinks resolved:
  * - installed package or source checkout: the package's `bin/run.js` (this module lives in
- *   `dist/` or `src/`, one level below the package root);
+ *   `dist/launch/` or `src/launch/`, two levels below the package root);
  * - single-file bundle: the bundle file itself (this module was inlined into it, so the URL of
  *   the running module is the bundle's).
  * When the module URL is unavailable (a CommonJS bundle), the script Node.js was started with.
@@ -39,7 +43,7 @@ export function akEntryFile(moduleUrl: string | undefined = import.meta.url): st
   if (!here) return realOrSelf(path.resolve('bin', 'run.js'))
   const isOwnFile = path.basename(here).replace(/\.[cm]?[jt]s$/, '') === OWN_MODULE_NAME
   if (isOwnFile) {
-    const runJs = path.resolve(path.dirname(here), '..', 'bin', 'run.js')
+    const runJs = path.resolve(path.dirname(here), '..', '..', 'bin', 'run.js')
     if (existsSync(runJs)) return realOrSelf(runJs)
   }
   return realOrSelf(here)

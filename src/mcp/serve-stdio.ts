@@ -1,0 +1,31 @@
+import type {McpServer} from '@modelcontextprotocol/server'
+import {serveStdio} from '@modelcontextprotocol/server/stdio'
+
+import type {Logger} from '../log.js'
+import {type StdioEnd, watchedStdioTransport} from './stdio-transport.js'
+
+/** A stdio MCP connection being served. */
+export interface StdioService {
+  /** Settles once the connection is over: the client went away, a signal arrived, or the transport failed. */
+  ended: Promise<StdioEnd>
+  /** Closes the transport and the server instances. Never throws. */
+  close(): Promise<void>
+}
+
+/**
+ * Serves MCP over this process's stdin/stdout, both protocol eras (a 2025-era `initialize`
+ * opening and a 2026-07-28 opening) from one server factory, and reports transport errors on
+ * `log`. The caller awaits `ended`, stops its own work in the order it needs, and calls `close`.
+ * stdout carries MCP frames only; nothing else in the process may write to it meanwhile.
+ */
+export function serveMcpStdio(createServer: () => McpServer, log: Logger): StdioService {
+  const {transport, ended, reportError} = watchedStdioTransport()
+  const handle = serveStdio(createServer, {
+    transport,
+    onerror: (error) => {
+      reportError(error)
+      log.warn(`MCP transport: ${error.message}`)
+    },
+  })
+  return {ended, close: () => handle.close().catch(() => undefined)}
+}

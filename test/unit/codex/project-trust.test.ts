@@ -1,0 +1,81 @@
+import {expect} from 'chai'
+import {execFile} from 'node:child_process'
+import path from 'node:path'
+import {promisify} from 'node:util'
+
+import {discoverAgents} from '../../../src/codex/discovery.js'
+import {projectTrustOf} from '../../../src/codex/project-trust.js'
+import {tempDir, trustConfig, writeTree} from '../../helpers/codex-fixtures.js'
+import {parseToml} from '../../../src/codex/toml-file.js'
+
+const run = promisify(execFile)
+
+/** Project trust decided as Codex decides it (codex-rs/core/src/config_loader/mod.rs, decision_for_dir). */
+describe('project trust as Codex decides it', () => {
+  let root: string
+  let remove: () => Promise<void>
+  let codexHome: string
+
+  beforeEach(async () => {
+    ;({dir: root, remove} = await tempDir('ak-trust-'))
+    codexHome = path.join(root, 'codex-home')
+    await writeTree(root, {'home/.keep': ''})
+  })
+  afterEach(() => remove())
+
+  const config = (text: string) => {
+    const parsed = parseToml(text)
+    if ('reason' in parsed) throw new Error(parsed.reason)
+    return parsed.data
+  }
+  const discover = (cwd: string) => discoverAgents({codexHome, pluginRoot: path.join(root, 'plugins')}, {cwd, homeDir: path.join(root, 'home')})
+
+  it('lets an untrusted project folder inside a trusted repository stay untrusted (the most specific entry wins)', async () => {
+    const repo = path.join(root, 'repo')
+    const app = path.join(repo, 'packages', 'app')
+    await writeTree(repo, {'.git/HEAD': '', 'packages/app/.codex/agents/fixer.toml': ''})
+    await writeTree(codexHome, {'config.toml': trustConfig({[repo]: 'trusted', [app]: 'untrusted'})})
+    expect((await projectTrustOf(config(trustConfig({[repo]: 'trusted', [app]: 'untrusted'})), app)).level).to.equal('untrusted')
+    const found = await discover(app)
+    expect(found.project.status).to.equal('skipped')
+    expect(found.project.status === 'skipped' && found.project.reason).to.contain(`${app} is marked untrusted`)
+    expect(found.agents).to.deep.equal([])
+  })
+
+  it('lets a trusted project folder inside an untrusted repository be trusted', async () => {
+    const repo = path.join(root, 'repo')
+    const app = path.join(repo, 'app')
+    await writeTree(repo, {'.git/HEAD': '', 'app/.codex/agents/fixer.toml': ''})
+    await writeTree(codexHome, {'config.toml': trustConfig({[repo]: 'untrusted', [app]: 'trusted'})})
+    expect((await discover(app)).project.status).to.equal('served')
+  })
+
+  it('judges a git worktree through its main repository', async () => {
+    const repo = path.join(root, 'repo')
+    const worktree = path.join(root, 'feature')
+    await writeTree(repo, {'.codex/agents/fixer.toml': 'description = "Fixes"\n'})
+    const git = (...args: string[]) => run('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {cwd: repo})
+    await git('init', '-q')
+    await git('add', '.')
+    await git('commit', '-qm', 'agents')
+    await git('worktree', 'add', '-q', worktree)
+    await writeTree(codexHome, {'config.toml': trustConfig({[repo]: 'trusted'})})
+    const trust = await projectTrustOf(config(trustConfig({[repo]: 'trusted'})), worktree)
+    expect(trust).to.include({level: 'trusted', repoRoot: repo})
+    const found = await discover(worktree)
+    expect(found.project).to.deep.equal({status: 'served', dir: path.join(worktree, '.codex', 'agents')})
+    expect(found.agents.map((agent) => agent.slug)).to.deep.equal(['fixer'])
+  })
+
+  it('says an entry without trust_level is there but sets no trust, instead of calling it untrusted', async () => {
+    const repo = path.join(root, 'repo')
+    const text = `[projects.${JSON.stringify(repo)}]\n# trust_level left out\n`
+    await writeTree(repo, {'.git/HEAD': '', '.codex/agents/a.toml': ''})
+    await writeTree(codexHome, {'config.toml': text})
+    expect((await projectTrustOf(config(text), repo)).level).to.equal('not-recorded')
+    const found = await discover(repo)
+    const reason = found.project.status === 'skipped' ? found.project.reason : ''
+    expect(reason).not.to.contain('marked untrusted')
+    expect(reason).to.contain(`[projects."${repo}"] has no trust_level`)
+  })
+})
