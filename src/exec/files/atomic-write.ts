@@ -18,7 +18,7 @@ const NEW_FILE_MODE = 0o666
 
 /** Temporary files of edits: `.ak-edit-<pid of the server>-<random hex>.tmp`. */
 const TEMPORARY_NAME = /^\.ak-edit-(\d+)-[0-9a-f]+\.tmp$/
-/** Folders (device:inode) already cleared of stale temporary files by this process; bounded. */
+/** Folders (device:inode:birth time) already cleared of stale temporary files by this process; bounded. */
 const clearedFolders = new Set<string>()
 const MAX_CLEARED_FOLDERS = 10_000
 
@@ -51,7 +51,8 @@ function isRunning(pid: number): boolean {
  */
 export async function removeStaleTemporaries(folder: ConfinedFolder): Promise<void> {
   const info = await folder.handle.stat()
-  const key = `${info.dev}:${info.ino}`
+  // With the birth time: a folder removed and another made may get the same inode number.
+  const key = `${info.dev}:${info.ino}:${info.birthtimeMs}`
   if (clearedFolders.has(key)) return
   if (clearedFolders.size >= MAX_CLEARED_FOLDERS) clearedFolders.clear()
   clearedFolders.add(key)

@@ -1,5 +1,6 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
+import {readFileSync} from 'node:fs'
 import {mkdir, mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -8,10 +9,13 @@ import {editTool} from '../../../../src/exec/tools/edit.js'
 import type {ToolContext} from '../../../../src/exec/tools/tool.js'
 import {runTool, toolContext} from '../../../helpers/exec-context.js'
 
-/** A pid that belonged to a process that has ended. */
+/**
+ * A pid no process can have: one above the system's highest (Linux's pid_max), so no process
+ * that starts meanwhile can take it, as it could take the pid of a process that has ended.
+ */
 function endedPid(): number {
-  const child = spawnSync('true')
-  return child.pid as number
+  const pidMax = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8').trim())
+  return Number.isSafeInteger(pidMax) ? pidMax + 1 : (spawnSync('true').pid as number)
 }
 
 describe('temporary files of edits', () => {
