@@ -59,6 +59,13 @@ export function joinBytes(folder: Uint8Array, name: Uint8Array): Buffer {
 
 /** The names of a path given as bytes, in order; a trailing `/` becomes a final `.` (it names a folder). */
 function namesOf(bytes: Buffer): Buffer[] {
+  const names = splitPath(bytes)
+  if (bytes.length > 0 && bytes.at(-1) === SLASH) names.push(DOT)
+  return names
+}
+
+/** The names of a path given as bytes, in order, without empty ones (`a//b/` gives `a`, `b`). */
+export function splitPath(bytes: Buffer): Buffer[] {
   const names: Buffer[] = []
   let start = 0
   for (let index = 0; index <= bytes.length; index++) {
@@ -67,7 +74,6 @@ function namesOf(bytes: Buffer): Buffer[] {
       start = index + 1
     }
   }
-  if (bytes.length > 0 && bytes.at(-1) === SLASH) names.push(DOT)
   return names
 }
 

@@ -4,7 +4,7 @@ import {open, readdir} from 'node:fs/promises'
 
 import {displayName} from '../display-name.js'
 import {FILE_OPEN_FLAGS, FOLDER_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
-import {joinBytes, type Workspace} from '../workspace.js'
+import {joinBytes, splitPath, type Workspace} from '../workspace.js'
 import {FolderLease} from './folder-lease.js'
 import {IgnoreRules} from './ignore-rules.js'
 
@@ -230,7 +230,7 @@ async function rulesAbove(workspace: Workspace, start: Buffer): Promise<{rules: 
   let lease = openRoot(workspace)
   let rules = IgnoreRules.none()
   let shown = ''
-  for (const name of splitNames(start)) {
+  for (const name of splitPath(start)) {
     const hasGitFolder = openChildFolder(lease, GIT)
     hasGitFolder?.release()
     rules = await withFolderRules(lease, shown, rules, hasGitFolder !== undefined, true)
@@ -284,17 +284,4 @@ async function withFolderRules(
     if (text !== undefined) result = result.withFile(shown, text)
   }
   return result
-}
-
-/** The names of a relative byte path. */
-function splitNames(relative: Buffer): Buffer[] {
-  const names: Buffer[] = []
-  let from = 0
-  for (let index = 0; index <= relative.length; index++) {
-    if (index === relative.length || relative[index] === 0x2f) {
-      if (index > from) names.push(relative.subarray(from, index))
-      from = index + 1
-    }
-  }
-  return names
 }
