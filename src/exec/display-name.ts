@@ -28,6 +28,7 @@ function escapeName(text: string): string {
  * A `/` in `bytes` stays a `/`.
  */
 export function displayName(bytes: Uint8Array): string {
+  if (isPlainAscii(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
   if (isUtf8(bytes)) return escapeName(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'))
   let shown = ''
   let index = 0
@@ -42,6 +43,15 @@ export function displayName(bytes: Uint8Array): string {
     }
   }
   return shown
+}
+
+/** Whether `bytes` are printable ASCII without a backslash: the common name, shown as it is. */
+function isPlainAscii(bytes: Uint8Array): boolean {
+  for (let index = 0; index < bytes.length; index++) {
+    const byte = bytes[index] as number
+    if (byte < 0x20 || byte >= 0x7f || byte === 0x5c) return false
+  }
+  return true
 }
 
 /**

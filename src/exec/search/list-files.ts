@@ -1,7 +1,6 @@
 import {BadInputError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
 import type {Workspace} from '../workspace.js'
-import {joinBytes} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
 import {SEARCH_BATCH_FILES, relativeBytes, statVerified} from './run-search.js'
 import type {ScanRequest} from './scanner.js'
@@ -57,7 +56,7 @@ export async function listMatchingFiles(options: {
   const job = pool.startJob(signal ? {signal} : {})
   const passing = async (files: WalkedFile[]): Promise<string[]> => {
     const scan: ScanRequest = {
-      files: files.map((file) => joinBytes(workspace.rootBytes, file.bytes)),
+      files: files.map((file) => file.path),
       paths: files.map((file) => file.shown),
       maxMatches: files.length,
       maxLineChars: 0,
@@ -71,7 +70,7 @@ export async function listMatchingFiles(options: {
   }
   try {
     if (info.isFile()) {
-      outcome.paths.push(...(await passing([{bytes: relativeBytes(workspace, target), shown: target.relative}])))
+      outcome.paths.push(...(await passing([{path: target.real, shown: target.relative}])))
       return outcome
     }
     let pending: WalkedFile[] = []

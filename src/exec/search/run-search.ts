@@ -5,7 +5,7 @@ import {escapeControls} from '../../text-escape.js'
 import {FILE_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
 import {explainFsError} from '../files/fs-errors.js'
 import {BINARY_SNIFF_BYTES, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
-import {joinBytes, type ResolvedPath, type Workspace} from '../workspace.js'
+import type {ResolvedPath, Workspace} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
 import {compileQuery, type QueryInput} from './query.js'
 import type {ScanRequest, ScanResult} from './scanner.js'
@@ -110,7 +110,7 @@ export async function runSearch(options: {
   const job = pool.startJob(options.signal ? {signal: options.signal} : {})
   const dispatch = (files: WalkedFile[]): void => {
     const index = batches.push(files) - 1
-    const scan: ScanRequest = {...scanBase, files: files.map((file) => joinBytes(workspace.rootBytes, file.bytes))}
+    const scan: ScanRequest = {...scanBase, files: files.map((file) => file.path)}
     // The glob is matched in the workers, under the search's time limit (see compileGlobs).
     if (glob) Object.assign(scan, {glob, paths: files.map((file) => file.shown)})
     const done = job.scan(scan).then(
@@ -129,7 +129,7 @@ export async function runSearch(options: {
 
   try {
     if (info.isFile()) {
-      dispatch([{bytes: targetBytes, shown: target.relative}])
+      dispatch([{path: target.real, shown: target.relative}])
     } else {
       const maxInFlight = pool.size * BATCHES_IN_FLIGHT_PER_WORKER
       let pending: WalkedFile[] = []

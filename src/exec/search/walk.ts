@@ -14,17 +14,24 @@ export const ALWAYS_SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'nod
 /** Largest ignore file read (bytes); a larger one is read up to this size. */
 const MAX_IGNORE_FILE_BYTES = 1024 * 1024
 
+const SLASH = Buffer.from('/')
 const GIT = Buffer.from('.git')
 const INFO = Buffer.from('info')
 const EXCLUDE = Buffer.from('exclude')
 const GITIGNORE = Buffer.from('.gitignore')
 
-/** One file the walk found: its workspace-relative path as bytes and in the display form. */
+/** One file the walk found: its path as bytes, and its workspace-relative path in the display form. */
 export interface WalkedFile {
-  /** Workspace-relative path as bytes (`/` separators): what to open, below the root. */
-  bytes: Buffer
-  /** The same path in the display form (see display-name.ts): what ignore rules, globs and answers see. */
+  /** Absolute real path as bytes: what to open. */
+  path: Buffer
+  /** The workspace-relative path in the display form (see display-name.ts): what ignore rules, globs and answers see. */
   shown: string
+}
+
+/** A folder of the walk: its workspace-relative path in the display form, and its absolute path as bytes with a final `/`. */
+interface WalkedFolder {
+  shown: string
+  prefix: Buffer
 }
 
 /**
@@ -63,7 +70,10 @@ export async function* walkFiles(
   const above = await rulesAbove(workspace, start)
   if (!above) return
   const reader = new FolderReader()
-  const first: WalkedFile = {bytes: start, shown: start.length === 0 ? '' : displayName(start)}
+  const first: WalkedFolder = {
+    shown: start.length === 0 ? '' : displayName(start),
+    prefix: withSlash(start.length === 0 ? workspace.rootBytes : joinBytes(workspace.rootBytes, start)),
+  }
   const stack: PendingFolder[] = [{folder: first, rules: above.rules, listing: reader.list(above.lease)}]
   let current: FolderLease | undefined
   try {
@@ -77,15 +87,14 @@ export async function* walkFiles(
       const hasGitignore = entries.some((entry) => entry.shown === '.gitignore' && entry.dirent.isFile())
       const rules = await withFolderRules(current, folder.shown, outer, hasGitFolder, hasGitignore)
       const files: WalkedFile[] = []
-      const folders: Array<WalkedFile & {name: Buffer}> = []
+      const folders: Array<WalkedFolder & {name: Buffer}> = []
       for (const entry of entries) {
-        const bytes = folder.bytes.length === 0 ? entry.name : joinBytes(folder.bytes, entry.name)
         const shown = folder.shown === '' ? entry.shown : `${folder.shown}/${entry.shown}`
         if (entry.dirent.isDirectory()) {
           if (ALWAYS_SKIPPED_FOLDERS.has(entry.shown) || (mayContain && !mayContain(shown))) continue
-          if (!rules.isIgnored(shown, true)) folders.push({bytes, shown, name: entry.name})
+          if (!rules.isIgnored(shown, true)) folders.push({shown, prefix: Buffer.concat([folder.prefix, entry.name, SLASH]), name: entry.name})
         } else if (entry.dirent.isFile()) {
-          if (!rules.isIgnored(shown, false)) files.push({bytes, shown})
+          if (!rules.isIgnored(shown, false)) files.push({path: Buffer.concat([folder.prefix, entry.name]), shown})
         }
         // Symlinks, sockets, FIFOs and devices are skipped.
       }
@@ -111,14 +120,14 @@ export async function* walkFiles(
 }
 
 /** A subfolder waiting to be opened through its parent, which it holds. */
-interface PendingChild extends WalkedFile {
+interface PendingChild extends WalkedFolder {
   parent: FolderLease
   name: Buffer
 }
 
 /** A folder waiting to be walked, its listing possibly already on its way. */
 interface PendingFolder {
-  folder: WalkedFile | PendingChild
+  folder: WalkedFolder | PendingChild
   rules: IgnoreRules
   listing: Promise<Listing | undefined> | undefined
 }
@@ -284,4 +293,9 @@ async function withFolderRules(
     if (text !== undefined) result = result.withFile(shown, text)
   }
   return result
+}
+
+/** `path` with a final `/` (`/` itself stays as it is). */
+function withSlash(path: Buffer): Buffer {
+  return path.at(-1) === 0x2f ? path : Buffer.concat([path, SLASH])
 }
