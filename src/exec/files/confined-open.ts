@@ -87,6 +87,17 @@ async function openVerified(workspace: Workspace, real: Buffer, flags: number, r
 }
 
 /**
+ * The `fstat` of the object at the real path `real` (a file or a folder), opened without
+ * following a link or blocking and verified inside the workspace.
+ * @throws OutsideWorkspaceError when it is not inside, and the errors of `explainFsError`.
+ */
+export async function statConfined(workspace: Workspace, real: Buffer, requested: string): Promise<Stats> {
+  const {handle, info} = await openVerified(workspace, real, FILE_OPEN_FLAGS, requested)
+  await handle.close()
+  return info
+}
+
+/**
  * Why a folder open failed with ENOTDIR: what is there is not a folder, or it became a symbolic
  * link after the path was resolved (O_NOFOLLOW with O_DIRECTORY fails that way too).
  */

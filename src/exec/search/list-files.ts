@@ -1,8 +1,9 @@
 import {BadInputError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
+import {statConfined} from '../files/confined-open.js'
 import type {Workspace} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
-import {SEARCH_BATCH_FILES, relativeBytes, statVerified} from './run-search.js'
+import {SEARCH_BATCH_FILES, relativeBytes} from './run-search.js'
 import type {ScanRequest} from './scanner.js'
 import {type WalkedFile, walkFiles} from './walk.js'
 import type {SearchWorkerPool} from './worker-pool.js'
@@ -46,7 +47,7 @@ export async function listMatchingFiles(options: {
   const {workspace, pool, request, signal} = options
   const glob = compileGlobs(request.globs)
   const target = await workspace.resolve(request.path, {mustExist: true})
-  const info = await statVerified(workspace, target, request.path)
+  const info = await statConfined(workspace, target.real, request.path)
   const outcome: FileListOutcome = {target: target.relative, paths: [], isCut: false}
   if (!info.isFile() && !info.isDirectory()) {
     throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a file. Pass a folder to search.`)

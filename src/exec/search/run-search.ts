@@ -1,9 +1,6 @@
-import {open} from 'node:fs/promises'
-
 import {BadInputError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
-import {FILE_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
-import {explainFsError} from '../files/fs-errors.js'
+import {statConfined} from '../files/confined-open.js'
 import {BINARY_SNIFF_BYTES, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
 import type {ResolvedPath, Workspace} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
@@ -76,7 +73,7 @@ export async function runSearch(options: {
   const query = compileQuery(request.query)
   const glob = compileGlobs(request.globs)
   const target = await workspace.resolve(request.path, {mustExist: true})
-  const info = await statVerified(workspace, target, request.path)
+  const info = await statConfined(workspace, target.real, request.path)
   if (!info.isFile() && !info.isDirectory()) {
     throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a file. Pass a folder to search.`)
   }
@@ -179,20 +176,4 @@ export async function runSearch(options: {
 /** The workspace-relative path of `target` as bytes (empty for the root), as `walkFiles` takes it. */
 export function relativeBytes(workspace: Workspace, target: ResolvedPath): Buffer {
   return target.real.subarray(workspace.rootBytes.length + (workspace.rootBytes.length === 1 ? 0 : 1))
-}
-
-/**
- * The `fstat` of the resolved search target, opened without following a link or blocking and
- * verified inside the workspace.
- */
-export async function statVerified(workspace: Workspace, target: ResolvedPath, requested: string) {
-  const handle = await open(target.real, FILE_OPEN_FLAGS).catch((error: unknown) => {
-    throw explainFsError(error, requested)
-  })
-  try {
-    verifyDescriptor(workspace, handle.fd, requested)
-    return await handle.stat()
-  } finally {
-    await handle.close()
-  }
 }

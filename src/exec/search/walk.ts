@@ -240,9 +240,8 @@ async function rulesAbove(workspace: Workspace, start: Buffer): Promise<{rules: 
   let rules = IgnoreRules.none()
   let shown = ''
   for (const name of splitPath(start)) {
-    const hasGitFolder = openChildFolder(lease, GIT)
-    hasGitFolder?.release()
-    rules = await withFolderRules(lease, shown, rules, hasGitFolder !== undefined, true)
+    // Reading .git/info/exclude and .gitignore finds nothing where they are not real files.
+    rules = await withFolderRules(lease, shown, rules, true, true)
     const shownName = displayName(name)
     shown = shown === '' ? shownName : `${shown}/${shownName}`
     if (ALWAYS_SKIPPED_FOLDERS.has(shownName) || rules.isIgnored(shown, true)) rules = IgnoreRules.none()

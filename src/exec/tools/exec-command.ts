@@ -1,7 +1,7 @@
 import {z} from 'zod'
 
 import {BadInputError} from '../../errors.js'
-import {CAN_VERIFY_DESCRIPTORS, descriptorPath, withFolder} from '../files/confined-open.js'
+import {withFolder} from '../files/confined-open.js'
 import type {Workspace} from '../workspace.js'
 import {commandAnswerSchema, renderCommandAnswer} from '../terminal/answer.js'
 import {
@@ -137,7 +137,7 @@ export const execCommandTool = defineTool({
 async function startInWorkdir<T>(workspace: Workspace, workdir: string | undefined, start: (cwd: string) => Promise<T>): Promise<T> {
   const target = workdir ? await workspace.resolve(workdir, {mustExist: true}) : undefined
   return withFolder(workspace, target?.real ?? workspace.rootBytes, workdir ?? '.', (folder) =>
-    start(CAN_VERIFY_DESCRIPTORS ? descriptorPath(folder.handle.fd) : folder.real.toString()),
+    start(folder.self.toString()),
   )
 }
 
