@@ -231,6 +231,8 @@ for (const line of CLIENT_LINES) {
       controller.abort()
       expect(await cancelled).to.equal('rejected')
       expect(await waitUntilGone(pid), `sleep ${pid} still runs after the call was cancelled`).to.equal(true)
+      for (let waits = 0; waits < 100 && !client.stderr().includes('was cancelled'); waits++) await sleep(20)
+      expect(client.stderr()).to.contain('The call was cancelled, so its command was stopped').and.not.contain('keeps running')
     })
 
     it('leaves the command running when a write_stdin poll is cancelled; a later poll reads it', async () => {
