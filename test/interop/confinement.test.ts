@@ -247,6 +247,13 @@ describe('confinement under odd names, swapped files and racing processes, throu
       expect(await ok('search', {query: 'x', path: 'pipes'})).to.include('No matches')
       expect(await ok('list', {path: 'pipes'})).to.include('fifo  (special file)')
     })
+
+    it('names a FIFO given as a folder for what it is, without pointing to read', async () => {
+      for (const [tool, args] of [['list', {path: 'pipes/fifo'}], ['exec_command', {cmd: 'true', workdir: 'pipes/fifo'}]] as const) {
+        const message = await fails(tool, args)
+        expect(message, tool).to.include('"pipes/fifo" is not a folder (a FIFO)').and.not.include('read tool')
+      }
+    })
   })
 })
 

@@ -107,8 +107,9 @@ async function notAFolderError(real: Buffer, requested: string): Promise<BadInpu
   if (now?.isSymbolicLink()) {
     return new BadInputError(`"${shown}" changed while it was being opened (it became a symbolic link). Retry; if it keeps failing, look at it with the list tool.`)
   }
-  const what = now?.isFile() ? 'a file, not a folder' : 'not a folder'
-  return new BadInputError(`"${shown}" is ${what}. Pass a folder, or use the read tool for a file.`)
+  if (now?.isFile()) return new BadInputError(`"${shown}" is a file, not a folder. Pass a folder, or use the read tool for a file.`)
+  const kind = now?.isFIFO() ? ' (a FIFO)' : now?.isSocket() ? ' (a socket)' : now?.isCharacterDevice() || now?.isBlockDevice() ? ' (a device)' : ''
+  return new BadInputError(`"${shown}" is not a folder${kind}. Pass a folder; check what is there with the list tool.`)
 }
 
 /**
