@@ -35,6 +35,9 @@ export async function serveAgentExec(settings: ServeSettings, log: Logger): Prom
     return
   }
   log.info(`serving ${escapeControls(workspace.root)} at level ${settings.level} over stdio`)
+  if (process.stdin.isTTY) {
+    log.info('waiting for an MCP client on stdin: start this server from an MCP client (see ak exec config); Ctrl-C or Ctrl-D ends it')
+  }
   const [{serveExecStdio}, {transportFailed}] = await Promise.all([import('./stdio.js'), import('../mcp/stdio-transport.js')])
   const end = await serveExecStdio(runtime)
   if (end.reason === 'transport-failed') throw transportFailed(end.message)

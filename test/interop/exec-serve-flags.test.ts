@@ -48,8 +48,30 @@ describe('ak exec serve and the shared flags', () => {
     const run = spawnSync(process.execPath, [RUN_JS, 'exec', 'serve', '-w', odd], {input: '', encoding: 'utf8'})
     expect(run.status).to.equal(0)
     expect(run.stderr.split('\n')[0]).to.equal(`ak exec: serving ${workspace}/two\\nlines at level read over stdio`)
+    expect(run.stderr, 'stdin is a pipe, as from a client').to.not.contain('waiting for an MCP client')
     const tilde = spawnSync(process.execPath, [RUN_JS, 'exec', 'serve', '-w', '~'], {input: '', encoding: 'utf8'})
     expect(tilde.status).to.equal(2)
     expect(tilde.stderr).to.contain('ak does not expand "~"')
+  })
+
+  it('tells someone who started it in a terminal that it waits for an MCP client, and ends on Ctrl-D', function () {
+    // A terminal for the server's stdin, from Python's pty module (no native Node.js addon needed).
+    const script = [
+      'import os, pty, sys, time',
+      'pid, fd = pty.fork()',
+      'if pid == 0:',
+      '    os.execv(sys.argv[1], sys.argv[1:])',
+      'out = b""',
+      'end = time.time() + 30',
+      'while b"Ctrl-D" not in out and time.time() < end:',
+      '    out += os.read(fd, 4096)',
+      'os.write(fd, b"\\x04")',
+      'status = os.waitpid(pid, 0)[1]',
+      'sys.stdout.write(out.decode() + "\\nEXIT %d" % os.waitstatus_to_exitcode(status))',
+    ].join('\n')
+    const run = spawnSync('python3', ['-c', script, process.execPath, RUN_JS, 'exec', 'serve', '-w', workspace], {encoding: 'utf8', timeout: 60_000})
+    if (run.error) this.skip() // no python3 here
+    expect(run.stdout).to.contain('waiting for an MCP client on stdin').and.contain('Ctrl-C or Ctrl-D ends it')
+    expect(run.stdout).to.match(/EXIT 0$/)
   })
 })
