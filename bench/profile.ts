@@ -5,7 +5,9 @@
  *
  * Starts ak (the bundle when built, else bin/run.js) under `node --cpu-prof`, calls the tool
  * `--repeat` times through the official client, stops the server, and prints the functions with
- * the most self time (the profile file stays in bench/.work/profiles for Chrome DevTools).
+ * the most self time (the profile file stays in bench/.work/profiles for Chrome DevTools), and
+ * on Linux the CPU time each of the server's threads spent per call (the main thread, where the
+ * search walk runs, against the search workers).
  */
 import {mkdirSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
@@ -38,18 +40,46 @@ const profileDir = path.join(BENCH_DIR, '.work', 'profiles')
 mkdirSync(profileDir, {recursive: true})
 const before = new Set(readdirSync(profileDir))
 const server = await connectServer(akLauncher(values.ak ? path.resolve(values.ak) : path.resolve(BENCH_DIR, '..')).line(path.resolve(values.workspace), values.level!, profileDir))
+/** CPU time (user + system, ms) of each thread of process `pid`, by thread id (Linux /proc). */
+function threadCpuMs(pid: number): Map<number, number> {
+  const cpu = new Map<number, number>()
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      cpu.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) * 1000) / 100)
+    }
+  } catch {
+    // no /proc: no thread figures
+  }
+  return cpu
+}
+
 const times: number[] = []
+// The first call starts the search workers and warms the caches; the thread figures count the rest.
+const args = JSON.parse(values.args!) as Record<string, unknown>
+let cpuBefore = new Map<number, number>()
 for (let i = 0; i < Number(values.repeat); i++) {
-  const {ms, value} = await timed(() => server.call(values.tool!, JSON.parse(values.args!) as Record<string, unknown>))
+  if (i === 1) cpuBefore = threadCpuMs(server.pid)
+  const {ms, value} = await timed(() => server.call(values.tool!, args))
   if (value.isError) throw new Error(value.text)
   times.push(ms)
 }
+const cpuAfter = threadCpuMs(server.pid)
+const counted = Math.max(1, Number(values.repeat) - 1)
+const perThread = [...cpuAfter]
+  .map(([tid, ms]) => ({tid, ms: (ms - (cpuBefore.get(tid) ?? 0)) / counted}))
+  .filter((thread) => thread.ms > 0)
+  .sort((a, b) => b.ms - a.ms)
 await server.close()
 await new Promise((resolve) => setTimeout(resolve, 500))
 const made = readdirSync(profileDir)
   .filter((f) => !before.has(f) && f.endsWith('.cpuprofile'))
   .sort((a, b) => statSync(path.join(profileDir, b)).mtimeMs - statSync(path.join(profileDir, a)).mtimeMs)[0]
 console.log(`${values.tool}: median ${median(times).toFixed(2)} ms over ${times.length} calls`)
+if (perThread.length > 0) {
+  console.log(`CPU per call by thread (ms, after the first call; 10 ms resolution): ${perThread.map((t) => `${t.tid === server.pid ? 'main' : t.tid} ${t.ms.toFixed(0)}`).join(', ')}`)
+}
 if (!made) throw new Error('no profile was written (did the server exit cleanly?)')
 const profile = JSON.parse(readFileSync(path.join(profileDir, made), 'utf8')) as {nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]}
 const selfMs = new Map<number, number>()
