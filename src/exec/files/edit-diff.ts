@@ -84,7 +84,8 @@ interface SpanCluster {
 
 /**
  * Spans whose old lines lie within `2 × DIFF_CONTEXT_LINES` of each other, grouped, lazily. A
- * cluster stops growing once its old text passes `maxChars` characters, and is then the last.
+ * cluster stops growing once its old and new text together pass `maxChars` characters (the
+ * budget's worth of `-` and `+` lines), and is then the last.
  * `following` is a replacement after `spans` that is not shown: the last cluster stops before it.
  */
 function* clusterSpans(
@@ -98,7 +99,8 @@ function* clusterSpans(
     const firstLine = lines.lineAt(span.oldStart)
     const lastLine = lines.lineAt(Math.max(span.oldStart, span.oldEnd - 1))
     if (current && firstLine - current.lastLine - 1 <= 2 * DIFF_CONTEXT_LINES) {
-      if (span.oldStart - (current.spans[0] as ChangedSpan).oldStart > maxChars) {
+      const first = current.spans[0] as ChangedSpan
+      if (span.oldStart - first.oldStart + (span.newStart - first.newStart) > maxChars) {
         yield {...current, next: span}
         return
       }
@@ -322,8 +324,7 @@ function editHunks(before: string, after: string, spans: ChangedSpan[], maxChars
   const hunks: StructuredPatchHunk[] = []
   let size = 0
   let isCut = following !== undefined
-  // An all-changed stretch shows each of its lines twice (- and +): half the budget fills it.
-  for (const cluster of clusterSpans(shifted, oldLines, maxChars / 2, following)) {
+  for (const cluster of clusterSpans(shifted, oldLines, maxChars, following)) {
     if (size > maxChars) {
       isCut = true
       break

@@ -311,6 +311,19 @@ describe('unifiedDiff within a character budget', () => {
     }
   })
 
+  it('fills the budget as well when the replacements remove text or add more than they remove', () => {
+    const lines = `${'x'.repeat(100)}\n`.repeat(200)
+    for (const newText of ['', 'y'.repeat(100), 'y'.repeat(300)]) {
+      const edited = applyTextEdit(lines, {oldText: 'x'.repeat(100), newText, replaceAll: true})
+      const shown = unifiedDiff('f.txt', lines, edited.text, edited.spans, 2000).split('\n')
+      expect(shown.pop(), String(newText.length)).to.match(/^\[Diff cut after \d+ characters/)
+      const kept = shown.join('\n').length
+      // Each change shows a removed and an added line; the next one may not fit whole.
+      expect(kept, String(newText.length)).to.be.at.most(2000)
+      expect(kept, String(newText.length)).to.be.above(2000 - 2 * (Math.max(100, newText.length) + 2))
+    }
+  })
+
   it('shows everything without a note when the diff fits', () => {
     const {result, full} = edited()
     expect(unifiedDiff('f.txt', before, result.text, result.spans, full.length)).to.equal(full)
