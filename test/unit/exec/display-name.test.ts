@@ -67,4 +67,9 @@ describe('the display form of file names', () => {
   it('escapes controls in text a client sent, but leaves its backslashes as typed', () => {
     expect(escapeControls('bad-\\xff\nnext')).to.equal('bad-\\xff\\nnext')
   })
+
+  it('writes DEL as a byte, the first C1 control as a character, and a tag character as its UTF-8 bytes', () => {
+    expect(escapeControls('\u007f\u0080\ufeff\u{e0041}')).to.equal('\\x7f\\u0080\\ufeff\\xf3\\xa0\\x81\\x81')
+    expect(escapeControls('plain é')).to.equal('plain é')
+  })
 })
