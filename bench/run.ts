@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search,exec-output,exec-flood,exec-sandbox,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
+ * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search,search-small,exec-output,exec-flood,exec-sandbox,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
  *
  * Compares AgentExec with named peers in one run and writes the results (bench/RESULTS.md for a
  * full run, bench/.work/RESULTS-quick.md for --quick). A run with --only folds its cases into the
@@ -21,7 +21,8 @@ import {httpSessionsCase} from './cases/http-sessions.js'
 import {initializeCase} from './cases/initialize.js'
 import {readCases} from './cases/read.js'
 import {searchCases} from './cases/search.js'
-import {akLauncher, type BenchContext} from './lib/contenders.js'
+import {searchSmallFilesCase} from './cases/search-small.js'
+import {akLauncher, restoreVersionManagerShims, type BenchContext} from './lib/contenders.js'
 import {locatePeers} from './lib/peers.js'
 import {machineDescription, mergeResults, ratioChartSvg, resultsMarkdown, type CaseReport} from './lib/report.js'
 
@@ -35,6 +36,7 @@ const CASES: Record<string, (context: BenchContext) => Promise<CaseReport[]>> = 
   read: readCases,
   edit: async (context) => [await editCase(context)],
   search: searchCases,
+  'search-small': async (context) => [await searchSmallFilesCase(context)],
   'exec-output': async (context) => [await execOutputCase(context)],
   'exec-flood': async (context) => [await execFloodCase(context)],
   'exec-sandbox': async (context) => [await execSandboxCase(context)],
@@ -73,6 +75,7 @@ const peers = locatePeers(path.join(WORK_DIR, 'peers'), !quick && selected.some(
 const tmp = mkdtempSync(path.join(tmpdir(), 'ak-bench-'))
 const cleanup = (): void => {
   if (!flags.keep) rmSync(tmp, {recursive: true, force: true})
+  restoreVersionManagerShims()
 }
 process.on('SIGINT', () => {
   cleanup()

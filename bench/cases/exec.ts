@@ -7,6 +7,7 @@ import {spawn} from 'node:child_process'
 import {mkdirSync} from 'node:fs'
 import path from 'node:path'
 import {performance} from 'node:perf_hooks'
+import {SNAPSHOT_SWITCH_ENV} from '../../src/exec/terminal/shell-snapshot.js'
 import {desktopCommanderLine, type AkLauncher, type BenchContext} from '../lib/contenders.js'
 import {alternate, median, timed, type Contender} from '../lib/measure.js'
 import {connectServer, type McpServer} from '../lib/mcp.js'
@@ -33,7 +34,7 @@ function spawnShell(shell: string, args: string[], cwd: string): Promise<number>
  * The environment setting that turns ak's shell snapshot off (commands then start a login shell
  * each), as NAME=VALUE: `--snapshot-off` on the bench's command line, else this.
  */
-export const DEFAULT_SNAPSHOT_OFF = 'AK_SHELL_SNAPSHOT=0'
+export const DEFAULT_SNAPSHOT_OFF = `${SNAPSHOT_SWITCH_ENV}=off`
 
 const FLOOR = 'floor: Node spawns the login shell'
 const NON_LOGIN = 'Node spawns a non-login shell'

@@ -2,7 +2,7 @@
  * How each contender is started: ak (the bundle when built, else bin/run.js), the official
  * filesystem server, Desktop Commander, and command-line tools spawned directly.
  */
-import {spawn} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, symlinkSync} from 'node:fs'
 import {homedir} from 'node:os'
 import path from 'node:path'
@@ -119,6 +119,28 @@ export function desktopCommanderLine(peer: LocatedPeer, tmp: string, cwd: string
     }
   }
   return {command: process.execPath, args: [peer.entry], cwd, env: {HOME: home, DESKTOP_COMMANDER_DISABLE_TELEMETRY: '1'}}
+}
+
+/**
+ * Version managers whose `init`, run by a login shell's profile, rewrites their shims with the
+ * root it derives from $HOME. Desktop Commander's shells run with the linked home above, so the
+ * user's shims would point into the run's temporary folder once it is gone: they are written
+ * again with the real root when the run ends (see `restoreVersionManagerShims`).
+ */
+const VERSION_MANAGERS = [
+  {folder: '.pyenv', command: 'pyenv', rootVariable: 'PYENV_ROOT'},
+  {folder: '.rbenv', command: 'rbenv', rootVariable: 'RBENV_ROOT'},
+  {folder: '.nodenv', command: 'nodenv', rootVariable: 'NODENV_ROOT'},
+]
+
+/** Rewrites the shims of the user's version managers (see VERSION_MANAGERS) with their real root. */
+export function restoreVersionManagerShims(): void {
+  for (const manager of VERSION_MANAGERS) {
+    const root = path.join(homedir(), manager.folder)
+    const command = path.join(root, 'bin', manager.command)
+    if (!existsSync(command)) continue
+    spawnSync(command, ['rehash'], {env: {...process.env, [manager.rootVariable]: root}, stdio: 'ignore', timeout: 30_000})
+  }
 }
 
 /** Where Desktop Commander keeps its configuration and usage statistics, under $HOME. */

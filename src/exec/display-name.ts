@@ -45,6 +45,17 @@ export function displayName(bytes: Uint8Array): string {
   return shown
 }
 
+/**
+ * The display form of a name whose bytes are valid UTF-8, given as the decoded text (as
+ * `readdir` gives names by default): the same as `displayName` of its bytes.
+ */
+export function displayText(text: string): string {
+  return PLAIN_ASCII_TEXT.test(text) ? text : escapeName(text)
+}
+
+/** Printable ASCII without a backslash: a name shown as it is. */
+const PLAIN_ASCII_TEXT = /^[\x20-\x5b\x5d-\x7e]*$/
+
 /** Whether `bytes` are printable ASCII without a backslash: the common name, shown as it is. */
 function isPlainAscii(bytes: Uint8Array): boolean {
   for (let index = 0; index < bytes.length; index++) {

@@ -1,6 +1,7 @@
 import type {Logger} from '../log.js'
 import {createExecRuntime} from './runtime.js'
 import type {ServeSettings} from './serve-options.js'
+import {collectAfterOutput} from './terminal/output-collection.js'
 import {describeSandbox} from './terminal/sandbox-policy.js'
 import {Workspace} from './workspace.js'
 
@@ -17,6 +18,7 @@ import {Workspace} from './workspace.js'
  */
 export async function serveAgentExec(settings: ServeSettings, log: Logger): Promise<void> {
   const workspace = await Workspace.open(settings.workspace)
+  collectAfterOutput()
   // Loaded only with a sandbox: plain start-up never needs it.
   const sandbox =
     settings.sandbox.mode === 'off'

@@ -5,6 +5,7 @@
  * can be given to another file at once, and a path through it would then lead somewhere else. A
  * lease counts its holders and closes the folder when the last one lets go.
  */
+import {isUtf8} from 'node:buffer'
 import {closeSync} from 'node:fs'
 
 import {folderBase} from '../files/confined-open.js'
@@ -14,6 +15,8 @@ import {joinBytes} from '../workspace.js'
 export class FolderLease {
   private holders = 1
   private readonly base: Buffer
+  /** `base` as text when its bytes are valid UTF-8 (always, on Linux), else undefined. */
+  private readonly baseText: string | undefined
 
   /**
    * Takes over the open descriptor `fd` of the folder whose real path is `real`, with one holder
@@ -24,16 +27,28 @@ export class FolderLease {
     readonly real: Buffer,
   ) {
     this.base = folderBase(fd, real)
+    this.baseText = isUtf8(this.base) ? this.base.toString('utf8') : undefined
   }
 
-  /** A path that reaches the entry `name` of this very folder while the lease is held. */
-  entry(name: Uint8Array): Buffer {
-    return joinBytes(this.base, name)
+  /**
+   * A path that reaches the entry `name` of this very folder while the lease is held. A name
+   * given as text must be the exact decoding of its bytes (valid UTF-8); the path is then text too
+   * when this folder's own path can be.
+   */
+  entry(name: string | Uint8Array): string | Buffer {
+    if (typeof name !== 'string') return joinBytes(this.base, name)
+    if (this.baseText === undefined) return joinBytes(this.base, Buffer.from(name))
+    return this.baseText === '/' ? `/${name}` : `${this.baseText}/${name}`
   }
 
   /** The path that names this folder itself (for readdir). */
   get self(): Buffer {
     return this.base
+  }
+
+  /** `self` as text, when its bytes are valid UTF-8 (always, on Linux); else undefined. */
+  get selfText(): string | undefined {
+    return this.baseText
   }
 
   /** Adds a holder. */

@@ -46,8 +46,8 @@ export function createGlobTester(spec: GlobSpec): (path: string) => boolean {
 
 /** One batch of files to scan. */
 export interface ScanRequest {
-  /** Absolute real paths of regular files, as bytes. */
-  files: Uint8Array[]
+  /** Absolute real paths of regular files: as text when that is the exact decoding of the bytes, else as bytes. */
+  files: Array<string | Uint8Array>
   /**
    * The workspace root as bytes. Before the lines of a file are returned, its open descriptor
    * (`/proc/self/fd/N`, on Linux) must lie at or below it: a file reached through a folder swapped
@@ -149,10 +149,10 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
   }
 
   /** Opens a file without following a link or blocking; undefined when it cannot be opened. */
-  function openFile(file: Uint8Array): number | undefined {
+  function openFile(file: string | Uint8Array): number | undefined {
     try {
       // A Buffer sent to a worker arrives as a plain Uint8Array; fs wants a Buffer.
-      return fs.openSync(Buffer.from(file.buffer, file.byteOffset, file.byteLength), openFlags)
+      return fs.openSync(typeof file === 'string' ? file : Buffer.from(file.buffer, file.byteOffset, file.byteLength), openFlags)
     } catch {
       return undefined
     }
@@ -346,7 +346,7 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
           result.matches.push([index, 0, ''])
           continue
         }
-        const fd = openFile(request.files[index] as Uint8Array)
+        const fd = openFile(request.files[index] as string | Uint8Array)
         if (fd === undefined) {
           result.unreadable++
           continue

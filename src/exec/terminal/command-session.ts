@@ -6,6 +6,7 @@ import {setImmediate as nextTurn, setTimeout as delay} from 'node:timers/promise
 import {DispatchFailedError} from '../../errors.js'
 import {OUTPUT_BUFFER_CHARS, POST_EXIT_DRAIN_MS} from './limits.js'
 import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
+import {noteOutputRead} from './output-collection.js'
 import {outputSettled, paceOutput} from './output-pacer.js'
 import {channelIdentity, listProcesses} from './process-tree.js'
 import {shellInvocation} from './shell.js'
@@ -229,6 +230,7 @@ export class CommandSession {
   }
 
   private receive(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    noteOutputRead(chunk.length)
     if (this.isRetiredFlag) return
     if (stream === 'stdout') this.buffer.write(chunk)
     else this.buffer.append(this.stderrDecoder.write(chunk))

@@ -2,7 +2,7 @@ import {expect} from 'chai'
 import {randomBytes} from 'node:crypto'
 
 import {BadInputError} from '../../../src/errors.js'
-import {displayName, parseDisplayPath} from '../../../src/exec/display-name.js'
+import {displayName, displayText, parseDisplayPath} from '../../../src/exec/display-name.js'
 import {escapeControls} from '../../../src/text-escape.js'
 
 describe('the display form of file names', () => {
@@ -36,6 +36,13 @@ describe('the display form of file names', () => {
       expect(shown, bytes.toString('hex')).to.not.match(/[\n\r\u2028\u2029\u0085]/)
       expect(parseDisplayPath(shown).equals(bytes), `${bytes.toString('hex')} shown as ${shown}`).to.equal(true)
     }
+  })
+
+  it('shows a name given as decoded text exactly as it shows its bytes', () => {
+    const samples = ['plain.txt', 'a\\b', 'tab\there', 'caf\u00e9', '\u202eevil', 'zero\u200bwidth', '\u{1F600}', '\u0085next', 'x\u2028y', '\u{E0041}tag', 'del\u007f', '~']
+    for (let code = 0; code < 0x3000; code += 7) samples.push(`n${String.fromCodePoint(code)}`)
+    for (let round = 0; round < 300; round++) samples.push(randomBytes(12).toString('utf8').replaceAll('\uFFFD', ''))
+    for (const text of samples) expect(displayText(text), JSON.stringify(text)).to.equal(displayName(Buffer.from(text)))
   })
 
   it('reads plain paths as UTF-8 and accepts raw control characters as themselves', () => {

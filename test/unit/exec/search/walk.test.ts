@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
-import {mkdir, mkdtemp, rm, symlink, writeFile} from 'node:fs/promises'
+import {lstat, mkdir, mkdtemp, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -195,10 +195,56 @@ describe('walkFiles', () => {
     const walked = []
     for await (const batch of walkFiles(root, Buffer.alloc(0))) walked.push(...batch)
     expect(walked.map((file) => file.shown)).to.deep.equal(['caf\\xe9', 'line\\nbreak', '\\xff/in.txt'])
-    expect(walked.map((file) => [...file.path.subarray(root.rootBytes.length + 1)])).to.deep.equal([
+    expect(walked.map((file) => [...Buffer.from(file.path).subarray(root.rootBytes.length + 1)])).to.deep.equal([
       [...Buffer.from('caf'), 0xe9],
       [...Buffer.from('line\nbreak')],
       [0xff, ...Buffer.from('/in.txt')],
     ])
+  })
+
+  it('orders names by their bytes, also where UTF-16 order differs (characters above U+FFFF against U+E000–U+FFFF)', async () => {
+    for (const name of ['\u{1F600}.txt', '\uE000.txt', '\uFF21.txt', 'z.txt', '\u00E9.txt']) await writeFile(path.join(workspace, name), '')
+    const root = await Workspace.open(workspace)
+    const walked = []
+    for await (const batch of walkFiles(root, Buffer.alloc(0))) walked.push(...batch)
+    expect(walked.map((file) => file.shown)).to.deep.equal(['z.txt', '\u00E9.txt', '\uE000.txt', '\uFF21.txt', '\u{1F600}.txt'])
+  })
+
+  it('walks a name that holds U+FFFD itself, and its valid neighbours, by their exact bytes', async () => {
+    await mkdir(path.join(workspace, 'a\uFFFDb'))
+    await writeFile(path.join(workspace, 'a\uFFFDb', 'in.txt'), '')
+    await writeFile(path.join(workspace, 'plain.txt'), '')
+    await writeFile(Buffer.concat([Buffer.from(`${workspace}/x`), Buffer.from([0xef, 0xbf])]), '')
+    const root = await Workspace.open(workspace)
+    const walked = []
+    for await (const batch of walkFiles(root, Buffer.alloc(0))) walked.push(...batch)
+    expect(walked.map((file) => file.shown)).to.deep.equal(['plain.txt', 'x\\xef\\xbf', 'a\uFFFDb/in.txt'])
+    for (const file of walked) expect((await lstat(file.path)).isFile(), file.shown).to.equal(true)
+  })
+
+  it('walks the same files in the same order when folders are listed on the thread pool, read ahead (a slow file system)', async () => {
+    const tree: Record<string, string> = {'.gitignore': 'skip*\n'}
+    for (let top = 0; top < 9; top++) {
+      for (let inner = 0; inner < 12; inner++) {
+        tree[`t${top}/f${inner}.txt`] = ''
+        tree[`t${top}/d${inner}/g.txt`] = ''
+        tree[`t${top}/d${inner}/skip.txt`] = ''
+        tree[`t${top}/d${inner}/e/h.txt`] = ''
+      }
+    }
+    await makeTree(workspace, tree)
+    await mkdir(Buffer.concat([Buffer.from(`${workspace}/t3/`), Buffer.from([0xfe])]))
+    await writeFile(Buffer.concat([Buffer.from(`${workspace}/t3/`), Buffer.from([0xfe]), Buffer.from('/in.txt')]), '')
+    const root = await Workspace.open(workspace)
+    const walk = async (inlineListingLimitMs?: number) => {
+      const shown: string[] = []
+      for await (const batch of walkFiles(root, Buffer.alloc(0), undefined, inlineListingLimitMs)) shown.push(...batch.map((file) => file.shown))
+      return shown
+    }
+    const inline = await walk()
+    expect(inline).to.have.length(1 + 9 * 12 * 3 + 1)
+    expect(inline.slice(0, 4)).to.deep.equal(['.gitignore', 't0/f0.txt', 't0/f1.txt', 't0/f10.txt'])
+    expect(inline).to.include('t3/\\xfe/in.txt')
+    expect(await walk(-1)).to.deep.equal(inline)
   })
 })
