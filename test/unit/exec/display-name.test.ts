@@ -87,6 +87,10 @@ describe('the display form of file names', () => {
     expect(displayName(Buffer.from('a\\b'))).to.equal('a\\\\b')
     expect(displayName(Buffer.from('é\\'))).to.equal('é\\\\')
     expect(displayName(Buffer.from([0xff, 0x5c, 0xc3, 0xa9, 0x5c]))).to.equal('\\xff\\\\é\\\\')
+    for (const code of [0x1f, 0x20, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f]) {
+      const text = `n${String.fromCharCode(code)}x`
+      expect(displayText(text), JSON.stringify(text)).to.equal(displayName(Buffer.from(text)))
+    }
   })
 
   it('shows only the bytes of a view into a larger buffer', () => {
