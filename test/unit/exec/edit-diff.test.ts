@@ -478,3 +478,58 @@ describe('unifiedDiff, plain listings of regions too large for a line diff', () 
     expect(kept).to.be.above(1000 - 22)
   })
 })
+
+describe('unifiedDiff, where a cut budget or a partial record stops it', () => {
+  /** The diff of a replace_all of `hit` lines (100 characters each) in `layout` ('h': a hit line, '.': another). */
+  const cutDiff = (layout: string, maxChars: number) => {
+    const before = [...layout].map((kind, index) => (kind === 'h' ? 'x'.repeat(100) : `line ${index}`)).join('\n') + '\n'
+    const edited = applyTextEdit(before, {oldText: 'x'.repeat(100), newText: 'y'.repeat(100), replaceAll: true})
+    const lines = unifiedDiff('f.txt', before, edited.text, edited.spans, maxChars).split('\n')
+    const note = lines.pop() as string
+    return {lines, note, kept: lines.join('\n').length}
+  }
+  const count = (lines: string[], sign: string) => lines.filter((line) => line.startsWith(sign) && !line.startsWith(sign.repeat(3))).length
+
+  it('shows whole changes only, a removed line with its added one, when the budget runs out inside a run of changes', () => {
+    for (const layout of ['h'.repeat(200), `h${'.'.repeat(20)}${'h'.repeat(200)}`]) {
+      const {lines, note, kept} = cutDiff(layout, 2000)
+      expect(note, layout.slice(0, 30)).to.match(/^\[Diff cut after \d+ characters: the rest is not shown/)
+      expect(count(lines, '-'), layout.slice(0, 30)).to.equal(count(lines, '+'))
+      expect(kept, layout.slice(0, 30)).to.be.at.most(2000)
+      expect(kept, layout.slice(0, 30)).to.be.above(2000 - 2 * 102 - 40)
+    }
+  })
+
+  it('shows nothing after a run of changes the budget cut, even a small change further on', () => {
+    const {lines} = cutDiff(`${'h'.repeat(200)}${'.'.repeat(20)}h`, 2000)
+    expect(lines.filter((line) => line.startsWith('@@'))).to.deep.equal(['@@ -1,9 +1,9 @@'])
+    expect(lines.at(-1)).to.equal(`+${'y'.repeat(100)}`)
+    // The same when the run is cut by what earlier changes left of the budget.
+    const after = cutDiff(`h${'.'.repeat(20)}hhhh${'.'.repeat(20)}h`, 1000).lines
+    expect(after.filter((line) => line.startsWith('@@'))).to.deep.equal(['@@ -1,4 +1,4 @@', '@@ -19,6 +19,6 @@'])
+    expect(after.at(-1)).to.equal(`+${'y'.repeat(100)}`)
+  })
+
+  it('stops before the first replacement it may not show, on the line before it', () => {
+    const spans = [
+      {oldStart: 0, oldEnd: 1, newStart: 0, newEnd: 1},
+      {oldStart: 3, oldEnd: 4, newStart: 3, newEnd: 4},
+    ]
+    expect(unifiedDiff('f.txt', 'ab\ncd\nef\n', 'Ab\nCd\nef\n', spans, 1000, {isComplete: false})).to.equal(
+      ['--- a/f.txt', '+++ b/f.txt', '@@ -1,1 +1,1 @@', '-ab', '+Ab', '[Diff cut after 47 characters: the rest is not shown. Read the file to see the result.]'].join('\n'),
+    )
+  })
+
+  it('counts the lines of a file with a BOM right when lines follow the change', () => {
+    const before = '\uFEFFa\nb\nc\nd\ne\nf\ng\nh\n'
+    const {after, diff} = diffOf(before, 'b', 'BB')
+    expect(diff).to.equal(wholeFileDiff(before.slice(1), after.slice(1)))
+  })
+})
+
+describe('capText at its edges', () => {
+  it('cuts a text without a line break inside the budget at the budget itself', () => {
+    expect(capText('x'.repeat(20), 10)).to.equal(`${'x'.repeat(10)}\n[Diff cut after 10 characters: the rest is not shown. Read the file to see the result.]`)
+    expect(capText(`\n${'x'.repeat(20)}`, 10)).to.equal(`\n${'x'.repeat(9)}\n[Diff cut after 10 characters: the rest is not shown. Read the file to see the result.]`)
+  })
+})
