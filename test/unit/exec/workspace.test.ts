@@ -55,8 +55,12 @@ describe('Workspace confinement', () => {
 
   it('opens a workspace at its real path and refuses a missing folder or a file', async () => {
     expect(workspace.root).to.equal(root)
-    expect(await thrown(() => Workspace.open(path.join(base, 'nope')))).to.be.instanceOf(BadInputError)
-    expect(await thrown(() => Workspace.open(path.join(root, 'src', 'a.txt')))).to.be.instanceOf(BadInputError)
+    const missing = await thrown(() => Workspace.open(path.join(base, 'nope\n')))
+    expect(missing).to.be.instanceOf(BadInputError)
+    expect(missing.message).to.equal(`Workspace "${base}/nope\\n" does not exist. Pass --workspace an existing folder.`)
+    const file = await thrown(() => Workspace.open(path.join(root, 'src', 'a.txt')))
+    expect(file).to.be.instanceOf(BadInputError)
+    expect(file.message).to.equal(`Workspace "${root}/src/a.txt" is not a folder. Pass --workspace an existing folder.`)
   })
 
   it('resolves a relative path against the workspace', async () => {
@@ -159,12 +163,25 @@ describe('Workspace confinement', () => {
   it('says when a path that must exist does not', async () => {
     const error = await thrown(() => workspace.resolve('src/missing.txt', {mustExist: true}))
     expect(error).to.be.instanceOf(NotFoundError)
-    expect(error.message).to.contain('src/missing.txt')
+    expect(error.message).to.equal('Nothing exists at "src/missing.txt" in the workspace. Check the path with the list tool.')
+    // A path is shown up to its 200th character.
+    const long = `src/${'m/'.repeat(98)}x`
+    expect(long).to.have.length(201)
+    const shortened = await thrown(() => workspace.resolve(long, {mustExist: true}))
+    expect(shortened.message).to.equal(`Nothing exists at "${long.slice(0, 200)}…" in the workspace. Check the path with the list tool.`)
+    const whole = await thrown(() => workspace.resolve(long.slice(0, 200), {mustExist: true}))
+    expect(whole.message).to.equal(`Nothing exists at "${long.slice(0, 200)}" in the workspace. Check the path with the list tool.`)
   })
 
   it('refuses an empty path and a path with a NUL byte', async () => {
-    expect(await thrown(() => workspace.resolve(''))).to.be.instanceOf(BadInputError)
-    expect(await thrown(() => workspace.resolve('src/a\0.txt'))).to.be.instanceOf(BadInputError)
+    const empty = await thrown(() => workspace.resolve(''))
+    expect(empty).to.be.instanceOf(BadInputError)
+    expect(empty.message).to.equal('The path is empty. Pass a path inside the workspace ("." for its root).')
+    for (const requested of ['src/a\0.txt', 'src/a\\x00.txt']) {
+      const error = await thrown(() => workspace.resolve(requested))
+      expect(error, requested).to.be.instanceOf(BadInputError)
+      expect(error.message).to.equal(`The path "${requested.replace('\0', '\\x00')}" contains a NUL byte, which no file name can hold. Pass a plain path.`)
+    }
   })
 
   it('reports a symlink loop as bad input, not an internal error', async () => {
