@@ -316,6 +316,8 @@ describe('Workspace confinement', () => {
         const aliased = await Workspace.open(alias)
         expect(aliased.root).to.equal(root)
         expect((await aliased.resolve(path.join(alias, 'src', 'a.txt'), {mustExist: true})).relative).to.equal('src/a.txt')
+        expect((await aliased.resolve(alias)).relative).to.equal('.')
+        expect(await thrown(() => aliased.resolve(`${alias}x/src`))).to.be.instanceOf(OutsideWorkspaceError)
         expect(await thrown(() => aliased.resolve(path.join(alias, '..', 'outside')))).to.be.instanceOf(OutsideWorkspaceError)
       } finally {
         await rm(alias)
@@ -495,8 +497,29 @@ describe('Workspace, word for word and at its edges', () => {
     expect(workspace.isInside(bytes.subarray(1))).to.equal(false)
   })
 
+  it('follows a symlink whose target is an absolute path inside, name by name in order', async () => {
+    await symlink(path.join(root, 'src', 'a.txt'), path.join(root, 'abs-a'))
+    expect((await workspace.resolve('abs-a', {mustExist: true})).relative).to.equal('src/a.txt')
+    const top = await Workspace.open('/')
+    expect((await top.resolve(`${root}/abs-a`, {mustExist: true})).relative).to.equal(`${root.slice(1)}/src/a.txt`)
+  })
+
+  it('takes a name under a folder that became a file as missing, as the system reports it (ENOTDIR)', async () => {
+    const gone = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-ws-gone-')))
+    const replaced = await Workspace.open(gone)
+    await rm(gone, {recursive: true})
+    await writeFile(gone, 'now a file\n')
+    try {
+      const resolved = await replaced.resolve('x/y')
+      expect({exists: resolved.exists, missing: resolved.missing.map(String)}).to.deep.equal({exists: false, missing: ['x', 'y']})
+    } finally {
+      await rm(gone)
+    }
+  })
+
   it('serves the whole file system from a workspace at /', async () => {
     const top = await Workspace.open('/')
+    expect((await top.resolve('tmp/..')).real.toString()).to.equal('/')
     expect(top.isInside('/etc')).to.equal(true)
     expect(top.relativeOf(Buffer.from('/'))).to.equal('.')
     expect(top.relativeOf(Buffer.from('/etc/hosts'))).to.equal('etc/hosts')
