@@ -114,7 +114,7 @@ async function bundle() {
     banner: {js: '#!/usr/bin/env node'},
     // oclif loads TypeScript only to run uncompiled sources in development; the bundle never does.
     external: ['typescript'],
-    plugins: [builtinsThroughRequire()],
+    plugins: [builtinsThroughRequire(), zodLocalesEnglishOnly()],
     keepNames: true,
     legalComments: 'eof',
     logLevel: 'warning',
@@ -142,7 +142,7 @@ async function bundleStandaloneServer() {
     outfile: path.join(dist, 'agentexec.js'),
     inject: [path.join(root, 'scripts', 'cjs-shims.js')],
     banner: {js: '#!/usr/bin/env node'},
-    plugins: [builtinsThroughRequire()],
+    plugins: [builtinsThroughRequire(), sdkServerShimsWithoutAjv(), zodLocalesEnglishOnly()],
     // Without comments and blank space the file is a quarter smaller, and a started server holds
     // about 3 MiB less. Names are kept (keepNames, no mangling), so stack traces stay readable.
     minifyWhitespace: true,
@@ -153,11 +153,39 @@ async function bundleStandaloneServer() {
     metafile: true,
   })
   for (const input of Object.keys(result.metafile.inputs)) {
-    if (/@oclif|\/codex\//.test(input)) throw new Error(`dist/agentexec.js must not contain ${input}`)
+    if (/@oclif|\/codex\/|ajv|zod\/v4\/locales\/(?!en\.js)/.test(input)) throw new Error(`dist/agentexec.js must not contain ${input}`)
   }
   if (process.env.AK_BUNDLE_REPORT) {
     const {analyzeMetafile} = await import('esbuild')
     process.stderr.write(await analyzeMetafile(result.metafile))
+  }
+}
+
+/**
+ * An esbuild plugin that resolves zod's index of message locales to scripts/zod-locales-english.js
+ * (English only; see that file).
+ */
+function zodLocalesEnglishOnly() {
+  return {
+    name: 'zod-locales-english-only',
+    setup(build) {
+      build.onResolve({filter: /^\.\.\/locales\/index\.js$/}, (args) =>
+        /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? {path: path.join(root, 'scripts', 'zod-locales-english.js')} : undefined,
+      )
+    },
+  }
+}
+
+/**
+ * An esbuild plugin that resolves the MCP SDK server's platform shims to scripts/sdk-server-shims.js,
+ * which leaves out the SDK's ajv-based validator (see that file).
+ */
+function sdkServerShimsWithoutAjv() {
+  return {
+    name: 'sdk-server-shims-without-ajv',
+    setup(build) {
+      build.onResolve({filter: /^@modelcontextprotocol\/server\/_shims$/}, () => ({path: path.join(root, 'scripts', 'sdk-server-shims.js')}))
+    },
   }
 }
 

@@ -68,7 +68,9 @@ describe('ak exec serve stops whatever its commands did', () => {
       const exit = await server.exited()
       expect(exit, `still running; stderr:\n${server.stderr()}`).to.deep.equal({code: 0, signal: null})
       expect(await waitUntilGone(running)).to.equal(true)
-      await eventually(() => pidsRunning(marker).length === 0)
+      await eventually(() => pidsRunning(marker).length === 0).catch(() =>
+        expect.fail(`the escaped processes ${pidsRunning(marker).join(', ')} still run; stderr:\n${server.stderr()}`),
+      )
       expect(processGroupMembers(server.child.pid!)).to.deep.equal([])
     })
   }
@@ -94,7 +96,9 @@ describe('ak exec serve stops whatever its commands did', () => {
       end(server)
       const exit = await server.exited()
       expect(exit, `still running; stderr:\n${server.stderr()}`).to.deep.equal({code: 0, signal: null})
-      await eventually(() => pidsRunning(marker).length === 0)
+      await eventually(() => pidsRunning(marker).length === 0).catch(() =>
+        expect.fail(`the escaped processes ${pidsRunning(marker).join(', ')} still run; stderr:\n${server.stderr()}`),
+      )
       expect(processGroupMembers(server.child.pid!)).to.deep.equal([])
     })
   }

@@ -1,5 +1,6 @@
 import {type ChildProcess, spawn} from 'node:child_process'
 import {constants as osConstants} from 'node:os'
+import type {Writable} from 'node:stream'
 import {StringDecoder} from 'node:string_decoder'
 import {setImmediate as nextTurn, setTimeout as delay} from 'node:timers/promises'
 
@@ -9,7 +10,7 @@ import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
 import {noteOutputRead} from './output-collection.js'
 import {outputSettled, paceOutput} from './output-pacer.js'
 import {channelIdentity, listProcesses} from './process-tree.js'
-import {shellInvocation} from './shell.js'
+import {START_GATE_FD, shellInvocation} from './shell.js'
 
 /** How to start one command. */
 export interface CommandSpec {
@@ -88,7 +89,7 @@ export class CommandSession {
   /** Calls on this session run one after the other. */
   private queue: Promise<unknown> = Promise.resolve()
 
-  private constructor(spec: CommandSpec, child: ChildProcess) {
+  private constructor(spec: CommandSpec, child: ChildProcess, outputPipe: string | undefined) {
     this.id = spec.id
     this.command = spec.command
     this.owner = spec.owner
@@ -102,8 +103,7 @@ export class CommandSession {
     child.stderr!.on('data', (chunk: Buffer) => paceOutput(child.stderr!, () => this.receive('stderr', chunk)))
     child.stdin!.on('error', () => {}) // EPIPE once nothing reads stdin any more
     child.on('error', () => {}) // a failed kill(); the exit event still comes
-    // Read while the shell surely lives: its stdout is the end every descendant inherits.
-    this.outputPipe = channelIdentity(this.pid, 1)
+    this.outputPipe = outputPipe
     const pipeClosed = new Promise<void>((resolve) => child.stdout!.once('close', resolve))
     this.outputClosed = pipeClosed
     void pipeClosed.then(() => (this.isPipeClosedFlag = true))
@@ -122,14 +122,18 @@ export class CommandSession {
    */
   static async start(spec: CommandSpec): Promise<CommandSession> {
     const {file, args} = shellInvocation(spec.shell, spec.command, {snapshotFile: spec.snapshotFile, wrapper: spec.wrapper})
-    const child = spawn(file, args, {cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn(file, args, {cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe']})
+    const outputPipe = outputPipeOf(child)
+    const gate = child.stdio[START_GATE_FD] as Writable | null
+    gate?.on('error', () => {}) // EPIPE when the process is already gone
+    gate?.end()
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve)
       child.once('error', (error) =>
         reject(new DispatchFailedError(`Could not start the command: ${error.message}. Check workdir and try again.`)),
       )
     })
-    return new CommandSession(spec, child)
+    return new CommandSession(spec, child, outputPipe)
   }
 
   /** Whether the shell has exited. */
@@ -252,4 +256,15 @@ export class CommandSession {
     }
     this.hasEndedFlag = true
   }
+}
+
+/**
+ * The identity of the pipe behind the command's stdout (see channelIdentity), which every process
+ * the command starts inherits. The command's first process waits on START_GATE_FD until this was
+ * read (see shellInvocation), so it surely lives: a quick command's shell could otherwise exit
+ * before, and an exited process has no `/proc/<pid>/fd` to read. (The server's own end cannot
+ * stand in: Node connects a child's stdio through socket pairs, whose two ends differ.)
+ */
+function outputPipeOf(child: ChildProcess): string | undefined {
+  return child.pid === undefined ? undefined : channelIdentity(child.pid, 1)
 }

@@ -22,28 +22,36 @@ export const OUTPUT_BYTES_PER_COLLECTION = 4 * 1024 * 1024
 
 type Collect = (options: {type: 'minor'}) => void
 
-let collect: Collect | undefined
+let isEnabled = false
+/** V8's collector, fetched at the first collection due; null when V8 refused it. */
+let collect: Collect | null | undefined
 let sinceCollection = 0
 
 /**
- * Turns the collections on for this process (see the module comment). Idempotent. When V8 refuses
- * the flag, output is read as before.
+ * Turns the collections on for this process (see the module comment). Idempotent and cheap: V8's
+ * flag is set only when the first collection is due, so a server whose commands print little
+ * never changes it.
  */
 export function collectAfterOutput(): void {
-  if (collect) return
-  try {
-    setFlagsFromString('--expose-gc')
-    collect = runInNewContext('gc') as Collect
-  } catch {
-    collect = undefined
-  }
+  isEnabled = true
 }
 
 /** Counts `bytes` of command output read; collects the young generation when enough have passed (and collections are on). */
 export function noteOutputRead(bytes: number): void {
-  if (!collect) return
+  if (!isEnabled) return
   sinceCollection += bytes
   if (sinceCollection < OUTPUT_BYTES_PER_COLLECTION) return
   sinceCollection = 0
-  collect({type: 'minor'})
+  collect ??= youngGenerationCollector()
+  collect?.({type: 'minor'})
+}
+
+/** V8's `gc` function, exposed for this process; null when V8 refuses (output is then read as before). */
+function youngGenerationCollector(): Collect | null {
+  try {
+    setFlagsFromString('--expose-gc')
+    return runInNewContext('gc') as Collect
+  } catch {
+    return null
+  }
 }

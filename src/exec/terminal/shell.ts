@@ -92,6 +92,12 @@ export function snapshotCommandScript(snapshotFile: string, command: string): st
   return `. ${quoteForShell(snapshotFile)} >/dev/null 2>&1\neval ${quoteForShell(command)}`
 }
 
+/**
+ * The descriptor on which the command's first process waits for the server before it starts the
+ * shell (see shellInvocation): the spawn must give it a pipe there, and end it once ready.
+ */
+export const START_GATE_FD = 3
+
 /** How shellInvocation runs a command besides the shell itself. */
 export interface InvocationOptions {
   /**
@@ -109,12 +115,18 @@ export interface InvocationOptions {
  * (snapshotCommandScript); under `wrapper` when given.
  *
  * Node cannot give a child one pipe as both fd 1 and fd 2, so the command goes through
- * `/bin/sh -c 'exec "$0" "$@" 2>&1'`: that sh points fd 2 at fd 1 (the stdout pipe) and then
- * replaces itself with the shell (or the wrapper), so it keeps the spawned pid (the process group
- * leader) and it and every descendant write both streams into the same pipe, in the exact order
- * they wrote them.
+ * `/bin/sh -c 'read -r _ <&3; exec "$0" "$@" 2>&1 3<&-'`: that sh points fd 2 at fd 1 (the stdout
+ * pipe) and then replaces itself with the shell (or the wrapper), so it keeps the spawned pid (the
+ * process group leader) and it and every descendant write both streams into the same pipe, in
+ * the exact order they wrote them.
+ *
+ * Before that, the sh waits until fd 3 (a pipe from the server, closed in the command) gives a
+ * line or ends: the server reads which pipe the command's output goes to from `/proc/<pid>/fd/1`
+ * while the process surely lives (see `START_GATE_FD`), then lets it go. A quick command's shell
+ * could otherwise be gone before it was read, and processes the command left behind
+ * (`env -i setsid …`) could not be found when it is stopped.
  */
 export function shellInvocation(shell: string, command: string, options: InvocationOptions = {}): {file: string; args: string[]} {
   const shellArgs = options.snapshotFile ? ['-c', snapshotCommandScript(options.snapshotFile, command)] : ['-lc', command]
-  return {file: '/bin/sh', args: ['-c', 'exec "$0" "$@" 2>&1', ...(options.wrapper ?? []), shell, ...shellArgs]}
+  return {file: '/bin/sh', args: ['-c', `read -r _ <&${START_GATE_FD}; exec "$0" "$@" 2>&1 ${START_GATE_FD}<&-`, ...(options.wrapper ?? []), shell, ...shellArgs]}
 }

@@ -79,6 +79,15 @@ describe('CommandSessions', () => {
     expect(answer).to.include({exit_code: 0, text: '€\n'})
   })
 
+  it('knows the output pipe of every command, even one whose shell exits at once, so it can stop what the command left behind', async function () {
+    if (process.platform !== 'linux') this.skip()
+    for (let round = 0; round < 20; round++) {
+      const {session, answer} = await run(sessions, 'true')
+      expect(answer).to.include({exit_code: 0})
+      expect(session.outputPipe, `round ${round}`).to.match(/^(?:pipe|socket):\[\d+\]$/)
+    }
+  })
+
   it('replaces invalid UTF-8 with U+FFFD rather than failing', async () => {
     const {answer} = await run(sessions, `printf 'a\\377b'`)
     expect(answer.text).to.equal('a\uFFFDb')

@@ -260,7 +260,7 @@ describe('shell snapshot parts', () => {
   it('runs a command through the snapshot in a non-login shell, under the sandbox wrapper when given', () => {
     expect(shellInvocation('/bin/bash', "echo 'hi'", {snapshotFile: '/tmp/s/snap.sh', wrapper: ['/usr/bin/bwrap', '--']})).to.deep.equal({
       file: '/bin/sh',
-      args: ['-c', 'exec "$0" "$@" 2>&1', '/usr/bin/bwrap', '--', '/bin/bash', '-c', `. '/tmp/s/snap.sh' >/dev/null 2>&1\neval 'echo '\\''hi'\\'''`],
+      args: ['-c', 'read -r _ <&3; exec "$0" "$@" 2>&1 3<&-', '/usr/bin/bwrap', '--', '/bin/bash', '-c', `. '/tmp/s/snap.sh' >/dev/null 2>&1\neval 'echo '\\''hi'\\'''`],
     })
     const {file, args} = shellInvocation('/bin/bash', "echo 'it''s' \"$0\"", {snapshotFile: '/dev/null'})
     expect(execFileSync(file, args, {encoding: 'utf8'})).to.equal('its /bin/bash\n')

@@ -1,6 +1,8 @@
 import {expect} from 'chai'
+import {spawn} from 'node:child_process'
+import type {Writable} from 'node:stream'
 
-import {COMMAND_TAG_VARIABLE, commandEnvironment, resolveShell, shellInvocation} from '../../../../src/exec/terminal/shell.js'
+import {COMMAND_TAG_VARIABLE, START_GATE_FD, commandEnvironment, resolveShell, shellInvocation} from '../../../../src/exec/terminal/shell.js'
 
 describe('shell resolution', () => {
   it('uses $SHELL when it is an executable POSIX-family shell', () => {
@@ -17,8 +19,24 @@ describe('shell resolution', () => {
   it('runs the command as a login shell with stderr joined to stdout', () => {
     expect(shellInvocation('/bin/bash', 'echo hi')).to.deep.equal({
       file: '/bin/sh',
-      args: ['-c', 'exec "$0" "$@" 2>&1', '/bin/bash', '-lc', 'echo hi'],
+      args: ['-c', 'read -r _ <&3; exec "$0" "$@" 2>&1 3<&-', '/bin/bash', '-lc', 'echo hi'],
     })
+  })
+})
+
+describe('the start gate', () => {
+  it('starts the command only once the server ends the gate, and the command does not inherit it', async () => {
+    const {file, args} = shellInvocation('/bin/sh', `echo ran; [ -e /dev/fd/${START_GATE_FD} ] && echo gate-inherited || echo gate-closed`)
+    const child = spawn(file, args, {env: {PATH: process.env.PATH, HOME: '/nonexistent'}, stdio: ['ignore', 'pipe', 'pipe', 'pipe']})
+    let output = ''
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    const closed = new Promise((resolve) => child.on('close', resolve))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(output, 'ran before the gate ended').to.equal('')
+    expect(child.exitCode).to.equal(null)
+    ;(child.stdio[START_GATE_FD] as Writable).end()
+    await closed
+    expect(output).to.equal('ran\ngate-closed\n')
   })
 })
 
