@@ -138,8 +138,10 @@ model = "x"
 
     it('is none for a .git file that points nowhere into a worktrees folder or is not a gitdir pointer', async () => {
       const elsewhere = path.join(root, 'elsewhere', 'git')
+      const linked = path.join(root, 'main', '.git', 'worktrees', 'linked')
       await writeTree(elsewhere, {HEAD: ''})
-      const cases = ['', 'gitdir:', 'not a pointer\n', `x gitdir: ${elsewhere}`, `gitdir: ${elsewhere}\n`, `gitdir: ${elsewhere}\nsecond line`]
+      await writeTree(linked, {HEAD: ''})
+      const cases = ['', 'gitdir:', 'not a pointer\n', `x gitdir: ${linked}`, `gitdir: ${elsewhere}\n`, `gitdir: ${linked}\nsecond line`]
       for (const [index, text] of cases.entries()) {
         const worktree = path.join(root, `w${index}`)
         await writeTree(worktree, {'.git': text})

@@ -79,6 +79,10 @@ describe('toml-edit (editing config.toml as text)', () => {
       expect(setKeys(text, ['t'], [{key: 'b', value: '2'}, {key: 'c', value: '3'}])).to.equal('[t]\na = 1\nb = 2\nc = 3')
     })
 
+    it('adds keys to a table followed by another in a file without a final newline, on lines of their own', () => {
+      expect(setKeys('[t]\na = 1\n[u]\nb = 2', ['t'], [{key: 'c', value: '3'}])).to.equal('[t]\na = 1\nc = 3\n[u]\nb = 2')
+    })
+
     it('leaves the end of a file without a final newline alone when it only replaces values', () => {
       expect(setKeys('[t]\na = 1', ['t'], [{key: 'a', value: '2'}])).to.equal('[t]\na = 2')
     })
@@ -111,6 +115,10 @@ describe('toml-edit (editing config.toml as text)', () => {
       expect(removed('a = 1\n\nb = 2\n[t]\nx = 1\n', ['t'])).to.equal('a = 1\n\nb = 2\n')
       expect(removed('\n[t]\nx = 1\n', ['t'])).to.equal('')
       expect(removed('\r\n[t]\r\nx = 1\r\n', ['t'])).to.equal('')
+    })
+
+    it('keeps the newlines around a removed table that is followed by another in a file without a final newline', () => {
+      expect(removed('a = 1\n[t]\nx = 1\n[u]\ny = 2', ['t'])).to.equal('a = 1\n[u]\ny = 2')
     })
 
     it('removes the newline before a removed table that ended the file without one', () => {
