@@ -447,6 +447,17 @@ describe('unifiedDiff, plain listings of regions too large for a line diff', () 
     expect(bodyOf(diff)).to.deep.equal(['@@ -1,4 +1,3 @@', '-x', '-y', '+y', ` ${clipped}`, ' k'])
   })
 
+  it('keeps a changed line on the new side when the new side only lacks lines at the end', () => {
+    const {diff} = diffOf(`k\n${long}\nx\ny\n`, 'y\n', '')
+    expect(bodyOf(diff)).to.deep.equal(['@@ -1,4 +1,3 @@', ' k', ` ${clipped}`, '-x', '-y', '+x'])
+  })
+
+  it('lists a change seven lines after one that ends a line in a hunk of its own', () => {
+    const before = `x\n${long}\nc2\nc3\nc4\nc5\nc6\nc7\nx\nd1\n`
+    const {diff} = diffOf(before, 'x\n', 'y\n', true)
+    expect(diff.split('\n').filter((line) => line.startsWith('@@'))).to.deep.equal(['@@ -1,4 +1,4 @@', '@@ -6,5 +6,5 @@'])
+  })
+
   it('shows at most three unchanged lines after the change as context', () => {
     const {diff} = diffOf(`c1\nc2\nc3\nc4\nx\n${long}\nx\nc5\nc6\nc7\nc8\n`, 'x\n', 'y\n', true)
     expect(bodyOf(diff)).to.deep.equal([
