@@ -1,4 +1,5 @@
 import type {Logger} from '../log.js'
+import {escapeControls} from '../text-escape.js'
 import {createExecRuntime} from './runtime.js'
 import type {ServeSettings} from './serve-options.js'
 import {collectAfterOutput} from './terminal/output-collection.js'
@@ -27,13 +28,13 @@ export async function serveAgentExec(settings: ServeSettings, log: Logger): Prom
   const runtime = createExecRuntime({workspace, level: settings.level, log, sandbox})
   if (runtime.sandbox.mode !== 'off') log.info(describeSandbox(runtime.sandbox))
   if (settings.http) {
-    log.info(`serving ${workspace.root} at level ${settings.level} over HTTP`)
+    log.info(`serving ${escapeControls(workspace.root)} at level ${settings.level} over HTTP`)
     const {serveExecHttp} = await import('./http/serve-http.js')
     const {address, token, sessionIdleMs} = settings.http
     await serveExecHttp(runtime, {address, token, ...(sessionIdleMs === undefined ? {} : {sessionIdleMs})})
     return
   }
-  log.info(`serving ${workspace.root} at level ${settings.level} over stdio`)
+  log.info(`serving ${escapeControls(workspace.root)} at level ${settings.level} over stdio`)
   const [{serveExecStdio}, {transportFailed}] = await Promise.all([import('./stdio.js'), import('../mcp/stdio-transport.js')])
   const end = await serveExecStdio(runtime)
   if (end.reason === 'transport-failed') throw transportFailed(end.message)

@@ -1,4 +1,5 @@
 import {lstat, readlink, realpath, stat} from 'node:fs/promises'
+import {homedir} from 'node:os'
 import path from 'node:path'
 
 import {BadInputError, NotFoundError, OutsideWorkspaceError, SymlinkLoopError} from '../errors.js'
@@ -123,8 +124,18 @@ export class Workspace {
     let info
     try {
       info = await stat(absolute)
-    } catch {
-      throw new BadInputError(`Workspace "${escapeControls(dir)}" does not exist. Pass --workspace an existing folder.`)
+    } catch (error) {
+      const shown = escapeControls(dir)
+      if (/^~(?:\/|$)/.test(dir)) {
+        throw new BadInputError(
+          `Workspace "${shown}" does not exist: ak does not expand "~" (a shell does, and MCP clients start servers without one). ` +
+            `Pass the absolute path, such as "${escapeControls(path.join(homedir(), dir.slice(1)))}".`,
+        )
+      }
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+        throw new BadInputError(`Workspace "${shown}" is a loop of symbolic links. Pass --workspace an existing folder.`)
+      }
+      throw new BadInputError(`Workspace "${shown}" does not exist. Pass --workspace an existing folder.`)
     }
     if (!info.isDirectory()) {
       throw new BadInputError(`Workspace "${escapeControls(dir)}" is not a folder. Pass --workspace an existing folder.`)

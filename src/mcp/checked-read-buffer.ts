@@ -7,6 +7,8 @@ import {
   parseJSONRPCMessage,
 } from '@modelcontextprotocol/server'
 
+import {escapeControls} from '../text-escape.js'
+
 /** A line that is JSON but not an MCP JSON-RPC message, as the stdio transport reports it. */
 export interface RejectedMessage {
   /** The JSON-RPC error to send back, when the line was a request with an id; else undefined. */
@@ -17,7 +19,8 @@ export interface RejectedMessage {
 
 /**
  * The stdio transport's line reader (the SDK's `ReadBuffer`: newline-delimited JSON, at most
- * `maxBufferSize` bytes buffered, lines that are not JSON skipped), except for a line that is
+ * `maxBufferSize` bytes buffered), except that a line that is not JSON gets a parse error (the SDK
+ * skips it silently, leaving a client waiting; blank lines are still skipped), and a line that is
  * JSON but does not match MCP's JSON-RPC schema (e.g. a `_meta.progressToken` that is an object):
  * the SDK would drop it with its whole schema error on stderr, leaving a request unanswered, so
  * here it goes to `onRejected` with the answer to send (JSON-RPC 2.0 §5.1: every request with an
@@ -48,10 +51,12 @@ export class CheckedReadBuffer extends ReadBuffer {
       if (index === -1) return null
       const line = this.pending.toString('utf8', 0, index).replace(/\r$/, '')
       this.pending = this.pending.subarray(index + 1)
+      if (line.trim() === '') continue
       let value: unknown
       try {
         value = JSON.parse(line)
-      } catch {
+      } catch (error) {
+        this.onRejected(notJson(line, error))
         continue
       }
       try {
@@ -65,6 +70,28 @@ export class CheckedReadBuffer extends ReadBuffer {
 
   override clear(): void {
     this.pending = undefined
+  }
+}
+
+/** JSON-RPC 2.0's code for a message that is not valid JSON (§5.1). */
+const PARSE_ERROR = -32700
+
+/**
+ * What to do with a line that is not JSON: JSON-RPC 2.0 §5.1 answers it with a parse error whose
+ * id is null (its id cannot be read), and the operator gets one line.
+ */
+function notJson(line: string, error: unknown): RejectedMessage {
+  const reason = error instanceof Error ? error.message : String(error)
+  return {
+    logLine: `rejected a line of ${line.length} characters that is not JSON (${escapeControls(reason)})`,
+    answer: {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: PARSE_ERROR,
+        message: `Parse error: the line is not JSON (${reason}). Send one JSON-RPC message per line, as MCP's stdio transport requires.`,
+      },
+    } as unknown as JSONRPCMessage,
   }
 }
 

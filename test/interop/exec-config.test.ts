@@ -2,7 +2,7 @@ import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
-import {mkdtemp, realpath, rm, writeFile} from 'node:fs/promises'
+import {appendFile, mkdtemp, readFile, realpath, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {parse as parseToml} from 'smol-toml'
@@ -26,6 +26,16 @@ describe('ak exec config and ak exec tools against a served AgentExec', () => {
 
   after(async () => {
     await rm(workspace, {recursive: true, force: true})
+  })
+
+  it('starts the Codex block with a blank line, so appending it to a config without a final line break stays valid TOML', async () => {
+    const config = path.join(workspace, 'config.toml')
+    await writeFile(config, 'model = "x"')
+    const block = execFileSync(process.execPath, [RUN_JS, 'exec', 'config', '--client', 'codex', '--workspace', workspace, '-q'], {encoding: 'utf8'})
+    await appendFile(config, block)
+    const parsed = parseToml(await readFile(config, 'utf8')) as {model: string; mcp_servers: Record<string, unknown>}
+    expect(parsed.model).to.equal('x')
+    expect(parsed.mcp_servers).to.have.property('ak-exec')
   })
 
   it('starts a working server from the Codex block under a reduced environment and another directory', async () => {

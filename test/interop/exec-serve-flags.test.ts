@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
-import {mkdtemp, rm} from 'node:fs/promises'
+import {mkdir, mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -40,5 +40,16 @@ describe('ak exec serve and the shared flags', () => {
       expect(run.stdout).to.equal('')
       expect(run.stderr).to.contain('The workspace path is empty')
     }
+  })
+
+  it('escapes a workspace name with a line break in its "serving" line, and explains "~"', async () => {
+    const odd = path.join(workspace, 'two\nlines')
+    await mkdir(odd)
+    const run = spawnSync(process.execPath, [RUN_JS, 'exec', 'serve', '-w', odd], {input: '', encoding: 'utf8'})
+    expect(run.status).to.equal(0)
+    expect(run.stderr.split('\n')[0]).to.equal(`ak exec: serving ${workspace}/two\\nlines at level read over stdio`)
+    const tilde = spawnSync(process.execPath, [RUN_JS, 'exec', 'serve', '-w', '~'], {input: '', encoding: 'utf8'})
+    expect(tilde.status).to.equal(2)
+    expect(tilde.stderr).to.contain('ak does not expand "~"')
   })
 })

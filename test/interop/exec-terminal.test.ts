@@ -184,9 +184,9 @@ for (const line of CLIENT_LINES) {
       const started = await call(client, 'exec_command', {cmd: 'cat', yield_time_ms: 250})
       const refused = await client.call('write_stdin', {session_id: started.session_id, chars: 'a\u0004b'})
       expect(refused.isError).to.equal(true)
-      expect(refused.text).to.contain('input')
-      const ended = await call(client, 'write_stdin', {session_id: started.session_id, chars: '\u0004', yield_time_ms: 5000})
-      expect(ended).to.include({exit_code: 0, text: ''})
+      expect(refused.text).to.contain('text after "\\u0004"').and.contain('nothing was written and the input stays open').and.not.contain('is closed')
+      const ended = await call(client, 'write_stdin', {session_id: started.session_id, chars: 'c\n\u0004', yield_time_ms: 5000})
+      expect(ended).to.include({exit_code: 0, text: 'c\n'})
     })
 
     it('interrupts a long sleep with \\u0003', async () => {
@@ -231,6 +231,8 @@ for (const line of CLIENT_LINES) {
       controller.abort()
       expect(await cancelled).to.equal('rejected')
       expect(await waitUntilGone(pid), `sleep ${pid} still runs after the call was cancelled`).to.equal(true)
+      for (let waits = 0; waits < 100 && !client.stderr().includes('was cancelled'); waits++) await sleep(20)
+      expect(client.stderr()).to.contain('The call was cancelled, so its command was stopped').and.not.contain('keeps running')
     })
 
     it('leaves the command running when a write_stdin poll is cancelled; a later poll reads it', async () => {

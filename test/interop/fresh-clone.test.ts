@@ -65,5 +65,15 @@ describe('a fresh clone', function () {
     expect(version.stderr).to.equal('')
     expect(version.status).to.equal(0)
     expect(version.stdout).to.match(/^@agentorg\/ak\/\S+ \S+ node-v(2[2-9]|[3-9]\d)\./)
+
+    // The README's first command (npm ci already ran) serves a folder on the machine's Node.js.
+    const folder = path.join(scratch, 'served')
+    mkdirSync(folder)
+    const serve = readmeBlock('## Quick start').trim().replace(/^npm ci && /, '').replace('/path/to/folder', folder)
+    const initialize = {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'readme', version: '1'}}}
+    const served = spawnSync('bash', ['-c', serve], {cwd: clone, env: newUserEnv(home, machinePath()), input: `${JSON.stringify(initialize)}\n`, encoding: 'utf8'})
+    expect(served.status, served.stderr).to.equal(0)
+    expect(JSON.parse(served.stdout.split('\n')[0]!)).to.nested.include({'result.serverInfo.name': 'ak-exec'})
+    expect(served.stderr).to.contain(`serving ${folder} at level files over stdio`)
   })
 })

@@ -55,6 +55,17 @@ describe('a stdio server answers every request with an id, even one the MCP sche
         server.send({jsonrpc: '2.0', id: 201, method: 'tools/list', params: {}})
         expect(await server.response(201)).to.have.property('result')
       })
+
+      it('answers a line that is not JSON with a parse error (id null), skips blank lines, and keeps serving', async () => {
+        server.write('not json\n\n   \n')
+        const answer = (await server.response(null)) as {error?: {code: number; message: string}}
+        expect(answer.error?.code, JSON.stringify(answer)).to.equal(-32_700)
+        expect(answer.error?.message).to.contain('not JSON').and.contain('one JSON-RPC message per line')
+        await eventually(() => server.stderr().includes('that is not JSON'))
+        server.send({jsonrpc: '2.0', id: 300, method: 'tools/list', params: {}})
+        expect(await server.response(300)).to.have.property('result')
+        expect(server.stderr().match(/that is not JSON/g)).to.have.length(1)
+      })
     })
   }
 })

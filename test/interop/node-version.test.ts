@@ -107,7 +107,7 @@ describe('start-up on a Node.js older than 22.15', () => {
     expect(relaunched).to.have.length(1)
     const ended = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => launcher.on('exit', (code, signal) => resolve([code, signal])))
     launcher.kill('SIGTERM')
-    expect(await ended).to.deep.equal([0, null])
+    expect(await ended, `stderr:\n${stderr}`).to.deep.equal([0, null])
     expect(() => process.kill(relaunched[0]!, 0)).to.throw()
   })
 })

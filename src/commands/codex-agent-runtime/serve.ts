@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {escapeControls} from '../../text-escape.js'
 
 import {BaseCommand} from '../../base-command.js'
 import {renderAgentList} from '../../codex/list-output.js'
@@ -76,7 +77,7 @@ ${agentRuntimeRelatedCommands('serve')}`
       return
     }
     const count = runtime.discovery.agents.length
-    log.info(`ak ${AK_VERSION} serving ${count} agent${count === 1 ? '' : 's'} over stdio from ${runtime.cwd}`)
+    log.info(`ak ${AK_VERSION} serving ${count} agent${count === 1 ? '' : 's'} over stdio from ${escapeControls(runtime.cwd)}`)
     const end = await serveCodexAgentStdio(runtime)
     if (end.reason === 'transport-failed') throw transportFailed(end.message)
   }

@@ -54,6 +54,7 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
       return
     }
     if (!flags.quiet) this.note(`Paste into ${config.destination}:`)
-    process.stdout.write(config.text)
+    // A blank line first, so `>> config.toml` starts a new table even after a last line without its line break.
+    process.stdout.write(config.format === 'toml' ? `\n${config.text}` : config.text)
   }
 }

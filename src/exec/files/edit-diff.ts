@@ -125,7 +125,10 @@ function format(relative: string, isNewFile: boolean, hunks: StructuredPatchHunk
   const lines = formatPatch(patch).split('\n')
   // Start at the "---" line, as `git diff` does, leaving out jsdiff's "Index:" and "====" lines.
   const start = lines.findIndex((line) => line.startsWith('--- '))
-  return lines.slice(start).join('\n').replace(/\n+$/, '')
+  // The names as every answer shows them (the display form, already one line with its escapes),
+  // not in the octal quoting jsdiff applies to names with special characters.
+  const body = lines.slice(start + 2)
+  return [`--- ${patch.oldFileName}`, `+++ ${patch.newFileName}`, ...body].join('\n').replace(/\n+$/, '')
 }
 
 /**

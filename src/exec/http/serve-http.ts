@@ -63,11 +63,20 @@ export async function serveExecHttp(runtime: ExecRuntime, options: ServeExecHttp
     },
   )
   server.maxConnections = HTTP_MAX_CONNECTIONS
-  const url = await listen(server, options.address)
+  // Handled from before the address is announced: whoever waits for that line may stop the
+  // server at once, and a stop signal must then end it cleanly, not by Node's default action.
+  let onSignal: (signal: StopSignal) => void = () => {}
+  const stopped = new Promise<HttpStopReason>((resolve) => (onSignal = resolve))
+  for (const signal of STOP_SIGNALS) process.once(signal, onSignal)
+  let url: string
+  try {
+    url = await listen(server, options.address)
+  } catch (error) {
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal)
+    throw error
+  }
   ;(options.onListening ?? ((line) => process.stderr.write(`ak exec: listening on ${line}\n`)))(url)
-  const reason = await new Promise<HttpStopReason>((resolve) => {
-    for (const signal of STOP_SIGNALS) process.once(signal, () => resolve(signal))
-  })
+  const reason = await stopped
   await handler.close()
   server.closeAllConnections()
   await new Promise<void>((resolve) => server.close(() => resolve()))

@@ -14,7 +14,9 @@ export const SEARCH_MAX_GLOB_CHARS = 4096
  * paths (`/` separators).
  *
  * A pattern without a slash matches a file's name at any depth (`*.ts`); a pattern with one
- * matches the whole relative path (`src/**`, `test/*.ts`). A pattern starting with `!`
+ * matches the whole relative path (`src/**`, `test/*.ts`), and so does one that starts with `/`
+ * or `./`, which anchors it at the workspace root as in .gitignore and ripgrep (`/Makefile` is
+ * only the root's). A pattern starting with `!`
  * excludes. A file passes when it matches at least one include pattern (or there are none) and
  * no exclude pattern. Dotfiles match like any other name. Syntax: picomatch (`*`, `**`, `?`,
  * `[abc]`, `{a,b}`, `\\` escapes the next character).
@@ -40,11 +42,11 @@ export function compileGlobs(patterns: readonly string[]): GlobSpec | undefined 
   if (patterns.length > SEARCH_MAX_GLOBS) {
     throw new BadInputError(`Too many glob patterns (${patterns.length}); pass at most ${SEARCH_MAX_GLOBS}.`)
   }
-  const includes: string[] = []
-  const excludes: string[] = []
+  const includes: AnchoredGlob[] = []
+  const excludes: AnchoredGlob[] = []
   for (const raw of patterns) {
     const isExclude = raw.startsWith('!')
-    const pattern = (isExclude ? raw.slice(1) : raw).replace(/^\.\//, '')
+    const {pattern, isOnPath} = anchoredGlob(isExclude ? raw.slice(1) : raw)
     if (pattern.trim() === '') {
       throw new BadInputError(`Glob pattern "${raw}" is empty. Use e.g. "*.ts" or "src/**".`)
     }
@@ -55,17 +57,30 @@ export function compileGlobs(patterns: readonly string[]): GlobSpec | undefined 
     }
     const problem = globSyntaxError(pattern)
     if (problem) throw new BadInputError(`Glob pattern ${JSON.stringify(raw)} is malformed: ${problem}.`)
-    ;(isExclude ? excludes : includes).push(withDisplayEscapes(pattern))
+    ;(isExclude ? excludes : includes).push({pattern: withDisplayEscapes(pattern), isOnPath})
   }
   const spec: GlobSpec = {}
-  const onPath = (list: string[]) => regexOf(list.filter((pattern) => pattern.includes('/')))
-  const onName = (list: string[]) => regexOf(list.filter((pattern) => !pattern.includes('/')))
+  const onPath = (list: AnchoredGlob[]) => regexOf(list.filter((glob) => glob.isOnPath).map((glob) => glob.pattern))
+  const onName = (list: AnchoredGlob[]) => regexOf(list.filter((glob) => !glob.isOnPath).map((glob) => glob.pattern))
   const [includePath, includeName, excludePath, excludeName] = [onPath(includes), onName(includes), onPath(excludes), onName(excludes)]
   if (includePath !== undefined) spec.includePath = includePath
   if (includeName !== undefined) spec.includeName = includeName
   if (excludePath !== undefined) spec.excludePath = excludePath
   if (excludeName !== undefined) spec.excludeName = excludeName
   return spec
+}
+
+/** A glob without its leading `/` or `./`, and whether it is matched against the whole relative path (see `createGlobFilter`). */
+interface AnchoredGlob {
+  pattern: string
+  isOnPath: boolean
+}
+
+/** `pattern` (without its `!`) as `createGlobFilter` reads it: anchored by a slash, or matched against names. */
+function anchoredGlob(pattern: string): AnchoredGlob {
+  const anchor = /^\.?\//.exec(pattern)
+  const body = anchor ? pattern.slice(anchor[0].length) : pattern
+  return {pattern: body, isOnPath: anchor !== null || body.includes('/')}
 }
 
 /** One regex source matching any of `patterns` (picomatch syntax, dotfiles included), or undefined for none. */
@@ -144,8 +159,8 @@ export function createFolderFilter(patterns: readonly string[]): ((folder: strin
   const bases: string[] = []
   for (const raw of patterns) {
     if (raw.startsWith('!')) continue
-    const pattern = raw.replace(/^\.\//, '')
-    if (!pattern.includes('/')) return undefined
+    const {pattern, isOnPath} = anchoredGlob(raw)
+    if (!isOnPath) return undefined
     const base = picomatch.scan(pattern).base.replace(/\/+$/, '')
     if (base === '' || base.includes('\\')) return undefined
     bases.push(base)

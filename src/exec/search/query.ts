@@ -11,9 +11,12 @@ export interface QueryInput {
 
 /**
  * Turns a call's query into what the scanner runs. Exact, case-sensitive text stays a literal
- * (searched as bytes); case-insensitive text becomes an escaped regex with the `i` flag. A
- * regex is JavaScript syntax without flags of its own (no `u`, so `\-` and similar escapes
- * work as in most tools); it is checked here so a bad one fails before any file is read.
+ * (searched as bytes); case-insensitive text becomes an escaped regex with the `i` flag. A regex
+ * is JavaScript syntax, run in Unicode mode (the `u` flag) whenever the pattern is valid there:
+ * `.` and classes then match whole code points (an emoji is one character), `\p{Lu}` and the like
+ * work, and case-insensitive matching folds as Unicode does (`k` matches the Kelvin sign), as in
+ * ripgrep. A pattern valid only without it (identity escapes such as `\-` or `\_`, which most
+ * tools accept) runs without it, so such patterns keep working.
  * @throws BadInputError for an empty query, one with a line break (matches never span lines), or an
  *   invalid regex, with the parser's reason.
  */
@@ -22,12 +25,13 @@ export function compileQuery(input: QueryInput): ScanQuery {
   if (input.query.includes('\n')) {
     throw new BadInputError('The query contains a line break, but search matches within single lines. Search for one line of it.')
   }
-  const flags = input.isCaseSensitive ? '' : 'i'
+  const caseFlag = input.isCaseSensitive ? '' : 'i'
   if (!input.isRegex) {
-    return input.isCaseSensitive ? {kind: 'literal', text: input.query} : {kind: 'regex', source: escapeRegex(input.query), flags}
+    return input.isCaseSensitive ? {kind: 'literal', text: input.query} : {kind: 'regex', source: escapeRegex(input.query), flags: `${caseFlag}u`}
   }
+  if (isValidRegex(input.query, `${caseFlag}u`)) return {kind: 'regex', source: input.query, flags: `${caseFlag}u`}
   try {
-    new RegExp(input.query, flags)
+    new RegExp(input.query, caseFlag)
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     throw new BadInputError(
@@ -35,10 +39,19 @@ export function compileQuery(input: QueryInput): ScanQuery {
         `or pass regex: false to search for the text exactly.`,
     )
   }
-  return {kind: 'regex', source: input.query, flags}
+  return {kind: 'regex', source: input.query, flags: caseFlag}
 }
 
-/** Escapes every regex syntax character, so the text matches itself. */
+function isValidRegex(source: string, flags: string): boolean {
+  try {
+    new RegExp(source, flags)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Escapes every regex syntax character, so the text matches itself (valid with and without the `u` flag). */
 export function escapeRegex(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
 }

@@ -31,13 +31,17 @@ export type NameOrBytes = string | Buffer
 export interface WalkedFile {
   /** Absolute real path (text only when it is the exact decoding of its bytes): what to open. */
   path: NameOrBytes
-  /** The workspace-relative path in the display form (see display-name.ts): what ignore rules, globs and answers see. */
+  /** The workspace-relative path in the display form (see display-name.ts): what globs and answers see. */
   shown: string
 }
 
-/** A folder of the walk: its workspace-relative path in the display form, and its absolute path with a final `/`. */
+/**
+ * A folder of the walk: its workspace-relative path in the display form and as git matches it
+ * (`ruled`, see `ruleText`), and its absolute path with a final `/`.
+ */
 interface WalkedFolder {
   shown: string
+  ruled: string
   prefix: NameOrBytes
 }
 
@@ -55,7 +59,8 @@ interface WalkedFolder {
  * descriptor of every file whose lines it returns, see scanner.ts.)
  *
  * Skipped: whatever the `.gitignore` files of the workspace (nested ones included) and
- * `.git/info/exclude` ignore (see `IgnoreRules`), matched against the display form; `.git` and
+ * `.git/info/exclude` ignore (see `IgnoreRules`), matched against the names as git sees them (see
+ * `ruleText`), not their escaped display form; `.git` and
  * `node_modules` folders; and every symlink, to a file or a folder, so the walk never leaves the
  * workspace or loops (git does not follow them either). Only ignore files inside the workspace
  * are read: never global git config, never a parent folder's above the workspace root; a
@@ -81,6 +86,7 @@ export async function* walkFiles(
   const reader = new FolderReader(inlineListingLimitMs)
   const first: WalkedFolder = {
     shown: start.length === 0 ? '' : displayName(start),
+    ruled: ruleText(start),
     prefix: asText(withSlash(start.length === 0 ? workspace.rootBytes : joinBytes(workspace.rootBytes, start))),
   }
   const stack: PendingFolder[] = [{folder: first, rules: above.rules, listing: reader.list(above.lease)}]
@@ -94,16 +100,18 @@ export async function* walkFiles(
       const {entries} = listed
       const hasGitFolder = entries.some((entry) => entry.shown === '.git' && entry.dirent.isDirectory())
       const hasGitignore = entries.some((entry) => entry.shown === '.gitignore' && entry.dirent.isFile())
-      const rules = await withFolderRules(current, folder.shown, outer, hasGitFolder, hasGitignore)
+      const rules = await withFolderRules(current, folder.ruled, outer, hasGitFolder, hasGitignore)
       const files: WalkedFile[] = []
       const folders: Array<WalkedFolder & {name: NameOrBytes}> = []
       for (const entry of entries) {
         const shown = folder.shown === '' ? entry.shown : `${folder.shown}/${entry.shown}`
+        // The same string when the name needs no escape (nearly always), so no second path is built.
+        const ruled = entry.ruled === entry.shown && folder.ruled === folder.shown ? shown : folder.ruled === '' ? entry.ruled : `${folder.ruled}/${entry.ruled}`
         if (entry.dirent.isDirectory()) {
           if (ALWAYS_SKIPPED_FOLDERS.has(entry.shown) || (mayContain && !mayContain(shown))) continue
-          if (!rules.isIgnored(shown, true)) folders.push({shown, prefix: join(folder.prefix, entry.name, '/'), name: entry.name})
+          if (!rules.isIgnored(ruled, true)) folders.push({shown, ruled, prefix: join(folder.prefix, entry.name, '/'), name: entry.name})
         } else if (entry.dirent.isFile()) {
-          if (!rules.isIgnored(shown, false)) files.push({path: join(folder.prefix, entry.name), shown})
+          if (!rules.isIgnored(ruled, false)) files.push({path: join(folder.prefix, entry.name), shown})
         }
         // Symlinks, sockets, FIFOs and devices are skipped.
       }
@@ -141,11 +149,12 @@ interface PendingFolder {
   listing: Promise<Listing | undefined> | undefined
 }
 
-/** One entry of a folder listing: its name (see `NameOrBytes`) and its display form. */
+/** One entry of a folder listing: its name (see `NameOrBytes`), its display form, and its name as ignore rules see it (see `ruleText`). */
 interface ListedEntry {
   dirent: Dirent<string> | Dirent<Buffer>
   name: NameOrBytes
   shown: string
+  ruled: string
 }
 
 /** An open folder and its entries, sorted by name (bytes). */
@@ -200,13 +209,13 @@ class FolderReader {
       if (self !== undefined) {
         const dirents = await this.listText(self)
         if (!dirents.some((dirent) => dirent.name.includes('\uFFFD'))) {
-          const entries = dirents.map((dirent): ListedEntry => ({dirent, name: dirent.name, shown: displayText(dirent.name)}))
+          const entries = dirents.map((dirent): ListedEntry => ({dirent, name: dirent.name, shown: displayText(dirent.name), ruled: dirent.name}))
           return {lease, entries: sortTextEntries(entries)}
         }
       }
       const dirents = await readdir(lease.self, {withFileTypes: true, encoding: 'buffer'})
       const entries = dirents
-        .map((dirent): ListedEntry => ({dirent, name: asText(dirent.name), shown: displayName(dirent.name)}))
+        .map((dirent): ListedEntry => ({dirent, name: asText(dirent.name), shown: displayName(dirent.name), ruled: ruleText(dirent.name)}))
         .sort((a, b) => Buffer.compare(asBytes(a.name), asBytes(b.name)))
       return {lease, entries}
     } catch {
@@ -289,13 +298,13 @@ async function readTextBelow(lease: FolderLease, names: Buffer[]): Promise<strin
 async function rulesAbove(workspace: Workspace, start: Buffer): Promise<{rules: IgnoreRules; lease: FolderLease} | undefined> {
   let lease = openRoot(workspace)
   let rules = IgnoreRules.none()
-  let shown = ''
+  let ruled = ''
   for (const name of splitPath(start)) {
     // Reading .git/info/exclude and .gitignore finds nothing where they are not real files.
-    rules = await withFolderRules(lease, shown, rules, true, true)
-    const shownName = displayName(name)
-    shown = shown === '' ? shownName : `${shown}/${shownName}`
-    if (ALWAYS_SKIPPED_FOLDERS.has(shownName) || rules.isIgnored(shown, true)) rules = IgnoreRules.none()
+    rules = await withFolderRules(lease, ruled, rules, true, true)
+    const ruledName = ruleText(name)
+    ruled = ruled === '' ? ruledName : `${ruled}/${ruledName}`
+    if (ALWAYS_SKIPPED_FOLDERS.has(ruledName) || rules.isIgnored(ruled, true)) rules = IgnoreRules.none()
     const child = openChildFolder(lease, name)
     lease.release()
     if (!child) return undefined
@@ -348,6 +357,16 @@ async function withFolderRules(
 /** `path` with a final `/` (`/` itself stays as it is). */
 function withSlash(path: Buffer): Buffer {
   return path.at(-1) === 0x2f ? path : Buffer.concat([path, SLASH])
+}
+
+/**
+ * A name or path as ignore rules are matched against it: its bytes decoded as UTF-8, so a name
+ * with a tab, a backslash or a line break meets the patterns as git sees it, not in its escaped
+ * display form; a byte that is not UTF-8 becomes U+FFFD, one character, which `?` and `*` match
+ * as git's do the byte.
+ */
+function ruleText(bytes: Buffer): string {
+  return bytes.toString('utf8')
 }
 
 /** `bytes` as text when they are valid UTF-8 (and so decode exactly), else the bytes. */

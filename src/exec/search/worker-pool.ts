@@ -29,6 +29,16 @@ export function searchTimeLimitFromEnv(env: NodeJS.ProcessEnv = process.env): nu
   return Number.isSafeInteger(value) && value > 0 ? value : SEARCH_TIME_LIMIT_MS
 }
 
+/**
+ * A batch that has run this long (ms) counts as stalled (a regex backtracking, a file system that
+ * hangs): the pool may start a worker beyond its size for other work, so one search cannot hold
+ * every other search up until its time limit. Batches normally take a few milliseconds.
+ */
+export const STALLED_BATCH_MS = 1000
+
+/** Workers a pool may start beyond its size while batches are stalled. */
+export const MAX_EXTRA_WORKERS = 4
+
 /** The tasks of one search call, under one time limit. */
 export interface SearchJob {
   /**
@@ -59,6 +69,8 @@ interface JobState {
 interface Task {
   id: number
   job: JobState
+  /** When a worker took it (performance.now()), or undefined while queued. */
+  startedAt?: number
   request: ScanRequest
   resolve(result: ScanResult): void
   reject(error: Error): void
@@ -78,6 +90,11 @@ interface Slot {
  * catastrophic backtracking) and removed; new workers are started when work needs them. An idle
  * worker is `unref`'d, so the pool never keeps a process alive on its own; a busy one is ref'd
  * until it answers.
+ *
+ * Queued batches go first to a job that has none running, so a new search is not queued behind
+ * every batch of an earlier one. A batch running longer than `STALLED_BATCH_MS` does not count
+ * against `size`: up to `MAX_EXTRA_WORKERS` more workers start for other work meanwhile, and stop
+ * again once idle while the pool is over its size.
  */
 export class SearchWorkerPool implements RuntimeService {
   readonly size: number
@@ -93,6 +110,8 @@ export class SearchWorkerPool implements RuntimeService {
   private readonly source = searchWorkerSource()
   private nextTaskId = 1
   private closed = false
+  /** A pump planned for when the oldest running batch stalls, while work waits. */
+  private stallTimer: NodeJS.Timeout | undefined
 
   constructor(options: SearchWorkerPoolOptions = {}) {
     this.size = Math.max(1, options.size ?? defaultSearchPoolSize())
@@ -147,6 +166,7 @@ export class SearchWorkerPool implements RuntimeService {
     this.closed = true
     const closing = new DispatchFailedError('Search stopped: the server is shutting down.')
     for (const job of this.jobs) this.fail(job, closing)
+    clearTimeout(this.stallTimer)
     const slots = this.slots.splice(0)
     await Promise.all(slots.map((slot) => slot.worker.terminate().catch(() => undefined)))
   }
@@ -160,20 +180,50 @@ export class SearchWorkerPool implements RuntimeService {
     })
   }
 
-  /** Hands queued tasks to idle workers, starting workers up to `size`. */
+  /** Hands queued tasks to idle workers, starting workers up to `size` (more while batches are stalled). */
   private pump(): void {
     while (this.queue.length > 0 && !this.closed) {
+      // A job with nothing running goes first; otherwise first come, first served.
+      const fresh = this.queue.findIndex((queued) => queued.job.running.size === 0)
       let slot = this.slots.find((candidate) => !candidate.task)
       if (!slot) {
-        if (this.slots.length >= this.size) return
+        // Beyond its size the pool takes only work of a job with nothing running: a search whose
+        // batches stall gets no extra worker, the searches waiting behind it do.
+        const mayGrow = this.slots.length < this.size || (fresh !== -1 && this.slots.length < this.capacity())
+        if (!mayGrow) {
+          if (fresh !== -1) this.pumpWhenStalled()
+          return
+        }
         slot = this.startWorker()
+      } else if (this.slots.length > this.size && fresh === -1) {
+        return
       }
-      const task = this.queue.shift() as Task
+      const task = this.queue.splice(fresh === -1 ? 0 : fresh, 1)[0] as Task
+      task.startedAt = performance.now()
       slot.task = task
       task.job.running.add(task)
       slot.worker.ref()
       slot.worker.postMessage({id: task.id, request: task.request} satisfies WorkerTask)
     }
+  }
+
+  /** Workers the pool may have now: `size`, plus one per stalled batch up to MAX_EXTRA_WORKERS. */
+  private capacity(): number {
+    const now = performance.now()
+    const stalled = this.slots.filter((slot) => slot.task?.startedAt !== undefined && now - slot.task.startedAt >= STALLED_BATCH_MS).length
+    return this.size + Math.min(stalled, MAX_EXTRA_WORKERS)
+  }
+
+  /** Plans a pump for when the oldest running batch counts as stalled (work is waiting). */
+  private pumpWhenStalled(): void {
+    if (this.stallTimer || this.slots.length >= this.size + MAX_EXTRA_WORKERS) return
+    const oldest = Math.min(...this.slots.map((slot) => slot.task?.startedAt ?? Number.POSITIVE_INFINITY))
+    if (!Number.isFinite(oldest)) return
+    const wait = Math.max(0, oldest + STALLED_BATCH_MS - performance.now()) + 1
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = undefined
+      this.pump()
+    }, wait).unref()
   }
 
   private startWorker(): Slot {
@@ -195,6 +245,11 @@ export class SearchWorkerPool implements RuntimeService {
     slot.task = undefined
     slot.worker.unref()
     task.job.running.delete(task)
+    if (this.slots.length > this.size && !this.queue.some((queued) => queued.job.running.size === 0)) {
+      // A worker started beyond the size while batches were stalled, with no waiting search to take.
+      this.slots.splice(this.slots.indexOf(slot), 1)
+      void slot.worker.terminate().catch(() => undefined)
+    }
     if (reply.ok) task.resolve(reply.result)
     else task.reject(new DispatchFailedError(`A search worker failed: ${reply.error}. Retry the search.`))
     this.settleIfDone(task.job)

@@ -122,6 +122,9 @@ export const execCommandTool = defineTool({
     } catch (error) {
       // Nobody learns the id of a command whose first answer is lost: stop it.
       if (!session.isRetired) await sessions.stop(session)
+      if (signal?.aborted) {
+        throw new BadInputError('The call was cancelled, so its command was stopped: nobody had its session_id. Call exec_command again to run it.')
+      }
       throw error
     }
   },

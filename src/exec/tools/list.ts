@@ -56,7 +56,7 @@ export function formatListing(relative: string, entries: ListEntry[], total: num
   if (total > entries.length) {
     lines.push(
       `[${total - entries.length} more entries not shown: only the first ${entries.length} are listed. ` +
-        `List a subfolder, or use search to find files by content.]`,
+        `List a subfolder, or use search with a glob (and no query) to find files by name.]`,
     )
   }
   if (total === 0) lines.push('(empty folder)')

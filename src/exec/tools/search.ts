@@ -37,8 +37,9 @@ const inputSchema = z.object({
     })
     .optional()
     .describe(
-      'Only search files matching these glob patterns, on workspace-relative paths: "*.ts" matches names at any depth, ' +
-        '"src/**" a folder\'s contents, "!*.min.js" excludes. One pattern or a list. Without query: list the matching files.',
+      'Only search files matching these glob patterns, on workspace-relative paths (also when path names a subfolder): ' +
+        '"*.ts" matches names at any depth, "src/**" a folder\'s contents, "/Makefile" only the root\'s, "!*.min.js" excludes. ' +
+        'One pattern or a list. Without query: list the matching files.',
     ),
   max_results: wholeNumberField('max_results', 'how many matching lines to return at most', 1, SEARCH_MAX_RESULTS)
     .default(SEARCH_DEFAULT_MAX_RESULTS)

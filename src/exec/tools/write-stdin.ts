@@ -77,10 +77,16 @@ export const writeStdinTool = defineTool({
     const steps = stdinSteps(input.chars ?? '')
     const firstEnd = steps.findIndex((step) => step.kind === 'end-of-input')
     const writesText = (from: number) => steps.slice(from).some((step) => step.kind === 'text')
-    if ((session.isStdinClosed && writesText(0)) || (firstEnd !== -1 && writesText(firstEnd + 1))) {
+    if (session.isStdinClosed && writesText(0)) {
       throw new BadInputError(
         `The input of session ${session.id} is closed ("\\u0004" ended it), so text cannot be written after it. ` +
           'Poll without chars, interrupt with "\\u0003", or start a new command.',
+      )
+    }
+    if (firstEnd !== -1 && writesText(firstEnd + 1)) {
+      throw new BadInputError(
+        `chars has text after "\\u0004", which would close the input of session ${session.id} first; nothing was written ` +
+          'and the input stays open. Send the text before "\\u0004", or in a call of its own.',
       )
     }
     const answer = await sessions.wait(

@@ -35,6 +35,16 @@ describe('unifiedDiff (the diff an edit answers with)', () => {
     )
   })
 
+  it('names the file in its display form, as every answer does, not in octal quoting', () => {
+    for (const shown of ['caf\u00e9.txt', 'bad\\xff.txt', 'a\\nb.txt', 'with space.txt', 'back\\\\slash']) {
+      const before = 'x\n'
+      const result = applyTextEdit(before, {oldText: 'x', newText: 'y', replaceAll: false})
+      const lines = unifiedDiff(shown, before, result.text, result.spans, 1_000_000).split('\n')
+      expect(lines.slice(0, 2), shown).to.deep.equal([`--- a/${shown}`, `+++ b/${shown}`])
+    }
+    expect(unifiedDiff('new.txt', undefined, 'x\n', [], 1_000_000).split('\n').slice(0, 2)).to.deep.equal(['--- /dev/null', '+++ b/new.txt'])
+  })
+
   it('shows exactly DIFF_CONTEXT_LINES unchanged lines on each side of a change', () => {
     const {diff} = diffOf(numbered(20), 'line 10\n', 'ten\n')
     const context = (from: number) => Array.from({length: DIFF_CONTEXT_LINES}, (_, i) => ` line ${from + i}`)

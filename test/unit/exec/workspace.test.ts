@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
 import {chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {homedir, tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {BadInputError, NotFoundError, OutsideWorkspaceError, SymlinkLoopError} from '../../../src/errors.js'
@@ -61,6 +61,16 @@ describe('Workspace confinement', () => {
     const file = await thrown(() => Workspace.open(path.join(root, 'src', 'a.txt')))
     expect(file).to.be.instanceOf(BadInputError)
     expect(file.message).to.equal(`Workspace "${root}/src/a.txt" is not a folder. Pass --workspace an existing folder.`)
+  })
+
+  it('says why a workspace cannot be opened: "~" is not expanded, a loop of links is a loop', async () => {
+    const tilde = await thrown(() => Workspace.open('~/ak-no-such-project'))
+    expect(tilde).to.be.instanceOf(BadInputError)
+    expect(tilde.message).to.contain('ak does not expand "~"').and.contain(`"${path.join(homedir(), 'ak-no-such-project')}"`)
+    await symlink('ws-loop-b', path.join(base, 'ws-loop-a'))
+    await symlink('ws-loop-a', path.join(base, 'ws-loop-b'))
+    const loop = await thrown(() => Workspace.open(path.join(base, 'ws-loop-a')))
+    expect(loop.message).to.contain('is a loop of symbolic links').and.not.contain('does not exist')
   })
 
   it('resolves a relative path against the workspace', async () => {

@@ -29,6 +29,21 @@ describe('createGlobFilter', () => {
     expect(createGlobFilter(['./src/*.ts'])('src/a.ts')).to.equal(true)
   })
 
+  it('anchors a pattern that starts with / or ./ at the workspace root, as .gitignore and ripgrep do', () => {
+    for (const anchored of ['/Makefile', './Makefile']) {
+      const isIncluded = createGlobFilter([anchored])
+      expect(isIncluded('Makefile'), anchored).to.equal(true)
+      expect(isIncluded('sub/Makefile'), anchored).to.equal(false)
+    }
+    expect(createGlobFilter(['/logs/*.log'])('logs/a.log')).to.equal(true)
+    expect(createGlobFilter(['/logs/*.log'])('x/logs/a.log')).to.equal(false)
+    expect(createGlobFilter(['*.log', '!/top.log'])('top.log')).to.equal(false)
+    expect(createGlobFilter(['*.log', '!/top.log'])('deep/top.log')).to.equal(true)
+    const mayContain = createFolderFilter(['/logs/**']) as (folder: string) => boolean
+    expect(mayContain('logs')).to.equal(true)
+    expect(mayContain('other')).to.equal(false)
+  })
+
   it('passes a file matching any include and no exclude', () => {
     const isIncluded = createGlobFilter(['*.{ts,js}', '!*.min.js', '!vendor/**'])
     expect(isIncluded('a.ts')).to.equal(true)

@@ -10,11 +10,16 @@ describe('compileQuery', () => {
 
   it('turns case-insensitive text into an escaped regex with the i flag', () => {
     const query = compileQuery({query: 'a.b(', isRegex: false, isCaseSensitive: false})
-    expect(query).to.deep.equal({kind: 'regex', source: 'a\\.b\\(', flags: 'i'})
+    expect(query).to.deep.equal({kind: 'regex', source: 'a\\.b\\(', flags: 'iu'})
+    // The escapes are valid in Unicode mode too: a dash or slash in the text needs none.
+    expect(compileQuery({query: 'a-b/c', isRegex: false, isCaseSensitive: false})).to.deep.equal({kind: 'regex', source: 'a-b\\/c', flags: 'iu'})
   })
 
-  it('passes a valid regex through with the case flag', () => {
-    expect(compileQuery({query: '\\w+', isRegex: true, isCaseSensitive: false})).to.deep.equal({kind: 'regex', source: '\\w+', flags: 'i'})
+  it('passes a valid regex through with the case flag, in Unicode mode when it is valid there', () => {
+    expect(compileQuery({query: '\\w+', isRegex: true, isCaseSensitive: false})).to.deep.equal({kind: 'regex', source: '\\w+', flags: 'iu'})
+    expect(compileQuery({query: '\\p{Lu}', isRegex: true, isCaseSensitive: true})).to.deep.equal({kind: 'regex', source: '\\p{Lu}', flags: 'u'})
+    // Identity escapes that only the older syntax allows keep working, without Unicode mode.
+    expect(compileQuery({query: 'a\\-b\\_c', isRegex: true, isCaseSensitive: true})).to.deep.equal({kind: 'regex', source: 'a\\-b\\_c', flags: ''})
   })
 
   it('refuses an invalid regex with the reason and what to do', () => {

@@ -28,6 +28,7 @@ describe('runSearch', () => {
     for (let index = 0; index < manyFiles; index++) {
       await writeFile(path.join(root, 'many', `f${String(index).padStart(4, '0')}.txt`), `line\nmatch ${index}\n`)
     }
+    await writeFile(path.join(root, 'unicode.txt'), '\u{1F600}\nab\n\u{1F600}\u{1F600}x\nTHE KELVIN: 5 \u212A\nSt\u00E4dte\n')
     await writeFile(path.join(scratch, 'outside.txt'), 'needle\n')
     workspace = await Workspace.open(root)
     pool = new SearchWorkerPool({size: 2})
@@ -126,5 +127,17 @@ describe('runSearch', () => {
     expect(failures[0]).to.be.instanceOf(OutsideWorkspaceError)
     expect(failures[1]).to.be.instanceOf(OutsideWorkspaceError)
     expect(failures[2]).to.be.instanceOf(NotFoundError)
+  })
+
+  it('matches regexes by code points and Unicode properties, and folds case as Unicode does', async () => {
+    const lines = async (query: string, isRegex = true, isCaseSensitive = true) =>
+      (await search({path: 'unicode.txt', query: {query, isRegex, isCaseSensitive}})).matches.map((match) => match.text)
+    expect(await lines('^.$')).to.deep.equal(['\u{1F600}'])
+    expect(await lines('^\u{1F600}{2}x$')).to.deep.equal(['\u{1F600}\u{1F600}x'])
+    expect(await lines('\\p{Lu}\\p{Ll}+\\b')).to.deep.equal(['St\u00E4dte'])
+    expect(await lines('\\p{So}')).to.deep.equal(['\u{1F600}', '\u{1F600}\u{1F600}x'])
+    expect(await lines('5 k', false, false)).to.deep.equal(['THE KELVIN: 5 \u212A'])
+    expect(await lines('^the kelvin: \\d k$', true, false)).to.deep.equal(['THE KELVIN: 5 \u212A'])
+    expect(await lines('a\\-?b')).to.deep.equal(['ab'])
   })
 })

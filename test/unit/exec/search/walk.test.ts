@@ -4,6 +4,7 @@ import {lstat, mkdir, mkdtemp, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
+import {displayName} from '../../../../src/exec/display-name.js'
 import {walkFiles} from '../../../../src/exec/search/walk.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
 
@@ -246,5 +247,23 @@ describe('walkFiles', () => {
     expect(inline.slice(0, 4)).to.deep.equal(['.gitignore', 't0/f0.txt', 't0/f1.txt', 't0/f10.txt'])
     expect(inline).to.include('t3/\\xfe/in.txt')
     expect(await walk(-1)).to.deep.equal(inline)
+  })
+
+  it('matches ignore rules against names as git sees them, not their escaped display form', async function () {
+    if (!hasGit()) this.skip()
+    const names = ['tab\there', 'back\\slash', 'nl\nx', 'q\u0001', 'm\tm', 'keep.txt']
+    await writeFile(path.join(workspace, '.gitignore'), 'tab?here\nback?slash\nbad?.txt\nnl?x\n*x*\n*t*\n!keep.txt\n')
+    for (const name of names) await writeFile(path.join(workspace, name), '')
+    await writeFile(Buffer.concat([Buffer.from(`${workspace}/bad`), Buffer.from([0xff]), Buffer.from('.txt')]), '')
+    const env = {...process.env, HOME: scratch, XDG_CONFIG_HOME: scratch, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null'}
+    execFileSync('git', ['init', '-q', '.'], {cwd: workspace, env})
+    const gitFiles = execFileSync('git', ['ls-files', '--others', '--exclude-standard', '-z'], {cwd: workspace, env})
+      .toString('latin1')
+      .split('\0')
+      .filter(Boolean)
+      .map((name) => displayName(Buffer.from(name, 'latin1')))
+      .sort()
+    expect(gitFiles).to.deep.equal(['keep.txt', 'm\\tm', 'q\\x01'])
+    expect((await walkAll(workspace)).sort()).to.deep.equal(gitFiles)
   })
 })

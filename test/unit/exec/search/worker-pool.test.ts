@@ -85,6 +85,28 @@ describe('SearchWorkerPool', () => {
     }
   })
 
+  it('lets other searches run while every worker is stuck on one search, and stops the extra workers after', async () => {
+    const pool = new SearchWorkerPool({size: 1, timeLimitMs: 20_000})
+    try {
+      const runaway = pool.startJob()
+      const stuck = [1, 2, 3].map(() => runaway.scan(request([runawayFile], {kind: 'regex', source: '(a+)+$', flags: ''})))
+      for (const scan of stuck) scan.catch(() => undefined)
+      const other = pool.startJob()
+      const first = await Promise.race([
+        other.scan(request([textFile], {kind: 'literal', text: 'alpha'})).then((result) => `other found ${result.matches.length}`),
+        Promise.allSettled(stuck).then(() => 'the stuck search ended first'),
+      ])
+      other.finish()
+      expect(first).to.equal('other found 1')
+      // The extra worker stopped instead of taking the stuck search's next batch.
+      expect(pool.workerCount).to.equal(1)
+      expect(pool.workersStarted).to.equal(2)
+      runaway.finish()
+    } finally {
+      await pool.close()
+    }
+  })
+
   it('stops a job whose signal aborts', async () => {
     const pool = new SearchWorkerPool({size: 1})
     try {

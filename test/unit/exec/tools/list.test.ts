@@ -96,3 +96,11 @@ describe('list describing symlinks', () => {
     expect(String(error)).to.contain('Too many symbolic links')
   })
 })
+
+describe('list past its cap', () => {
+  it('says how many entries were left out and how to find one by name', () => {
+    const listing = formatListing('big', [{name: 'a.txt', kind: 'file', sizeBytes: 3}], 1001)
+    expect(listing.split('\n')[0]).to.equal('big/ (1001 entries)')
+    expect(listing).to.contain('[1000 more entries not shown: only the first 1 are listed.').and.contain('use search with a glob (and no query) to find files by name')
+  })
+})
