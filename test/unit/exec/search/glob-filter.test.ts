@@ -154,6 +154,32 @@ describe('globSyntaxError and malformed globs', () => {
   })
 })
 
+describe('globSyntaxError, word for word and at the edges of a class', () => {
+  it('says what is unclosed, where, and how to match the character itself', () => {
+    expect(globSyntaxError('ab[cd')).to.equal('the "[" at character 3 starts a character class that has no closing "]" (write "\\[" to match a "[" itself)')
+    expect(globSyntaxError('x{a,b')).to.equal(
+      'the "{" at character 2 starts a group of alternatives ({a,b}) that has no closing "}" (write "\\{" to match a "{" itself)',
+    )
+    expect(globSyntaxError('x(a|b')).to.equal('the "(" at character 2 starts a group that has no closing ")" (write "\\(" to match a "(" itself)')
+    expect(globSyntaxError('a\\')).to.equal('it ends with a "\\" that escapes nothing (write "\\\\" to match a backslash)')
+  })
+
+  it('closes a group only with its own closing character', () => {
+    expect(globSyntaxError('{a)')).to.match(/^the "\{" at character 1 /)
+    expect(globSyntaxError('(a}')).to.match(/^the "\(" at character 1 /)
+    expect(globSyntaxError('{a,(b)}')).to.equal(undefined)
+  })
+
+  it('reads a "]" right after "[", "[!" or "[^" as a member, an escaped "]" as a member, and "[:…:]" as a named class', () => {
+    for (const pattern of ['[]', '[!]', '[^]', '[\\]', '[a\\]', '[[:alpha:]', '[[:alpha:]x']) {
+      expect(globSyntaxError(pattern), pattern).to.match(/character class that has no closing/)
+    }
+    for (const pattern of ['[]]', '[!]]', '[^]]', '[\\]]', '[a\\]b]', '[[:alpha:]]', '[[:]', '[a[:b]']) {
+      expect(globSyntaxError(pattern), pattern).to.equal(undefined)
+    }
+  })
+})
+
 describe('createFolderFilter', () => {
   it('walks only the folders that lead to or lie below the fixed folders of path patterns', () => {
     const mayContain = createFolderFilter(['src/lib/**/*.ts', './docs/', '!src/lib/vendor/**']) as (folder: string) => boolean
