@@ -502,6 +502,7 @@ describe('Workspace, word for word and at its edges', () => {
     expect(workspace.isInside(`${root}/src/a.txt`)).to.equal(true)
     expect(workspace.isInside(`${root}x`)).to.equal(false)
     expect(workspace.isInside(path.dirname(root))).to.equal(false)
+    expect(workspace.isInside(`${root.slice(0, -1)}~/inner`)).to.equal(false)
     const bytes = Buffer.from(`zz${root}/src`)
     expect(workspace.isInside(bytes.subarray(2))).to.equal(true)
     expect(workspace.isInside(bytes.subarray(1))).to.equal(false)
