@@ -13,6 +13,10 @@ const coreModules = [
   'src/codex/slug.ts',
   'src/codex/toml-edit.ts',
   'src/codex/project-trust.ts',
+  'src/exec/display-name.ts',
+  'src/text-escape.ts',
+  'src/exec/files/fs-errors.ts',
+  'src/exec/code-points.ts',
 ]
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

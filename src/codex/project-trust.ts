@@ -65,7 +65,7 @@ export async function projectRootOf(cwd: string, markers: string[]): Promise<str
   if (markers.length === 0) return cwd
   for (let dir = cwd; ; dir = path.dirname(dir)) {
     for (const marker of markers) {
-      if (await stat(path.join(dir, marker)).then(() => true, () => false)) return dir
+      if (await stat(path.join(dir, marker)).catch(() => undefined)) return dir
     }
     if (path.dirname(dir) === dir) return cwd
   }

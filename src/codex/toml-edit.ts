@@ -23,7 +23,6 @@ export function tablesOf(document: AST.TOMLProgram, keyPath: string[]): AST.TOML
     (node): node is AST.TOMLTable =>
       node.type === 'TOMLTable' &&
       node.kind === 'standard' &&
-      node.resolvedKey.length >= keyPath.length &&
       keyPath.every((part, index) => node.resolvedKey[index] === part),
   )
 }
@@ -90,10 +89,11 @@ export function removeTables(text: string, tables: AST.TOMLTable[]): string {
     let start = from
     const before = result.slice(0, start)
     const after = result.slice(end)
-    const blankBefore = /(^|\n)\r?\n$/.test(before) && before !== ''
+    const blankBefore = /(^|\n)\r?\n$/.test(before)
     if (blankBefore && (after === '' || /^\r?\n/.test(after))) start = lineStart(result, start - 1)
     let head = result.slice(0, start)
-    if (after === '' && !result.slice(from, end).endsWith('\n')) head = head.replace(/\r?\n$/, '')
+    // Only the text's last line can lack a newline.
+    if (!result.slice(from, end).endsWith('\n')) head = head.replace(/\r?\n$/, '')
     result = head + after
   }
   return result
@@ -106,8 +106,8 @@ export function tableText(text: string, table: AST.TOMLTable): string {
 
 /** The document's line terminator: CRLF when its first line ends with one, else LF. */
 export function lineEnding(text: string): string {
-  const first = text.indexOf('\n')
-  return first > 0 && text[first - 1] === '\r' ? '\r\n' : '\n'
+  // Without a newline, or with one first, the index before it holds no character.
+  return text[text.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n'
 }
 
 function keyName(part: AST.TOMLBare | AST.TOMLQuoted): string {
@@ -116,7 +116,8 @@ function keyName(part: AST.TOMLBare | AST.TOMLQuoted): string {
 
 /** Offset of the start of the line holding `offset`. */
 function lineStart(text: string, offset: number): number {
-  return text.lastIndexOf('\n', offset - 1) + 1
+  // lastIndexOf would still look at index 0 for offset 0.
+  return offset === 0 ? 0 : text.lastIndexOf('\n', offset - 1) + 1
 }
 
 /** Offset just after the end of the line holding `offset` (after its newline, or the end of the text). */

@@ -20,9 +20,10 @@ export function codePointCount(text: string, start = 0, end = text.length): numb
 export function offsetAfterCodePoints(text: string, count: number): number {
   let index = 0
   for (let seen = 0; seen < count && index < text.length; seen++) {
+    // A step of 2 only onto a low surrogate that is there, so `index` never passes the end.
     index += isLowSurrogate(text.charCodeAt(index + 1)) ? 2 : 1
   }
-  return Math.min(index, text.length)
+  return index
 }
 
 /** The UTF-16 offset where the last `count` code points of `text` start (0 when it has fewer). */
@@ -31,5 +32,5 @@ export function offsetBeforeLastCodePoints(text: string, count: number): number 
   for (let seen = 0; seen < count && index > 0; seen++) {
     index -= index >= 2 && isLowSurrogate(text.charCodeAt(index - 1)) ? 2 : 1
   }
-  return Math.max(index, 0)
+  return index
 }

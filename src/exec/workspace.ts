@@ -61,7 +61,7 @@ export function joinBytes(folder: Uint8Array, name: Uint8Array): Buffer {
 /** The names of a path given as bytes, in order; a trailing `/` becomes a final `.` (it names a folder). */
 function namesOf(bytes: Buffer): Buffer[] {
   const names = splitPath(bytes)
-  if (bytes.length > 0 && bytes.at(-1) === SLASH) names.push(DOT)
+  if (bytes.at(-1) === SLASH) names.push(DOT)
   return names
 }
 

@@ -55,8 +55,8 @@ class LineCursor {
 
   /** Offset just after line `index` (after its `\n`), or the text's length. */
   endOf(index: number): number {
-    const start = this.startOf(index)
-    if (index > this.line) return start
+    // Past the last line, startOf stops on the last line, which has no `\n`.
+    this.startOf(index)
     return this.end === -1 ? this.text.length : this.end + 1
   }
 
@@ -84,7 +84,8 @@ interface SpanCluster {
 
 /**
  * Spans whose old lines lie within `2 × DIFF_CONTEXT_LINES` of each other, grouped, lazily. A
- * cluster stops growing once its old text passes `maxChars` characters, and is then the last.
+ * cluster stops growing once its old and new text together pass `maxChars` characters (the
+ * budget's worth of `-` and `+` lines), and is then the last.
  * `following` is a replacement after `spans` that is not shown: the last cluster stops before it.
  */
 function* clusterSpans(
@@ -98,7 +99,8 @@ function* clusterSpans(
     const firstLine = lines.lineAt(span.oldStart)
     const lastLine = lines.lineAt(Math.max(span.oldStart, span.oldEnd - 1))
     if (current && firstLine - current.lastLine - 1 <= 2 * DIFF_CONTEXT_LINES) {
-      if (span.oldStart - (current.spans[0] as ChangedSpan).oldStart > maxChars) {
+      const first = current.spans[0] as ChangedSpan
+      if (span.oldStart - first.oldStart + (span.newStart - first.newStart) > maxChars) {
         yield {...current, next: span}
         return
       }
@@ -165,7 +167,7 @@ function newFileHunks(after: string, maxChars: number): {hunks: StructuredPatchH
     if (size > maxChars) break
     const clipped = `+${clipLine(line, 0)}`
     shown.push(clipped)
-    size += clipped.length + 1
+    size += codePointCount(clipped) + 1
   }
   const isCut = shown.length < lines.length
   if (!isCut && !hasFinalBreak) shown.push('\\ No newline at end of file')
@@ -251,8 +253,10 @@ function plainHunk(
   isPartial = false,
 ): StructuredPatchHunk {
   const side = (text: string, sign: string) => {
+    // An emptied file has no line left; a partial slice is the start of a line that goes on.
+    if (!isPartial && text.length === 0) return []
     const lines = (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n').map((line) => sign + line)
-    if (!isPartial && text.length > 0 && !text.endsWith('\n')) lines.push('\\ No newline at end of file')
+    if (!isPartial && !text.endsWith('\n')) lines.push('\\ No newline at end of file')
     return lines
   }
   const oldLines = side(oldSlice, '-')
@@ -262,7 +266,8 @@ function plainHunk(
   let size = 0
   // Lines the two sides share at the start (and, unless the slices end inside a line, at the
   // end) are context, not changes.
-  const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.slice(1) === b.slice(1)
+  // The loops' bounds keep both indexes inside both sides.
+  const same = (a: string | undefined, b: string | undefined) => (a as string).slice(1) === (b as string).slice(1)
   let head = 0
   while (head < oldLines.length - 1 && head < newLines.length - 1 && same(oldLines[head], newLines[head])) head++
   let tail = 0
@@ -290,7 +295,7 @@ function plainHunk(
   for (const line of clipped) {
     if (size > maxChars) break
     lines.push(line)
-    size += line.length + 1
+    size += codePointCount(line) + 1
   }
   return {oldStart: oldStart + 1, oldLines: count(oldLines), newStart: newStart + 1, newLines: count(newLines), lines}
 }
@@ -322,8 +327,7 @@ function editHunks(before: string, after: string, spans: ChangedSpan[], maxChars
   const hunks: StructuredPatchHunk[] = []
   let size = 0
   let isCut = following !== undefined
-  // An all-changed stretch shows each of its lines twice (- and +): half the budget fills it.
-  for (const cluster of clusterSpans(shifted, oldLines, maxChars / 2, following)) {
+  for (const cluster of clusterSpans(shifted, oldLines, maxChars, following)) {
     if (size > maxChars) {
       isCut = true
       break
@@ -378,7 +382,7 @@ function editHunks(before: string, after: string, spans: ChangedSpan[], maxChars
     }
     for (const hunk of local) {
       hunks.push(hunk)
-      size += hunk.lines.reduce((total, line) => total + line.length + 1, 0)
+      size += hunk.lines.reduce((total, line) => total + codePointCount(line) + 1, 0)
     }
     if (next) break
   }

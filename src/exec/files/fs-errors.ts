@@ -12,14 +12,9 @@ import {escapeControls} from '../../text-escape.js'
 /** What the failed call was doing, for the sentence's ending. */
 export type FsAction = 'look' | 'write'
 
-function codeOf(error: unknown): string | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code
-  return typeof code === 'string' ? code : undefined
-}
-
 /** Whether `error` is a system error carrying an errno code. */
-export function isSystemError(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && codeOf(error) !== undefined
+export function isSystemError(error: unknown): error is NodeJS.ErrnoException & {code: string} {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string'
 }
 
 /**
@@ -28,12 +23,11 @@ export function isSystemError(error: unknown): error is NodeJS.ErrnoException {
  * returned as it is (a bug, reported as such by the caller).
  * @param action 'write' adds that the file was not changed.
  */
-export function explainFsError(error: unknown, requested: string, action: FsAction = 'look'): Error {
+export function explainFsError(error: unknown, requested: string, action?: FsAction): Error {
   if (error instanceof AkError || !isSystemError(error)) return error as Error
   const shown = `"${escapeControls(requested)}"`
   const unchanged = action === 'write' ? ' Nothing was changed.' : ''
-  const code = codeOf(error) as string
-  switch (code) {
+  switch (error.code) {
     case 'ENOENT':
     case 'ENOTDIR':
       return new NotFoundError(

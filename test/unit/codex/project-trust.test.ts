@@ -4,7 +4,13 @@ import path from 'node:path'
 import {promisify} from 'node:util'
 
 import {discoverAgents} from '../../../src/codex/discovery.js'
-import {projectTrustOf} from '../../../src/codex/project-trust.js'
+import {
+  DEFAULT_PROJECT_ROOT_MARKERS,
+  projectRootMarkersOf,
+  projectRootOf,
+  projectTrustOf,
+  repositoryRootForTrust,
+} from '../../../src/codex/project-trust.js'
 import {tempDir, trustConfig, writeTree} from '../../helpers/codex-fixtures.js'
 import {parseToml} from '../../../src/codex/toml-file.js'
 
@@ -77,5 +83,70 @@ describe('project trust as Codex decides it', () => {
     const reason = found.project.status === 'skipped' ? found.project.reason : ''
     expect(reason).not.to.contain('marked untrusted')
     expect(reason).to.contain(`[projects."${repo}"] has no trust_level`)
+  })
+
+  it('decides outside any repository by the project root, and names it as the key to trust', async () => {
+    const app = path.join(root, 'plain', 'app')
+    await writeTree(app, {'x.txt': ''})
+    const other = path.join(root, 'elsewhere')
+    const trust = await projectTrustOf(config(trustConfig({[other]: 'trusted'})), app)
+    expect(trust).to.deep.equal({projectDir: app, projectRoot: app, repoRoot: undefined, level: 'not-recorded', trustKey: app, withoutTrustLevel: []})
+  })
+
+  it('names an entry without trust_level once, though the folder is also the project and repository root', async () => {
+    const repo = path.join(root, 'repo')
+    await writeTree(repo, {'.git/HEAD': ''})
+    const trust = await projectTrustOf(config(`[projects.${JSON.stringify(repo)}]
+model = "x"
+`), repo)
+    expect(trust).to.deep.equal({projectDir: repo, projectRoot: repo, repoRoot: repo, level: 'not-recorded', trustKey: repo, withoutTrustLevel: [repo]})
+  })
+
+  it('takes project_root_markers when it is a list of names, else the default', () => {
+    expect(projectRootMarkersOf({project_root_markers: ['.hg', 'package.json']})).to.deep.equal(['.hg', 'package.json'])
+    expect(projectRootMarkersOf({project_root_markers: []})).to.deep.equal([])
+    for (const markers of [undefined, '.hg', ['.hg', 1]]) {
+      expect(projectRootMarkersOf({project_root_markers: markers}), JSON.stringify(markers)).to.equal(DEFAULT_PROJECT_ROOT_MARKERS)
+    }
+  })
+
+  it('finds the project root at the nearest folder above holding a marker, file or folder, else the run folder', async () => {
+    const top = path.join(root, 'top')
+    const deep = path.join(top, 'a', 'b')
+    await writeTree(top, {'package.json': '{}', 'a/b/x.txt': '', 'a/.hg/keep': ''})
+    expect(await projectRootOf(deep, ['package.json'])).to.equal(top)
+    expect(await projectRootOf(deep, ['.hg', 'package.json'])).to.equal(path.join(top, 'a'))
+    expect(await projectRootOf(deep, ['no-such-marker'])).to.equal(deep)
+    expect(await projectRootOf(deep, [])).to.equal(deep)
+  })
+
+  describe('the repository root used for trust', () => {
+    it('is the nearest folder above holding a .git folder, and none outside a repository', async () => {
+      const repo = path.join(root, 'repo')
+      await writeTree(repo, {'.git/HEAD': '', 'src/deep/x.txt': ''})
+      expect(await repositoryRootForTrust(path.join(repo, 'src', 'deep'))).to.equal(repo)
+      expect(await repositoryRootForTrust(path.join(root, 'home'))).to.equal(undefined)
+    })
+
+    it("is a linked worktree's main repository, found through its .git file from a folder inside it", async () => {
+      const main = path.join(root, 'main')
+      const worktree = path.join(root, 'linked')
+      await writeTree(main, {'.git/worktrees/linked/HEAD': ''})
+      await writeTree(worktree, {'.git': `gitdir: ${path.join(main, '.git', 'worktrees', 'linked')}\n`, 'src/x.txt': ''})
+      expect(await repositoryRootForTrust(path.join(worktree, 'src'))).to.equal(main)
+    })
+
+    it('is none for a .git file that points nowhere into a worktrees folder or is not a gitdir pointer', async () => {
+      const elsewhere = path.join(root, 'elsewhere', 'git')
+      const linked = path.join(root, 'main', '.git', 'worktrees', 'linked')
+      await writeTree(elsewhere, {HEAD: ''})
+      await writeTree(linked, {HEAD: ''})
+      const cases = ['', 'gitdir:', 'not a pointer\n', `x gitdir: ${linked}`, `gitdir: ${elsewhere}\n`, `gitdir: ${linked}\nsecond line`]
+      for (const [index, text] of cases.entries()) {
+        const worktree = path.join(root, `w${index}`)
+        await writeTree(worktree, {'.git': text})
+        expect(await repositoryRootForTrust(worktree), JSON.stringify(text)).to.equal(undefined)
+      }
+    })
   })
 })

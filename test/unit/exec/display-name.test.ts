@@ -74,4 +74,84 @@ describe('the display form of file names', () => {
   it('escapes controls in text a client sent, but leaves its backslashes as typed', () => {
     expect(escapeControls('bad-\\xff\nnext')).to.equal('bad-\\xff\\nnext')
   })
+
+  it('writes DEL as a byte, the first C1 control as a character, and a tag character as its UTF-8 bytes', () => {
+    expect(escapeControls('\u007f\u0080\ufeff\u{e0041}')).to.equal('\\x7f\\u0080\\ufeff\\xf3\\xa0\\x81\\x81')
+    expect(escapeControls('plain é')).to.equal('plain é')
+  })
+
+  it('shows a name of printable ASCII as it is, and escapes the bytes just outside that range', () => {
+    expect(displayName(Buffer.from(' plain ~name'))).to.equal(' plain ~name')
+    expect(displayName(Buffer.from([0x61, 0x1f]))).to.equal('a\\x1f')
+    expect(displayName(Buffer.from([0x61, 0x7f]))).to.equal('a\\x7f')
+    expect(displayName(Buffer.from('a\\b'))).to.equal('a\\\\b')
+    expect(displayName(Buffer.from('é\\'))).to.equal('é\\\\')
+    expect(displayName(Buffer.from([0xff, 0x5c, 0xc3, 0xa9, 0x5c]))).to.equal('\\xff\\\\é\\\\')
+    for (const code of [0x1f, 0x20, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f]) {
+      const text = `n${String.fromCharCode(code)}x`
+      expect(displayText(text), JSON.stringify(text)).to.equal(displayName(Buffer.from(text)))
+    }
+  })
+
+  it('shows only the bytes of a view into a larger buffer', () => {
+    const whole = Buffer.from([0x0a, 0x61, 0x62, 0xc3, 0xa9, 0xff, 0x0a])
+    expect(displayName(whole.subarray(1, 3))).to.equal('ab')
+    expect(displayName(whole.subarray(1, 5))).to.equal('abé')
+    expect(displayName(whole.subarray(1, 6))).to.equal('abé\\xff')
+  })
+
+  it('tells well-formed UTF-8 sequences from others at every boundary of RFC 3629, as a strict decoder does', () => {
+    const decoder = new TextDecoder('utf-8', {fatal: true})
+    /** The display form built from a strict decoder: the longest well-formed sequence at each byte, else \xHH. */
+    const expected = (bytes: number[]) => {
+      let shown = ''
+      for (let index = 0; index < bytes.length; ) {
+        let length = 0
+        for (let size = 4; size >= 1 && length === 0; size--) {
+          try {
+            const text = decoder.decode(Uint8Array.from(bytes.slice(index, index + size)))
+            if ([...text].length === 1 && index + size <= bytes.length) length = size
+          } catch {
+            // not a whole character
+          }
+        }
+        shown += length === 0 ? `\\x${(bytes[index] as number).toString(16).padStart(2, '0')}` : escapeControls(decoder.decode(Uint8Array.from(bytes.slice(index, index + length))))
+        index += Math.max(length, 1)
+      }
+      return shown
+    }
+    const firsts = [0x7f, 0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff]
+    const continuations = [0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0]
+    for (const first of firsts) {
+      for (const second of continuations) {
+        for (const third of [0x80, 0xbf, 0xc0]) {
+          for (const fourth of [0x80, 0xbf, 0x7f]) {
+            // The leading 0xff keeps the name from being valid UTF-8 as a whole; the last lengths cut it short.
+            for (const bytes of [[0xff, first, second, third, fourth], [0xff, first, second, third], [0xff, first, second]]) {
+              expect(displayName(Buffer.from(bytes)), Buffer.from(bytes).toString('hex')).to.equal(expected(bytes))
+            }
+          }
+        }
+      }
+    }
+  })
+
+  it('reads each escape, in either case of hex digit, between plain text', () => {
+    expect(parseDisplayPath('a\\\\b\\nc\\rd\\te').equals(Buffer.from('a\\b\nc\rd\te'))).to.equal(true)
+    expect(parseDisplayPath('x\\xFFy\\xa0z').equals(Buffer.from([0x78, 0xff, 0x79, 0xa0, 0x7a]))).to.equal(true)
+    expect(parseDisplayPath('\\u00E9\\u00e9!').equals(Buffer.from('éé!'))).to.equal(true)
+    expect(parseDisplayPath('\\ud7ff\\ue000').equals(Buffer.from('\ud7ff\ue000'))).to.equal(true)
+  })
+
+  it('refuses the escape of any surrogate, naming it, and says how to write a path', () => {
+    for (const escape of ['\\ud800', '\\udbff', '\\udc00', '\\udfff']) expect(() => parseDisplayPath(`a${escape}`), escape).to.throw(BadInputError)
+    expect(() => parseDisplayPath('dir/\\uD800x')).to.throw(
+      BadInputError,
+      'The path "dir/\\uD800x" has "\\uD800", a surrogate, which is not a character. In paths a backslash starts an escape, as tools show names: ' +
+        '\\xHH for one byte, \\uHHHH for a character, \\n, \\r, \\t, and \\\\ for a backslash itself. Separate folders with "/".',
+    )
+    expect(() => parseDisplayPath('a\\x4')).to.throw(BadInputError, 'The path "a\\x4" has "\\x4", which needs 2 hex digits.')
+    expect(() => parseDisplayPath('a\\x4g')).to.throw(BadInputError, 'The path "a\\x4g" has "\\x4g", which needs 2 hex digits.')
+    expect(() => parseDisplayPath('\\q\n')).to.throw(BadInputError, 'The path "\\q\\n" has "\\q", which is not an escape.')
+  })
 })

@@ -299,11 +299,15 @@ describe('unifiedDiff, exact shapes of its plain listings and cuts', () => {
 
 describe('unifiedDiff within a character budget', () => {
   // Changes every 15 lines: a hunk each, far more than small budgets hold.
+  // Built inside each test, not when the file loads, so that what they run counts for the tests.
   const before = Array.from({length: 400}, (_, i) => (i % 15 === 7 ? `hit ${i}` : `line ${i}`)).join('\n') + '\n'
-  const result = applyTextEdit(before, {oldText: 'hit', newText: 'HIT', replaceAll: true})
-  const full = unifiedDiff('f.txt', before, result.text, result.spans, 1_000_000)
+  const edited = () => {
+    const result = applyTextEdit(before, {oldText: 'hit', newText: 'HIT', replaceAll: true})
+    return {result, full: unifiedDiff('f.txt', before, result.text, result.spans, 1_000_000)}
+  }
 
   it('fills the budget with the hunks of the whole diff, in order, and says where it cut', () => {
+    const {result, full} = edited()
     for (const maxChars of [200, 333, 500, 777, 1000, 1500]) {
       const lines = unifiedDiff('f.txt', before, result.text, result.spans, maxChars).split('\n')
       const note = lines.pop() as string
@@ -317,9 +321,236 @@ describe('unifiedDiff within a character budget', () => {
     }
   })
 
+  it('fills the budget as well when the replacements remove text or add more than they remove', () => {
+    const lines = `${'x'.repeat(100)}\n`.repeat(200)
+    for (const newText of ['', 'y'.repeat(100), 'y'.repeat(300)]) {
+      const edited = applyTextEdit(lines, {oldText: 'x'.repeat(100), newText, replaceAll: true})
+      const shown = unifiedDiff('f.txt', lines, edited.text, edited.spans, 2000).split('\n')
+      expect(shown.pop(), String(newText.length)).to.match(/^\[Diff cut after \d+ characters/)
+      const kept = shown.join('\n').length
+      // Each change shows a removed and an added line; the next one may not fit whole.
+      expect(kept, String(newText.length)).to.be.at.most(2000)
+      expect(kept, String(newText.length)).to.be.above(2000 - 2 * (Math.max(100, newText.length) + 2))
+    }
+  })
+
   it('shows everything without a note when the diff fits', () => {
+    const {result, full} = edited()
     expect(unifiedDiff('f.txt', before, result.text, result.spans, full.length)).to.equal(full)
     expect(full).not.to.contain('[Diff cut')
     expect(full.match(/^@@/gm)).to.have.length(27)
+  })
+})
+
+describe('unifiedDiff, where lines and hunks begin and end', () => {
+  it('counts lines right in a file that starts with an empty line', () => {
+    for (const before of ['\nx\ny\n', '\n\nx\ny\nz\n']) {
+      const {after, diff} = diffOf(before, 'y', 'Y')
+      expect(diff, JSON.stringify(before)).to.equal(wholeFileDiff(before, after))
+    }
+  })
+
+  it('merges a change spanning several lines with one that starts six lines after its end', () => {
+    const block = 'a\nb\nc\nd\ne\n'
+    const before = `${block}${numbered(6, 'gap')}${block}${numbered(5, 'tail')}`
+    const {after, diff} = diffOf(before, block, 'X\n', true)
+    expect(diff.match(/^@@/gm)).to.have.length(1)
+    expect(diff).to.equal(wholeFileDiff(before, after))
+  })
+
+  it('shows a change far into a file in whole when the budget holds it', () => {
+    const before = `${'z\n'.repeat(5000)}hit\nhit\nend\n`
+    const {after, diff} = diffOf(before, 'hit', 'HIT', true, 1000)
+    expect(diff).to.equal(wholeFileDiff(before, after))
+  })
+
+  it('removes the last line of a file with the lines before it as context', () => {
+    expect(diffOf('a\nb\nc\n', 'c\n', '').diff).to.equal(['--- a/f.txt', '+++ b/f.txt', '@@ -1,3 +1,2 @@', ' a', ' b', '-c'].join('\n'))
+  })
+
+  it('shows headers alone when there is no replacement', () => {
+    expect(unifiedDiff('f.txt', 'a\n', 'a\n', [], 1000)).to.equal('--- a/f.txt\n+++ b/f.txt')
+  })
+
+  it('keeps the BOM of the new text when only the new text starts with one', () => {
+    const {after, diff} = diffOf('a\nb\n', 'a', '\uFEFFa')
+    expect(after).to.equal('\uFEFFa\nb\n')
+    expect(diff).to.equal(['--- a/f.txt', '+++ b/f.txt', '@@ -1,2 +1,2 @@', '-a', '+\uFEFFa', ' b'].join('\n'))
+  })
+
+  it('fills the budget of a new file of astral characters counted as code points, with the note', () => {
+    const text = `${'😀'.repeat(10)}\n`.repeat(200)
+    const diff = unifiedDiff('n.txt', undefined, text, [], 1000)
+    const lines = diff.split('\n')
+    expect(lines.at(-1)).to.match(/^\[Diff cut after \d+ characters: the rest is not shown\. Read the file to see the result\.\]$/)
+    const kept = [...lines.slice(0, -1).join('\n')].length
+    expect(kept).to.be.at.most(1000)
+    expect(kept).to.be.above(1000 - 12)
+    expect(diff).not.to.contain('No newline')
+  })
+})
+
+describe('unifiedDiff, long lines beside a change', () => {
+  const long = 'x'.repeat(1000)
+
+  it('clips a long unchanged line shown as context, from its start', () => {
+    const {diff} = diffOf(`${long}\nold\n`, 'old', 'new')
+    expect(diff.split('\n').slice(2)).to.deep.equal(['@@ -1,2 +1,2 @@', ` ${'x'.repeat(400)}…[600 characters clipped]`, '-old', '+new'])
+  })
+
+  it('clips a long added line that pairs with no removed line, from its start', () => {
+    const {diff} = diffOf('a\nold\nb\n', 'old', `new\n${long}`)
+    expect(diff.split('\n').slice(2)).to.deep.equal([
+      '@@ -1,3 +1,4 @@',
+      ' a',
+      '-old',
+      '+new',
+      `+${'x'.repeat(400)}…[600 characters clipped]`,
+      ' b',
+    ])
+  })
+
+  it('clips a changed long line after context around its change, on both sides', () => {
+    const before = `ctx\n${'a'.repeat(600_000)}OLD${'b'.repeat(400_000)}\n`
+    const lines = diffOf(before, 'OLD', 'NEW').diff.split('\n')
+    const window = (word: string) => `-[599900 characters clipped]…${'a'.repeat(100)}${word}${'b'.repeat(297)}…[399703 characters clipped]`
+    expect(lines.slice(2)).to.deep.equal(['@@ -1,2 +1,2 @@', ' ctx', window('OLD'), `+${window('NEW').slice(1)}`])
+  })
+})
+
+describe('clipLine', () => {
+  it('shows the last DIFF_MAX_LINE_CHARS characters of a line changed near its end, with no note after', () => {
+    const line = `${'a'.repeat(990)}0123456789`
+    expect(clipLine(line, 995)).to.equal(`[600 characters clipped]…${line.slice(600)}`)
+  })
+
+  it('shows a quarter of the window before the change and the rest after it', () => {
+    const line = `${'a'.repeat(500)}X${'b'.repeat(999)}`
+    expect(clipLine(line, 500)).to.equal(`[400 characters clipped]…${'a'.repeat(100)}X${'b'.repeat(299)}…[700 characters clipped]`)
+  })
+})
+
+describe('unifiedDiff, plain listings of regions too large for a line diff', () => {
+  /** A line long enough that a region holding it is listed plainly instead of diffed by jsdiff. */
+  const long = 'a'.repeat(DIFF_MAX_LIBRARY_CHARS / 2)
+  const clipped = `${'a'.repeat(DIFF_MAX_LINE_CHARS)}…[${long.length - DIFF_MAX_LINE_CHARS} characters clipped]`
+  /** The same line paired with itself: clipped around its end, where the two first differ. */
+  const clippedEnd = `[${long.length - DIFF_MAX_LINE_CHARS} characters clipped]…${'a'.repeat(DIFF_MAX_LINE_CHARS)}`
+  const bodyOf = (diff: string) => diff.split('\n').slice(2)
+
+  it('shows an emptied file as every old line removed and no line added', () => {
+    const longer = 'a'.repeat(DIFF_MAX_LIBRARY_CHARS + 1)
+    const shown = `${'a'.repeat(DIFF_MAX_LINE_CHARS)}…[${longer.length - DIFF_MAX_LINE_CHARS} characters clipped]`
+    for (const [before, end] of [[`${longer}\n`, []], [longer, ['\\ No newline at end of file']]] as const) {
+      const {diff} = diffOf(before, before, '')
+      expect(bodyOf(diff), `${before.length}`).to.deep.equal(['@@ -1,1 +0,0 @@', `-${shown}`, ...end])
+    }
+  })
+
+  it('keeps a changed line on the old side when the new side only adds lines after it', () => {
+    const {diff} = diffOf(`k\n${long}\nx\n`, 'x\n', 'x\ny\n')
+    expect(bodyOf(diff)).to.deep.equal(['@@ -1,3 +1,4 @@', ' k', ` ${clipped}`, '-x', '+x', '+y'])
+  })
+
+  it('keeps a changed line on the new side when the old side only has lines more at the start', () => {
+    const {diff} = diffOf(`x\ny\n${long}\nk\n`, 'x\ny\n', 'y\n')
+    expect(bodyOf(diff)).to.deep.equal(['@@ -1,4 +1,3 @@', '-x', '-y', '+y', ` ${clipped}`, ' k'])
+  })
+
+  it('keeps a changed line on the new side when the new side only lacks lines at the end', () => {
+    const {diff} = diffOf(`k\n${long}\nx\ny\n`, 'y\n', '')
+    expect(bodyOf(diff)).to.deep.equal(['@@ -1,4 +1,3 @@', ' k', ` ${clipped}`, '-x', '-y', '+x'])
+  })
+
+  it('lists a change seven lines after one that ends a line in a hunk of its own', () => {
+    const before = `x\n${long}\nc2\nc3\nc4\nc5\nc6\nc7\nx\nd1\n`
+    const {diff} = diffOf(before, 'x\n', 'y\n', true)
+    expect(diff.split('\n').filter((line) => line.startsWith('@@'))).to.deep.equal(['@@ -1,4 +1,4 @@', '@@ -6,5 +6,5 @@'])
+  })
+
+  it('shows at most three unchanged lines after the change as context', () => {
+    const {diff} = diffOf(`c1\nc2\nc3\nc4\nx\n${long}\nx\nc5\nc6\nc7\nc8\n`, 'x\n', 'y\n', true)
+    expect(bodyOf(diff)).to.deep.equal([
+      '@@ -2,9 +2,9 @@',
+      ' c2',
+      ' c3',
+      ' c4',
+      '-x',
+      `-${clippedEnd}`,
+      '-x',
+      '+y',
+      `+${clippedEnd}`,
+      '+y',
+      ' c5',
+      ' c6',
+      ' c7',
+    ])
+  })
+
+  it('fills the budget of a plain listing of astral characters, counted as code points, and says where it cut', () => {
+    const rows = (character: string) => `${character.repeat(20)}\n`.repeat(30)
+    const before = `${rows('😀')}${long}\n`
+    const {diff} = diffOf(before, rows('😀'), rows('😁'), false, 1000)
+    const lines = diff.split('\n')
+    expect(lines.slice(0, 4)).to.deep.equal(['--- a/f.txt', '+++ b/f.txt', '@@ -1,31 +1,31 @@', `-${'😀'.repeat(20)}`])
+    expect(lines.at(-1)).to.match(/^\[Diff cut after \d+ characters: the rest is not shown\. Read the file to see the result\.\]$/)
+    const kept = [...lines.slice(0, -1).join('\n')].length
+    expect(kept).to.be.at.most(1000)
+    expect(kept).to.be.above(1000 - 22)
+  })
+})
+
+describe('unifiedDiff, where a cut budget or a partial record stops it', () => {
+  /** The diff of a replace_all of `hit` lines (100 characters each) in `layout` ('h': a hit line, '.': another). */
+  const cutDiff = (layout: string, maxChars: number) => {
+    const before = [...layout].map((kind, index) => (kind === 'h' ? 'x'.repeat(100) : `line ${index}`)).join('\n') + '\n'
+    const edited = applyTextEdit(before, {oldText: 'x'.repeat(100), newText: 'y'.repeat(100), replaceAll: true})
+    const lines = unifiedDiff('f.txt', before, edited.text, edited.spans, maxChars).split('\n')
+    const note = lines.pop() as string
+    return {lines, note, kept: lines.join('\n').length}
+  }
+  const count = (lines: string[], sign: string) => lines.filter((line) => line.startsWith(sign) && !line.startsWith(sign.repeat(3))).length
+
+  it('shows whole changes only, a removed line with its added one, when the budget runs out inside a run of changes', () => {
+    for (const layout of ['h'.repeat(200), `h${'.'.repeat(20)}${'h'.repeat(200)}`]) {
+      const {lines, note, kept} = cutDiff(layout, 2000)
+      expect(note, layout.slice(0, 30)).to.match(/^\[Diff cut after \d+ characters: the rest is not shown/)
+      expect(count(lines, '-'), layout.slice(0, 30)).to.equal(count(lines, '+'))
+      expect(kept, layout.slice(0, 30)).to.be.at.most(2000)
+      expect(kept, layout.slice(0, 30)).to.be.above(2000 - 2 * 102 - 40)
+    }
+  })
+
+  it('shows nothing after a run of changes the budget cut, even a small change further on', () => {
+    const {lines} = cutDiff(`${'h'.repeat(200)}${'.'.repeat(20)}h`, 2000)
+    expect(lines.filter((line) => line.startsWith('@@'))).to.deep.equal(['@@ -1,9 +1,9 @@'])
+    expect(lines.at(-1)).to.equal(`+${'y'.repeat(100)}`)
+    // The same when the run is cut by what earlier changes left of the budget.
+    const after = cutDiff(`h${'.'.repeat(20)}hhhh${'.'.repeat(20)}h`, 1000).lines
+    expect(after.filter((line) => line.startsWith('@@'))).to.deep.equal(['@@ -1,4 +1,4 @@', '@@ -19,6 +19,6 @@'])
+    expect(after.at(-1)).to.equal(`+${'y'.repeat(100)}`)
+  })
+
+  it('stops before the first replacement it may not show, on the line before it', () => {
+    const spans = [
+      {oldStart: 0, oldEnd: 1, newStart: 0, newEnd: 1},
+      {oldStart: 3, oldEnd: 4, newStart: 3, newEnd: 4},
+    ]
+    expect(unifiedDiff('f.txt', 'ab\ncd\nef\n', 'Ab\nCd\nef\n', spans, 1000, {isComplete: false})).to.equal(
+      ['--- a/f.txt', '+++ b/f.txt', '@@ -1,1 +1,1 @@', '-ab', '+Ab', '[Diff cut after 47 characters: the rest is not shown. Read the file to see the result.]'].join('\n'),
+    )
+  })
+
+  it('counts the lines of a file with a BOM right when lines follow the change', () => {
+    const before = '\uFEFFa\nb\nc\nd\ne\nf\ng\nh\n'
+    const {after, diff} = diffOf(before, 'b', 'BB')
+    expect(diff).to.equal(wholeFileDiff(before.slice(1), after.slice(1)))
+  })
+})
+
+describe('capText at its edges', () => {
+  it('cuts a text without a line break inside the budget at the budget itself', () => {
+    expect(capText('x'.repeat(20), 10)).to.equal(`${'x'.repeat(10)}\n[Diff cut after 10 characters: the rest is not shown. Read the file to see the result.]`)
+    expect(capText(`\n${'x'.repeat(20)}`, 10)).to.equal(`\n${'x'.repeat(9)}\n[Diff cut after 10 characters: the rest is not shown. Read the file to see the result.]`)
   })
 })

@@ -5,7 +5,7 @@ import {homedir, tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {BadInputError, NotFoundError, OutsideWorkspaceError, SymlinkLoopError} from '../../../src/errors.js'
-import {MAX_SYMLINK_HOPS, type ResolvedPath, Workspace} from '../../../src/exec/workspace.js'
+import {MAX_NAME_BYTES, MAX_PATH_ARGUMENT_CHARS, MAX_SYMLINK_HOPS, type ResolvedPath, Workspace} from '../../../src/exec/workspace.js'
 
 /** A resolved path with its bytes as text, for comparing. */
 function plain(resolved: ResolvedPath) {
@@ -55,8 +55,12 @@ describe('Workspace confinement', () => {
 
   it('opens a workspace at its real path and refuses a missing folder or a file', async () => {
     expect(workspace.root).to.equal(root)
-    expect(await thrown(() => Workspace.open(path.join(base, 'nope')))).to.be.instanceOf(BadInputError)
-    expect(await thrown(() => Workspace.open(path.join(root, 'src', 'a.txt')))).to.be.instanceOf(BadInputError)
+    const missing = await thrown(() => Workspace.open(path.join(base, 'nope\n')))
+    expect(missing).to.be.instanceOf(BadInputError)
+    expect(missing.message).to.equal(`Workspace "${base}/nope\\n" does not exist. Pass --workspace an existing folder.`)
+    const file = await thrown(() => Workspace.open(path.join(root, 'src', 'a.txt')))
+    expect(file).to.be.instanceOf(BadInputError)
+    expect(file.message).to.equal(`Workspace "${root}/src/a.txt" is not a folder. Pass --workspace an existing folder.`)
   })
 
   it('says why a workspace cannot be opened: "~" is not expanded, a loop of links is a loop', async () => {
@@ -169,12 +173,25 @@ describe('Workspace confinement', () => {
   it('says when a path that must exist does not', async () => {
     const error = await thrown(() => workspace.resolve('src/missing.txt', {mustExist: true}))
     expect(error).to.be.instanceOf(NotFoundError)
-    expect(error.message).to.contain('src/missing.txt')
+    expect(error.message).to.equal('Nothing exists at "src/missing.txt" in the workspace. Check the path with the list tool.')
+    // A path is shown up to its 200th character.
+    const long = `src/${'m/'.repeat(98)}x`
+    expect(long).to.have.length(201)
+    const shortened = await thrown(() => workspace.resolve(long, {mustExist: true}))
+    expect(shortened.message).to.equal(`Nothing exists at "${long.slice(0, 200)}…" in the workspace. Check the path with the list tool.`)
+    const whole = await thrown(() => workspace.resolve(long.slice(0, 200), {mustExist: true}))
+    expect(whole.message).to.equal(`Nothing exists at "${long.slice(0, 200)}" in the workspace. Check the path with the list tool.`)
   })
 
   it('refuses an empty path and a path with a NUL byte', async () => {
-    expect(await thrown(() => workspace.resolve(''))).to.be.instanceOf(BadInputError)
-    expect(await thrown(() => workspace.resolve('src/a\0.txt'))).to.be.instanceOf(BadInputError)
+    const empty = await thrown(() => workspace.resolve(''))
+    expect(empty).to.be.instanceOf(BadInputError)
+    expect(empty.message).to.equal('The path is empty. Pass a path inside the workspace ("." for its root).')
+    for (const requested of ['src/a\0.txt', 'src/a\\x00.txt']) {
+      const error = await thrown(() => workspace.resolve(requested))
+      expect(error, requested).to.be.instanceOf(BadInputError)
+      expect(error.message).to.equal(`The path "${requested.replace('\0', '\\x00')}" contains a NUL byte, which no file name can hold. Pass a plain path.`)
+    }
   })
 
   it('reports a symlink loop as bad input, not an internal error', async () => {
@@ -309,6 +326,8 @@ describe('Workspace confinement', () => {
         const aliased = await Workspace.open(alias)
         expect(aliased.root).to.equal(root)
         expect((await aliased.resolve(path.join(alias, 'src', 'a.txt'), {mustExist: true})).relative).to.equal('src/a.txt')
+        expect((await aliased.resolve(alias)).relative).to.equal('.')
+        expect(await thrown(() => aliased.resolve(`${alias}x/src`))).to.be.instanceOf(OutsideWorkspaceError)
         expect(await thrown(() => aliased.resolve(path.join(alias, '..', 'outside')))).to.be.instanceOf(OutsideWorkspaceError)
       } finally {
         await rm(alias)
@@ -366,6 +385,11 @@ describe('Workspace confinement at the limits of the system', () => {
     const error = await thrown(() => workspace.resolve('long0'))
     expect(error).to.be.instanceOf(SymlinkLoopError)
     expect(error.message).to.equal('Too many symbolic links while resolving "long0". Check for a link loop.')
+    // Judging a link's target counts the link itself as the first hop.
+    const link = (name: string) => Buffer.from(path.join(root, name))
+    expect((await workspace.resolveLinkTarget(link('ok0'), Buffer.from('ok1'))).relative).to.equal(`ok${MAX_SYMLINK_HOPS}`)
+    expect(await thrown(() => workspace.resolveLinkTarget(link('long0'), Buffer.from('long1')))).to.be.instanceOf(SymlinkLoopError)
+    expect((await workspace.resolveLinkTarget(link('ok0'), Buffer.from(path.join(root, 'ok1')))).relative).to.equal(`ok${MAX_SYMLINK_HOPS}`)
   })
 
   it('reports a path longer than the system allows as too long, not as missing', async () => {
@@ -393,5 +417,125 @@ describe('Workspace confinement at the limits of the system', () => {
     } finally {
       await chmod(path.join(root, 'closed'), 0o755)
     }
+  })
+})
+
+describe('Workspace, word for word and at its edges', () => {
+  let root: string
+  let workspace: Workspace
+
+  before(async () => {
+    root = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-ws-words-')))
+    await mkdir(path.join(root, 'src'))
+    await writeFile(path.join(root, 'src', 'a.txt'), 'a\n')
+    workspace = await Workspace.open(root)
+  })
+
+  after(async () => {
+    await rm(root, {recursive: true, force: true})
+  })
+
+  /** The message of what resolving `requested` threw, checking its class. */
+  async function refusal(requested: string, type: typeof BadInputError = BadInputError): Promise<string> {
+    const error = await thrown(() => workspace.resolve(requested))
+    expect(error, requested).to.be.instanceOf(type)
+    return error.message
+  }
+
+  it('says what was wrong with a path and what to do', async () => {
+    expect(await refusal('src/a.txt/x')).to.equal(
+      'A part of "src/a.txt/x" is a file, not a folder (a path ending in "/" names a folder). Check the path with the list tool.',
+    )
+    expect(await refusal('src/nope/../a.txt')).to.equal(
+      '"src/nope/../a.txt" goes up ("..") out of a folder that does not exist, which the system refuses too. Remove the "..", or create the folder first.',
+    )
+    expect(await refusal('~/notes')).to.equal(
+      'The path "~/notes" starts with "~". ak does not expand "~": paths are relative to the workspace, or absolute inside it. ' +
+        'For a file really named "~/notes", write "./~/notes".',
+    )
+    expect(await refusal('src/\ud800.txt')).to.equal(
+      'The path "src/\ud800.txt" holds a lone UTF-16 surrogate, which is not a character. Pass the path as it is shown.',
+    )
+    expect(await refusal(`src/${'n'.repeat(MAX_NAME_BYTES + 1)}`)).to.equal(
+      `A name in "src/${'n'.repeat(MAX_NAME_BYTES + 1)}" is 256 bytes long; file systems allow at most 255 bytes per name. Use a shorter name.`,
+    )
+    expect(await refusal('/elsewhere/x', OutsideWorkspaceError)).to.equal(
+      'Path "/elsewhere/x" is outside the workspace. Use a path inside the workspace (relative paths are resolved against it).',
+    )
+    const empty = await thrown(() => Workspace.open(' '))
+    expect(empty.message).to.equal('The workspace path is empty. Pass --workspace an existing folder (for example --workspace .).')
+  })
+
+  it('accepts a name of MAX_NAME_BYTES bytes and a path argument of MAX_PATH_ARGUMENT_CHARS characters, and refuses one more', async () => {
+    const longestName = 'n'.repeat(MAX_NAME_BYTES)
+    expect((await workspace.resolve(`src/${longestName}`)).missing.map(String)).to.deep.equal([longestName])
+    const longest = `${'./'.repeat((MAX_PATH_ARGUMENT_CHARS - 'src//a.txt'.length) / 2)}src//a.txt`
+    expect(longest).to.have.length(MAX_PATH_ARGUMENT_CHARS)
+    expect((await workspace.resolve(longest, {mustExist: true})).relative).to.equal('src/a.txt')
+    const tooLong = `x${longest}`
+    expect(tooLong).to.have.length(MAX_PATH_ARGUMENT_CHARS + 1)
+    expect(await refusal(tooLong)).to.equal(
+      `The path "${tooLong.slice(0, 200)}…" has ${MAX_PATH_ARGUMENT_CHARS + 1} characters; a path may have at most ${MAX_PATH_ARGUMENT_CHARS} ` +
+        '(the system allows 4096 bytes). Pass a shorter path.',
+    )
+  })
+
+  it('keeps the missing tail of a path without its "." names', async () => {
+    const resolved = await workspace.resolve('src/./new/./deeper/file.txt')
+    expect({real: resolved.real.toString(), missing: resolved.missing.map(String), exists: resolved.exists}).to.deep.equal({
+      real: path.join(root, 'src', 'new', 'deeper', 'file.txt'),
+      missing: ['new', 'deeper', 'file.txt'],
+      exists: false,
+    })
+    expect(resolved.namesFolder).to.equal(undefined)
+    for (const requested of ['src/', 'src/.', 'src/..', '.', 'new/']) expect((await workspace.resolve(requested)).namesFolder, requested).to.equal(true)
+  })
+
+  it('comes back in from above the root through its names, after going up past the top', async () => {
+    expect((await workspace.resolve(`/../..${root}/src/a.txt`, {mustExist: true})).relative).to.equal('src/a.txt')
+    expect((await workspace.resolve(`../${path.basename(root)}/src`)).relative).to.equal('src')
+    expect(await refusal(`../${path.basename(root)}x/src`, OutsideWorkspaceError)).to.contain('is outside the workspace')
+  })
+
+  it('tells paths inside the root from others, given as text or as a view into bytes', () => {
+    expect(workspace.isInside(root)).to.equal(true)
+    expect(workspace.isInside(`${root}/src/a.txt`)).to.equal(true)
+    expect(workspace.isInside(`${root}x`)).to.equal(false)
+    expect(workspace.isInside(path.dirname(root))).to.equal(false)
+    expect(workspace.isInside(`${root.slice(0, -1)}~/inner`)).to.equal(false)
+    const bytes = Buffer.from(`zz${root}/src`)
+    expect(workspace.isInside(bytes.subarray(2))).to.equal(true)
+    expect(workspace.isInside(bytes.subarray(1))).to.equal(false)
+  })
+
+  it('follows a symlink whose target is an absolute path inside, name by name in order', async () => {
+    await symlink(path.join(root, 'src', 'a.txt'), path.join(root, 'abs-a'))
+    expect((await workspace.resolve('abs-a', {mustExist: true})).relative).to.equal('src/a.txt')
+    const top = await Workspace.open('/')
+    expect((await top.resolve(`${root}/abs-a`, {mustExist: true})).relative).to.equal(`${root.slice(1)}/src/a.txt`)
+  })
+
+  it('takes a name under a folder that became a file as missing, as the system reports it (ENOTDIR)', async () => {
+    const gone = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-ws-gone-')))
+    const replaced = await Workspace.open(gone)
+    await rm(gone, {recursive: true})
+    await writeFile(gone, 'now a file\n')
+    try {
+      const resolved = await replaced.resolve('x/y')
+      expect({exists: resolved.exists, missing: resolved.missing.map(String)}).to.deep.equal({exists: false, missing: ['x', 'y']})
+    } finally {
+      await rm(gone)
+    }
+  })
+
+  it('serves the whole file system from a workspace at /', async () => {
+    const top = await Workspace.open('/')
+    expect((await top.resolve('tmp/..')).real.toString()).to.equal('/')
+    expect(top.isInside('/etc')).to.equal(true)
+    expect(top.relativeOf(Buffer.from('/'))).to.equal('.')
+    expect(top.relativeOf(Buffer.from('/etc/hosts'))).to.equal('etc/hosts')
+    expect((await top.resolve(`${root}/src/a.txt`, {mustExist: true})).relative).to.equal(`${root.slice(1)}/src/a.txt`)
+    expect((await top.resolve('/..')).relative).to.equal('.')
+    expect((await top.resolve(`${root.slice(1)}/src/../..`)).real.toString()).to.equal(path.dirname(root))
   })
 })

@@ -4,6 +4,7 @@ import {BadInputError} from '../../../../src/errors.js'
 import {
   SEARCH_MAX_GLOBS,
   SEARCH_MAX_GLOB_CHARS,
+  compileGlobs,
   createFolderFilter,
   createGlobFilter,
   globSyntaxError,
@@ -151,6 +152,58 @@ describe('globSyntaxError and malformed globs', () => {
       expect(globSyntaxError(pattern), pattern).to.equal(undefined)
     }
     expect(createGlobFilter(['\\[x'])('[x')).to.equal(true)
+  })
+})
+
+describe('globSyntaxError, word for word and at the edges of a class', () => {
+  it('says what is unclosed, where, and how to match the character itself', () => {
+    expect(globSyntaxError('ab[cd')).to.equal('the "[" at character 3 starts a character class that has no closing "]" (write "\\[" to match a "[" itself)')
+    expect(globSyntaxError('x{a,b')).to.equal(
+      'the "{" at character 2 starts a group of alternatives ({a,b}) that has no closing "}" (write "\\{" to match a "{" itself)',
+    )
+    expect(globSyntaxError('x(a|b')).to.equal('the "(" at character 2 starts a group that has no closing ")" (write "\\(" to match a "(" itself)')
+    expect(globSyntaxError('a\\')).to.equal('it ends with a "\\" that escapes nothing (write "\\\\" to match a backslash)')
+  })
+
+  it('closes a group only with its own closing character', () => {
+    expect(globSyntaxError('{a)')).to.match(/^the "\{" at character 1 /)
+    expect(globSyntaxError('(a}')).to.match(/^the "\(" at character 1 /)
+    expect(globSyntaxError('{a,(b)}')).to.equal(undefined)
+  })
+
+  it('reads a "]" right after "[", "[!" or "[^" as a member, an escaped "]" as a member, and "[:…:]" as a named class', () => {
+    for (const pattern of ['[]', '[!]', '[^]', '[\\]', '[a\\]', '[[:alpha:]', '[[:alpha:]x']) {
+      expect(globSyntaxError(pattern), pattern).to.match(/character class that has no closing/)
+    }
+    for (const pattern of ['[]]', '[!]]', '[^]]', '[\\]]', '[a\\]b]', '[[:alpha:]]', '[[:]', '[a[:b]']) {
+      expect(globSyntaxError(pattern), pattern).to.equal(undefined)
+    }
+  })
+})
+
+describe('compileGlobs (the globs as the search workers match them)', () => {
+  it('gives one regex per kind of pattern there is, none for no pattern', () => {
+    expect(compileGlobs([])).to.equal(undefined)
+    expect(Object.keys(compileGlobs(['*.ts']) ?? {})).to.deep.equal(['includeName'])
+    expect(Object.keys(compileGlobs(['!src/**']) ?? {})).to.deep.equal(['excludePath'])
+    const spec = compileGlobs(['*.ts', 'src/**', '!vendor/**', '!*.min.js']) ?? {}
+    expect(Object.keys(spec).sort()).to.deep.equal(['excludeName', 'excludePath', 'includeName', 'includePath'])
+    const test = (source: string | undefined, text: string) => new RegExp(source as string).test(text)
+    expect([test(spec.includeName, 'a.ts'), test(spec.includeName, 'src'), test(spec.includePath, 'src/x/y.md'), test(spec.includePath, 'a.ts')]).to.deep.equal([
+      true,
+      false,
+      true,
+      false,
+    ])
+    expect([test(spec.excludePath, 'vendor/a.ts'), test(spec.excludeName, 'x.min.js'), test(spec.excludeName, 'x.js')]).to.deep.equal([true, true, false])
+  })
+
+  it('matches the escapes of the display form as a shown path writes them', () => {
+    const nameRegex = (pattern: string) => new RegExp(compileGlobs([pattern])?.includeName as string)
+    expect(nameRegex('new\\nline').test('new\\nline')).to.equal(true)
+    expect(nameRegex('new\\nline').test('newnline')).to.equal(false)
+    expect(nameRegex('a\\x41').test('a\\x41')).to.equal(true)
+    expect(nameRegex('caf\\u00e9').test('caf\\u00e9')).to.equal(true)
   })
 })
 
