@@ -92,9 +92,11 @@ function regexOf(patterns: string[]): string | undefined {
 /** A display-form escape in a glob (see `compileGlobs`). */
 const DISPLAY_ESCAPE = /\\(?:\\|[nrt]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4})/g
 
-/** `pattern` with each display-form escape made literal for picomatch (its backslash escaped). */
+/** `pattern` with each display-form escape made literal for picomatch. */
 function withDisplayEscapes(pattern: string): string {
-  return pattern.replace(DISPLAY_ESCAPE, (escape) => `\\${escape}`)
+  // Each backslash of the escape becomes a class holding a backslash: picomatch merges two
+  // escaped backslashes in a row into one, so a shown backslash (two of them) could not match.
+  return pattern.replace(DISPLAY_ESCAPE, (escape) => escape.replaceAll('\\', '[\\\\]'))
 }
 
 /**

@@ -30,6 +30,13 @@ describe('createGlobFilter', () => {
     expect(createGlobFilter(['./src/*.ts'])('src/a.ts')).to.equal(true)
   })
 
+  it('matches a shown backslash (written \\\\ in a path) by the same two characters in a glob', () => {
+    expect(createGlobFilter(['back\\\\slash'])('back\\\\slash')).to.equal(true)
+    expect(createGlobFilter(['src/back\\\\*'])('src/back\\\\slash.ts')).to.equal(true)
+    expect(createGlobFilter(['*\\\\*'])('tab\\there'), 'a shown tab is not a shown backslash').to.equal(false)
+    expect(createGlobFilter(['tab\\t*'])('tab\\there')).to.equal(true)
+  })
+
   it('anchors a pattern that starts with / or ./ at the workspace root, as .gitignore and ripgrep do', () => {
     for (const anchored of ['/Makefile', './Makefile']) {
       const isIncluded = createGlobFilter([anchored])
