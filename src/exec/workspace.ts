@@ -239,7 +239,10 @@ export class Workspace {
     let isFolder = true
     let hops = hopsBefore
     for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
-      if (!isFolder) throw new BadInputError(`A part of "${shown}" is a file, not a folder (a path ending in "/" names a folder). Check the path with the list tool.`)
+      if (!isFolder) {
+        const note = requested.endsWith('/') ? ' (a path ending in "/" names a folder)' : ''
+        throw new BadInputError(`A part of "${shown}" is a file, not a folder${note}. Check the path with the list tool.`)
+      }
       if (name.equals(DOT)) continue
       if (real === undefined) {
         // Above the root: only the root's own names lead back in.

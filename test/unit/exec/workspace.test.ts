@@ -443,8 +443,9 @@ describe('Workspace, word for word and at its edges', () => {
   }
 
   it('says what was wrong with a path and what to do', async () => {
-    expect(await refusal('src/a.txt/x')).to.equal(
-      'A part of "src/a.txt/x" is a file, not a folder (a path ending in "/" names a folder). Check the path with the list tool.',
+    expect(await refusal('src/a.txt/x')).to.equal('A part of "src/a.txt/x" is a file, not a folder. Check the path with the list tool.')
+    expect(await refusal('src/a.txt/')).to.equal(
+      'A part of "src/a.txt/" is a file, not a folder (a path ending in "/" names a folder). Check the path with the list tool.',
     )
     expect(await refusal('src/nope/../a.txt')).to.equal(
       '"src/nope/../a.txt" goes up ("..") out of a folder that does not exist, which the system refuses too. Remove the "..", or create the folder first.',
