@@ -4,6 +4,24 @@ import {NO_OUTPUT, OutputBuffer, countLineBreaks, outputChars} from '../../../..
 import {isWellFormed} from '../../../helpers/text.js'
 
 describe('OutputBuffer', () => {
+  it('counts the bytes it holds: two per head character, a partial character, and the tail as bytes', () => {
+    const buffer = new OutputBuffer(8)
+    buffer.write(Buffer.alloc(0))
+    expect(buffer.heldBytes).to.equal(0)
+    buffer.write(Buffer.from('ab'))
+    expect(buffer.heldBytes).to.equal(4)
+    buffer.write(Buffer.from([0xe2, 0x82]))
+    expect(buffer.heldBytes, 'the first two bytes of a euro sign wait').to.equal(6)
+    buffer.write(Buffer.from([0xac]))
+    expect(buffer.heldBytes).to.equal(6)
+    buffer.write(Buffer.from('cdefg'))
+    expect(buffer.heldBytes, 'a full head of 4 characters and 4 bytes of tail').to.equal(4 * 2 + 4)
+    const output = buffer.take()
+    expect(output.head).to.equal('ab\u20acc')
+    expect(output.tail).to.equal('defg')
+    expect(buffer.heldBytes, 'an answer takes what was held').to.equal(0)
+  })
+
   it('keeps everything while it fits, in order', () => {
     const buffer = new OutputBuffer(100)
     buffer.append('hello ')
