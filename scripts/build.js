@@ -102,28 +102,42 @@ async function bundle() {
   if (pjson.oclif.helpClass) lines.push(`export {default as HELP_CLASS} from ${JSON.stringify(path.join(root, pjson.oclif.helpClass))}`)
   lines.push(`;(async () => { await runBundledCli(pjson, ${JSON.stringify(hookExports)}) })()`)
   const result = await build({
+    ...bundleOptions(),
     stdin: {contents: lines.join('\n'), resolveDir: root, sourcefile: 'ak-bundle-entry.js', loader: 'js'},
+    // .mjs, not .js: oclif imports the file to read COMMANDS, and it treats a .js file with no
+    // package.json beside it as CommonJS, which finds no commands once the file is copied alone.
+    outfile: path.join(dist, 'ak.mjs'),
+    // oclif loads TypeScript only to run uncompiled sources in development; the bundle never does.
+    external: ['typescript'],
+    plugins: [builtinsThroughRequire(), zodLocalesEnglishOnly()],
+  })
+  await reportBundle(result)
+}
+
+/**
+ * The esbuild options both bundles share: one ESM file for Node.js 22 with a shebang, the CommonJS
+ * shims injected, names kept for readable stack traces, and a metafile for `reportBundle`.
+ */
+function bundleOptions() {
+  return {
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node22',
-    // .mjs, not .js: oclif imports the file to read COMMANDS, and it treats a .js file with no
-    // package.json beside it as CommonJS, which finds no commands once the file is copied alone.
-    outfile: path.join(dist, 'ak.mjs'),
     inject: [path.join(root, 'scripts', 'cjs-shims.js')],
     banner: {js: '#!/usr/bin/env node'},
-    // oclif loads TypeScript only to run uncompiled sources in development; the bundle never does.
-    external: ['typescript'],
-    plugins: [builtinsThroughRequire(), zodLocalesEnglishOnly()],
     keepNames: true,
     legalComments: 'eof',
     logLevel: 'warning',
     metafile: true,
-  })
-  if (process.env.AK_BUNDLE_REPORT) {
-    const {analyzeMetafile} = await import('esbuild')
-    process.stderr.write(await analyzeMetafile(result.metafile))
   }
+}
+
+/** Prints what a bundle is made of, by input, when AK_BUNDLE_REPORT is set. */
+async function reportBundle(result) {
+  if (!process.env.AK_BUNDLE_REPORT) return
+  const {analyzeMetafile} = await import('esbuild')
+  process.stderr.write(await analyzeMetafile(result.metafile))
 }
 
 /**
@@ -134,31 +148,19 @@ async function bundle() {
 async function bundleStandaloneServer() {
   const {build} = await import('esbuild')
   const result = await build({
+    ...bundleOptions(),
     entryPoints: [path.join(root, 'scripts', 'agentexec-entry.js')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
     outfile: path.join(dist, 'agentexec.js'),
-    inject: [path.join(root, 'scripts', 'cjs-shims.js')],
-    banner: {js: '#!/usr/bin/env node'},
     plugins: [builtinsThroughRequire(), sdkServerShimsWithoutAjv(), zodLocalesEnglishOnly()],
     // Without comments and blank space the file is a quarter smaller, and a started server holds
     // about 3 MiB less. Names are kept (keepNames, no mangling), so stack traces stay readable.
     minifyWhitespace: true,
     minifySyntax: true,
-    keepNames: true,
-    legalComments: 'eof',
-    logLevel: 'warning',
-    metafile: true,
   })
   for (const input of Object.keys(result.metafile.inputs)) {
     if (/@oclif|\/codex\/|ajv|zod\/v4\/locales\/(?!en\.js)/.test(input)) throw new Error(`dist/agentexec.js must not contain ${input}`)
   }
-  if (process.env.AK_BUNDLE_REPORT) {
-    const {analyzeMetafile} = await import('esbuild')
-    process.stderr.write(await analyzeMetafile(result.metafile))
-  }
+  await reportBundle(result)
 }
 
 /**
