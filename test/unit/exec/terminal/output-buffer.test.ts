@@ -126,6 +126,22 @@ describe('OutputBuffer fed bytes', () => {
     expect(buffer.take().head).to.equal('\ufffd')
   })
 
+  it('keeps a character split at the end of a full buffer for the next answer', () => {
+    const buffer = new OutputBuffer(4)
+    const euro = Buffer.from('€')
+    buffer.write(Buffer.concat([Buffer.from('abcdef'), euro.subarray(0, 2)]))
+    expect(buffer.take()).to.deep.equal({head: 'ab', droppedChars: 2, droppedLines: 0, tail: 'ef'})
+    buffer.write(euro.subarray(2))
+    expect(buffer.take()).to.deep.equal({head: '€', droppedChars: 0, droppedLines: 0, tail: ''})
+  })
+
+  it('shows a character the output ended inside as U+FFFD at the end of a full buffer too', () => {
+    const buffer = new OutputBuffer(4)
+    buffer.write(Buffer.concat([Buffer.from('abcdef'), Buffer.from('€').subarray(0, 2)]))
+    buffer.end()
+    expect(buffer.take()).to.deep.equal({head: 'ab', droppedChars: 3, droppedLines: 0, tail: 'f\ufffd'})
+  })
+
   it('holds about its capacity in bytes however much output flows through', () => {
     const buffer = new OutputBuffer(1024)
     const chunk = Buffer.from('y\n'.repeat(32_768))
@@ -138,6 +154,19 @@ describe('OutputBuffer fed bytes', () => {
     const output = buffer.take()
     expect(outputChars(output)).to.equal(200 * chunk.length)
     expect(output.droppedLines).to.equal(200 * 32_768 - (output.head + output.tail).split('\n').length + 1)
+  })
+
+  it('holds about its capacity again after each answer', () => {
+    const buffer = new OutputBuffer(8)
+    for (let answer = 0; answer < 3; answer++) {
+      let most = 0
+      for (let index = 0; index < 1000; index++) {
+        buffer.write(Buffer.from('xy'))
+        most = Math.max(most, buffer.heldBytes)
+      }
+      expect(most, `answer ${answer}`).to.be.at.most(8 * 2 + 2 * 2)
+      expect(buffer.take()).to.deep.equal({head: 'xyxy', droppedChars: 1992, droppedLines: 0, tail: 'xyxy'})
+    }
   })
 })
 
