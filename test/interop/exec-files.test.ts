@@ -22,7 +22,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {promisify} from 'node:util'
 
-import {EDIT_MAX_FILE_BYTES, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../src/exec/limits.js'
+import {EDIT_MAX_FILE_BYTES, LIST_MAX_ENTRIES, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../src/exec/limits.js'
 import {CLIENT_LINES, REPO_ROOT, type TestClient, connectStdio} from '../helpers/clients.js'
 
 const isRoot = process.getuid?.() === 0
@@ -401,6 +401,42 @@ for (const line of CLIENT_LINES) {
         expect(text).to.contain('to-secret -> (symlink to a path outside the workspace)')
         expect(text).not.to.contain(outside)
         expect(text).not.to.contain('secret.txt')
+      })
+    })
+
+    describe('list of a folder with more entries than one answer shows', () => {
+      const count = LIST_MAX_ENTRIES * 2 + 3
+      const nameAt = (index: number) => `f${String(index).padStart(5, '0')}.txt`
+
+      before(async () => {
+        await mkdir(inWs('many'))
+        await mkdir(inWs('nothing'))
+        await Promise.all(Array.from({length: count}, (_, index) => writeFile(inWs('many', nameAt(index + 1)), 'xy')))
+      })
+
+      /** The entry lines of a listing: every line but the header and a closing note. */
+      const entriesOf = (text: string) => text.split('\n').slice(1).filter((line) => !line.startsWith('['))
+
+      it('pages through every entry with offset, each answer saying where the next one starts', async () => {
+        const first = await ok('list', {path: 'many'})
+        expect(first.split('\n')[0]).to.equal(`many/ (${count} entries; 1 to ${LIST_MAX_ENTRIES} shown)`)
+        expect(first).to.contain(`Call list again with offset ${LIST_MAX_ENTRIES + 1} for the next entries`)
+        const second = await ok('list', {path: 'many', offset: LIST_MAX_ENTRIES + 1})
+        expect(second.split('\n')[0]).to.equal(`many/ (${count} entries; ${LIST_MAX_ENTRIES + 1} to ${LIST_MAX_ENTRIES * 2} shown)`)
+        expect(second).to.contain(`offset ${LIST_MAX_ENTRIES * 2 + 1}`)
+        const last = await ok('list', {path: 'many', offset: String(LIST_MAX_ENTRIES * 2 + 1)})
+        expect(last.split('\n')[0]).to.equal(`many/ (${count} entries; ${LIST_MAX_ENTRIES * 2 + 1} to ${count} shown)`)
+        expect(last).not.to.contain('offset')
+        const seen = [first, second, last].flatMap(entriesOf)
+        expect(seen).to.deep.equal(Array.from({length: count}, (_, index) => `${nameAt(index + 1)}  2 bytes`))
+      })
+
+      it('refuses an offset past the last entry or below 1, saying which offsets exist', async () => {
+        expect(await fails('list', {path: 'many', offset: count + 1})).to.contain(
+          `offset ${count + 1} is past the end of "many", which has ${count} entries. Use an offset from 1 to ${count}.`,
+        )
+        expect(await fails('list', {path: 'many', offset: 0})).to.contain('offset must be 1 or more')
+        expect(await ok('list', {path: 'nothing', offset: 5})).to.equal('nothing/ (0 entries)\n(empty folder)')
       })
     })
 

@@ -86,6 +86,15 @@ for (const line of CLIENT_LINES) {
       expect(answer.text).to.contain('negative offset')
     })
 
+    it('refuses list with depth or recursive, pointing to search for files at any depth', async () => {
+      for (const name of ['depth', 'recursive']) {
+        const answer = await client.call('list', {path: '.', [name]: name === 'depth' ? 2 : true})
+        expect(answer.isError, name).to.equal(true)
+        expect(answer.text).to.contain('Its arguments are: path, offset.')
+        expect(answer.text).to.contain('use search with a glob (and no query)')
+      }
+    })
+
     it('accepts whole numbers and booleans sent as strings', async () => {
       await writeFile(path.join(workspace, 'n.txt'), 'a\nb\nc\nd\ne\nf\ng\n')
       const answer = await client.call('read', {path: 'n.txt', offset: '5', limit: '2'})

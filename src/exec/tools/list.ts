@@ -1,19 +1,23 @@
 import {lstat, readdir, readlink} from 'node:fs/promises'
 import {z} from 'zod'
 
-import {AkError, OutsideWorkspaceError, SymlinkLoopError} from '../../errors.js'
+import {AkError, BadInputError, OutsideWorkspaceError, SymlinkLoopError} from '../../errors.js'
+import {escapeControls} from '../../text-escape.js'
 import {displayName} from '../display-name.js'
 import {type ConfinedFolder, withFolder} from '../files/confined-open.js'
 import {explainFsError} from '../files/fs-errors.js'
 import {LIST_MAX_ENTRIES} from '../limits.js'
 import {joinBytes, MAX_SYMLINK_HOPS, type Workspace} from '../workspace.js'
-import {textField} from './input-fields.js'
+import {textField, wholeNumberField} from './input-fields.js'
 import {defineTool} from './tool.js'
 
 const inputSchema = z.object({
   path: textField('path', 'the folder to list, relative to the workspace ("." for its root)')
     .default('.')
     .describe('Folder to list, relative to the workspace (or absolute inside it). Default: the workspace root.'),
+  offset: wholeNumberField('offset', 'the first entry to show, counting from 1 in sorted order', 1, Number.MAX_SAFE_INTEGER)
+    .default(1)
+    .describe(`First entry to show, 1-based, in sorted order: a folder of more than ${LIST_MAX_ENTRIES} entries is listed in several calls. Default 1.`),
 })
 
 /** One line of a listing. */
@@ -32,11 +36,29 @@ export interface ListEntry {
 }
 
 /**
+ * Which part of a folder's sorted entries an answer shows. Positions count from 1 in sorted
+ * order; `first` to `last` is the window asked for, whose entries removed while listing are left
+ * out of `entries` and of `total`.
+ */
+export interface ListingWindow {
+  /** Entries the folder has. */
+  total: number
+  /** Position of the first entry in the window. */
+  first: number
+  /** Position of the last entry in the window (`first - 1` for an empty folder). */
+  last: number
+  /** Entries after the window, not shown. */
+  more: number
+}
+
+/**
  * Formats a listing: entries in the order given (the tool sorts names by their bytes, which for
  * UTF-8 is code point order), folders ending in `/`, files with their size in bytes, symlinks as
- * links. `total` counts every entry of the folder, shown or not. Pure, for testing.
+ * links. The header counts the folder's entries and, when the answer shows only part of them,
+ * which; a note says where the next part starts. Pure, for testing.
  */
-export function formatListing(relative: string, entries: ListEntry[], total: number): string {
+export function formatListing(relative: string, entries: ListEntry[], window: ListingWindow): string {
+  const {total, first, last, more} = window
   const lines = entries.map((entry) => {
     switch (entry.kind) {
       case 'folder':
@@ -52,11 +74,13 @@ export function formatListing(relative: string, entries: ListEntry[], total: num
         return `${entry.name}  (special file)`
     }
   })
-  const header = `${relative === '.' ? '.' : relative}/ (${total} ${total === 1 ? 'entry' : 'entries'})`
-  if (total > entries.length) {
+  const count = `${total} ${total === 1 ? 'entry' : 'entries'}`
+  const isPart = first > 1 || more > 0
+  const header = `${relative}/ (${isPart ? `${count}; ${first} to ${last} shown` : count})`
+  if (more > 0) {
     lines.push(
-      `[${total - entries.length} more entries not shown: only the first ${entries.length} are listed. ` +
-        `List a subfolder, or use search with a glob (and no query) to find files by name.]`,
+      `[${more} more ${more === 1 ? 'entry' : 'entries'} not shown. Call list again with offset ${last + 1} for the next entries, ` +
+        'or use search with a glob (and no query) to find files by name.]',
     )
   }
   if (total === 0) lines.push('(empty folder)')
@@ -95,12 +119,18 @@ export const listTool = defineTool({
     'folders end in "/"; ' +
     'files show their size in bytes; a symlink is shown as a link to its workspace-relative target ' +
     '(a target outside the workspace is not described; a loop of links is shown as a loop). ' +
-    `At most ${LIST_MAX_ENTRIES} entries are shown; the answer says how many more there are. ` +
+    `At most ${LIST_MAX_ENTRIES} entries are shown per call; the answer says how many more there are and which offset lists them. ` +
     'A name that is not valid UTF-8 or holds control characters is shown escaped (\\xff for a byte, \\n, \\t, ' +
     '\\\\ for a backslash); every tool accepts that form back as a path. ' +
-    'Errors: the path is outside the workspace, does not exist, or is not a folder.',
+    'Errors: the path is outside the workspace, does not exist, or is not a folder; offset is past the last entry.',
   level: 'read',
   inputSchema,
+  argumentHints: {
+    depth: 'list shows one folder; list a subfolder next, or use search with a glob (and no query) to find files at any depth.',
+    recursive: 'list shows one folder; list a subfolder next, or use search with a glob (and no query) to find files at any depth.',
+    limit: `list shows up to ${LIST_MAX_ENTRIES} entries per call; pass offset for the ones after them.`,
+    dir_path: 'the argument is path.',
+  },
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   describeTarget: (input) => input.path,
   async run(input, {workspace}) {
@@ -111,9 +141,17 @@ export const listTool = defineTool({
           throw explainFsError(error, input.path)
         })
       ).sort(Buffer.compare)
+      if (input.offset > names.length && names.length > 0) {
+        throw new BadInputError(
+          `offset ${input.offset} is past the end of "${escapeControls(input.path)}", which has ${names.length} ${names.length === 1 ? 'entry' : 'entries'}. ` +
+            `Use an offset from 1 to ${names.length}.`,
+        )
+      }
+      const first = Math.min(input.offset, names.length + 1) // an empty folder is listed from any offset
+      const windowNames = names.slice(first - 1, first - 1 + LIST_MAX_ENTRIES)
       const entries: ListEntry[] = []
       let vanished = 0
-      for (const bytes of names.slice(0, LIST_MAX_ENTRIES)) {
+      for (const bytes of windowNames) {
         const name = displayName(bytes)
         let entry: ListEntry
         try {
@@ -128,7 +166,9 @@ export const listTool = defineTool({
         }
         entries.push(entry)
       }
-      return {text: formatListing(target.relative, entries, names.length - vanished)}
+      const last = first - 1 + windowNames.length
+      const window = {total: names.length - vanished, first, last, more: names.length - last}
+      return {text: formatListing(target.relative, entries, window)}
     })
   },
 })

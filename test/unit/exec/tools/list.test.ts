@@ -72,7 +72,7 @@ describe('list describing symlinks', () => {
     for (const name of ['self', 'loop-a']) {
       expect(await describe(name), name).to.deep.equal({linkLoop: true})
     }
-    const listing = formatListing('.', [{name: 'self', kind: 'symlink', linkLoop: true}], 1)
+    const listing = formatListing('.', [{name: 'self', kind: 'symlink', linkLoop: true}], {total: 1, first: 1, last: 1, more: 0})
     expect(listing).to.contain('self -> (too many symbolic links')
     expect(listing).not.to.contain('outside')
   })
@@ -98,9 +98,28 @@ describe('list describing symlinks', () => {
 })
 
 describe('list past its cap', () => {
-  it('says how many entries were left out and how to find one by name', () => {
-    const listing = formatListing('big', [{name: 'a.txt', kind: 'file', sizeBytes: 3}], 1001)
-    expect(listing.split('\n')[0]).to.equal('big/ (1001 entries)')
-    expect(listing).to.contain('[1000 more entries not shown: only the first 1 are listed.').and.contain('use search with a glob (and no query) to find files by name')
+  const file = {name: 'a.txt', kind: 'file', sizeBytes: 3} as const
+
+  it('says which entries it shows, how many more there are and which offset lists them', () => {
+    const listing = formatListing('big', [file], {total: 1001, first: 1, last: 1, more: 1000})
+    expect(listing.split('\n')).to.deep.equal([
+      'big/ (1001 entries; 1 to 1 shown)',
+      'a.txt  3 bytes',
+      '[1000 more entries not shown. Call list again with offset 2 for the next entries, or use search with a glob (and no query) to find files by name.]',
+    ])
+  })
+
+  it('counts one more entry in the singular', () => {
+    expect(formatListing('big', [file], {total: 2, first: 1, last: 1, more: 1})).to.contain('[1 more entry not shown. Call list again with offset 2')
+  })
+
+  it('names the window of a later page and adds no note after the last entry', () => {
+    const listing = formatListing('big', [file], {total: 1001, first: 1001, last: 1001, more: 0})
+    expect(listing.split('\n')).to.deep.equal(['big/ (1001 entries; 1001 to 1001 shown)', 'a.txt  3 bytes'])
+  })
+
+  it('shows a whole folder without a window or a note', () => {
+    expect(formatListing('.', [file], {total: 1, first: 1, last: 1, more: 0})).to.equal('./ (1 entry)\na.txt  3 bytes')
+    expect(formatListing('e', [], {total: 0, first: 1, last: 0, more: 0})).to.equal('e/ (0 entries)\n(empty folder)')
   })
 })
