@@ -65,21 +65,26 @@ export function parseEnvironTags(environ: string): string[] {
   return []
 }
 
-/**
- * Every process `/proc` shows, except this one. Empty where there is no `/proc` (macOS): there
- * only process groups can be signalled. Environments of other users' processes are unreadable
- * and count as untagged.
- */
-export function listProcesses(): ProcessInfo[] {
+/** The pids (as `/proc` names them) of every process but this one; none where there is no `/proc`. */
+function otherPids(): string[] {
   let names: string[]
   try {
     names = readdirSync('/proc')
   } catch {
     return []
   }
+  const self = String(process.pid)
+  return names.filter((name) => name !== self && /^\d+$/.test(name))
+}
+
+/**
+ * Every process `/proc` shows, except this one. Empty where there is no `/proc` (macOS): there
+ * only process groups can be signalled. Environments of other users' processes are unreadable
+ * and count as untagged.
+ */
+export function listProcesses(): ProcessInfo[] {
   const processes: ProcessInfo[] = []
-  for (const name of names) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+  for (const name of otherPids()) {
     try {
       const stat = parseStat(readFileSync(`/proc/${name}/stat`, 'latin1'))
       if (!stat) continue
@@ -167,15 +172,8 @@ export function channelIdentity(pid: number, fd: number): string | undefined {
  */
 export function pipeHolders(pipes: ReadonlySet<string>): number[] {
   if (pipes.size === 0) return []
-  let names: string[]
-  try {
-    names = readdirSync('/proc')
-  } catch {
-    return []
-  }
   const holders: number[] = []
-  for (const name of names) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+  for (const name of otherPids()) {
     let fds: string[]
     try {
       fds = readdirSync(`/proc/${name}/fd`)
