@@ -37,6 +37,13 @@ describe('createGlobFilter', () => {
     expect(createGlobFilter(['tab\\t*'])('tab\\there')).to.equal(true)
   })
 
+  it('meets a name in its shown form, where an escape is two characters (docs/tools.md)', () => {
+    expect(createGlobFilter(['tab\\there'])('tab\\there')).to.equal(true)
+    expect(createGlobFilter(['tab*here'])('tab\\there')).to.equal(true)
+    expect(createGlobFilter(['tab?here'])('tab\\there')).to.equal(false)
+    expect(createGlobFilter(['tab??here'])('tab\\there')).to.equal(true)
+  })
+
   it('anchors a pattern that starts with / or ./ at the workspace root, as .gitignore and ripgrep do', () => {
     for (const anchored of ['/Makefile', './Makefile']) {
       const isIncluded = createGlobFilter([anchored])
