@@ -83,7 +83,8 @@ async function bundle() {
   const hooks = hookFiles(root, pjson.oclif.hooks ?? {})
   for (const name of pjson.oclif.plugins ?? []) {
     const parts = pluginParts(name)
-    Object.assign(commands, parts.commands)
+    // ak's own command of the same id (autocomplete) wins, as oclif's command priority gives it.
+    for (const [id, file] of Object.entries(parts.commands)) commands[id] ??= file
     hooks.push(...parts.hooks)
   }
   const lines = [

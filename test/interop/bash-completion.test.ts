@@ -90,6 +90,23 @@ describe('bash completion', function () {
     })
   })
 
+  it('prints the set-up command the docs give, which adds the set-up line once however often it runs', () => {
+    const printed = execFileSync('ak', ['autocomplete', 'bash'], {cwd: home, env, encoding: 'utf8'})
+    const command = printed.split('\n').find((line) => line.includes('>> ~/.bashrc'))?.trim()
+    expect(command, printed).to.equal("grep -qs '# ak autocomplete setup' ~/.bashrc || ak autocomplete script bash >> ~/.bashrc")
+    expect(shBlock('docs/diagnostics.md', '## Help and shell completion')).to.contain(command)
+    for (let run = 0; run < 2; run++) execFileSync('bash', ['-euc', command as string], {cwd: home, env, stdio: 'pipe'})
+    const bashrc = readFileSync(path.join(home, '.bashrc'), 'utf8')
+    expect(bashrc.split('# ak autocomplete setup')).to.have.length(2)
+    expect(bashrc).to.match(/# ak autocomplete setup\n+$/)
+  })
+
+  it('names the shells it knows when it cannot tell which one runs', () => {
+    const result = spawnSync('ak', ['autocomplete'], {cwd: home, env: {...env, SHELL: '/usr/bin/fish'}, encoding: 'utf8'})
+    expect(result.status).to.equal(2)
+    expect(result.stderr).to.contain('ak cannot set up completion for the shell "fish". Name one: ak autocomplete bash, ak autocomplete zsh, ak autocomplete powershell.')
+  })
+
   describe('in an interactive bash', () => {
     before(() => {
       // The set-up line must end its line, or the next line appended lands inside its comment.

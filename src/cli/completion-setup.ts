@@ -1,0 +1,56 @@
+/** The shells `ak autocomplete` writes completion files for. */
+export const COMPLETION_SHELLS = ['bash', 'zsh', 'powershell'] as const
+
+/** One of COMPLETION_SHELLS. */
+export type CompletionShell = (typeof COMPLETION_SHELLS)[number]
+
+/** The comment that ends the set-up line `<bin> autocomplete script <shell>` prints (bash and zsh). */
+export function setupLineMarker(bin: string): string {
+  return `${bin} autocomplete setup`
+}
+
+/**
+ * How to turn completion on in `shell`, once the completion files are written: the command that
+ * appends the set-up line to the shell's start-up file (once, however often it is run), then what
+ * completes. The set-up line is appended as `<bin> autocomplete script <shell>` prints it, with its
+ * final line break, so a line appended to the file later stays a line of its own (the
+ * `printf "$(…)"` form some instructions give drops that line break, and the next line appended
+ * then ends up inside the set-up line's comment).
+ * @param bin the command's name (`ak`).
+ */
+export function completionSetupInstructions(bin: string, shell: CompletionShell): string {
+  const script = `${bin} autocomplete script ${shell}`
+  const once = (file: string) => `grep -qs '# ${setupLineMarker(bin)}' ${file} || ${script} >> ${file}`
+  const usage = (tab: string) =>
+    [`Then \`${bin} ${tab}\` completes commands and \`${bin} exec serve --${tab}\` their flags.`, `After upgrading ${bin}, run \`${bin} autocomplete --refresh-cache\`.`]
+  switch (shell) {
+    case 'bash':
+      return [
+        `Completion for bash: add ${bin}'s set-up line to ~/.bashrc, then open a new shell:`,
+        '',
+        `  ${once('~/.bashrc')}`,
+        '',
+        'A login shell that reads ~/.bash_profile or ~/.profile instead needs the line there.',
+        ...usage('<TAB><TAB>'),
+      ].join('\n')
+    case 'zsh':
+      return [
+        `Completion for zsh: add ${bin}'s set-up line to ~/.zshrc, then open a new shell:`,
+        '',
+        `  ${once('~/.zshrc')}`,
+        '',
+        'If zsh warns about insecure directories, `compaudit` lists them.',
+        ...usage('<TAB>'),
+      ].join('\n')
+    case 'powershell':
+      return [
+        `Completion for PowerShell: add ${bin}'s set-up line to your profile, then open a new window:`,
+        '',
+        '  New-Item -Type Directory -Path (Split-Path -Parent $PROFILE) -ErrorAction SilentlyContinue',
+        `  Add-Content -Path $PROFILE -Value (Invoke-Expression -Command "${script}")`,
+        '',
+        'For matches listed below the command line: Set-PSReadlineKeyHandler -Key Tab -Function MenuComplete',
+        ...usage('<TAB>'),
+      ].join('\n')
+  }
+}
