@@ -431,6 +431,17 @@ for (const line of CLIENT_LINES) {
         expect(seen).to.deep.equal(Array.from({length: count}, (_, index) => `${nameAt(index + 1)}  2 bytes`))
       })
 
+      it('shows limit entries from offset', async () => {
+        const text = await ok('list', {path: 'many', offset: 5, limit: 2})
+        expect(text.split('\n')).to.deep.equal([
+          `many/ (${count} entries; 5 to 6 shown)`,
+          `${nameAt(5)}  2 bytes`,
+          `${nameAt(6)}  2 bytes`,
+          `[${count - 6} more entries not shown. Call list again with offset 7 for the next entries, or use search with a glob (and no query) to find files by name.]`,
+        ])
+        expect(await fails('list', {path: 'many', limit: LIST_MAX_ENTRIES + 1})).to.contain(`limit must be at most ${LIST_MAX_ENTRIES} entries`)
+      })
+
       it('refuses an offset past the last entry or below 1, saying which offsets exist', async () => {
         expect(await fails('list', {path: 'many', offset: count + 1})).to.contain(
           `offset ${count + 1} is past the end of "many", which has ${count} entries. Use an offset from 1 to ${count}.`,

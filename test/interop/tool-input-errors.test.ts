@@ -90,7 +90,7 @@ for (const line of CLIENT_LINES) {
       for (const name of ['depth', 'recursive']) {
         const answer = await client.call('list', {path: '.', [name]: name === 'depth' ? 2 : true})
         expect(answer.isError, name).to.equal(true)
-        expect(answer.text).to.contain('Its arguments are: path, offset.')
+        expect(answer.text).to.contain('Its arguments are: path, offset, limit.')
         expect(answer.text).to.contain('use search with a glob (and no query)')
       }
     })

@@ -18,6 +18,9 @@ const inputSchema = z.object({
   offset: wholeNumberField('offset', 'the first entry to show, counting from 1 in sorted order', 1, Number.MAX_SAFE_INTEGER)
     .default(1)
     .describe(`First entry to show, 1-based, in sorted order: a folder of more than ${LIST_MAX_ENTRIES} entries is listed in several calls. Default 1.`),
+  limit: wholeNumberField('limit', 'how many entries to show; list a large folder in several calls using offset', 1, LIST_MAX_ENTRIES, 'entries')
+    .default(LIST_MAX_ENTRIES)
+    .describe(`How many entries to show, 1 to ${LIST_MAX_ENTRIES}. Default ${LIST_MAX_ENTRIES}.`),
 })
 
 /** One line of a listing. */
@@ -119,7 +122,7 @@ export const listTool = defineTool({
     'folders end in "/"; ' +
     'files show their size in bytes; a symlink is shown as a link to its workspace-relative target ' +
     '(a target outside the workspace is not described; a loop of links is shown as a loop). ' +
-    `At most ${LIST_MAX_ENTRIES} entries are shown per call; the answer says how many more there are and which offset lists them. ` +
+    `At most ${LIST_MAX_ENTRIES} entries are shown per call (fewer with limit); the answer says how many more there are and which offset lists them. ` +
     'A name that is not valid UTF-8 or holds control characters is shown escaped (\\xff for a byte, \\n, \\t, ' +
     '\\\\ for a backslash); every tool accepts that form back as a path. ' +
     'Errors: the path is outside the workspace, does not exist, or is not a folder; offset is past the last entry.',
@@ -128,7 +131,6 @@ export const listTool = defineTool({
   argumentHints: {
     depth: 'list shows one folder; list a subfolder next, or use search with a glob (and no query) to find files at any depth.',
     recursive: 'list shows one folder; list a subfolder next, or use search with a glob (and no query) to find files at any depth.',
-    limit: `list shows up to ${LIST_MAX_ENTRIES} entries per call; pass offset for the ones after them.`,
     dir_path: 'the argument is path.',
   },
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
@@ -148,7 +150,7 @@ export const listTool = defineTool({
         )
       }
       const first = Math.min(input.offset, names.length + 1) // an empty folder is listed from any offset
-      const windowNames = names.slice(first - 1, first - 1 + LIST_MAX_ENTRIES)
+      const windowNames = names.slice(first - 1, first - 1 + input.limit)
       const entries: ListEntry[] = []
       let vanished = 0
       for (const bytes of windowNames) {
