@@ -67,6 +67,9 @@ describe('Workspace confinement', () => {
     const tilde = await thrown(() => Workspace.open('~/ak-no-such-project'))
     expect(tilde).to.be.instanceOf(BadInputError)
     expect(tilde.message).to.contain('ak does not expand "~"').and.contain(`"${path.join(homedir(), 'ak-no-such-project')}"`)
+    expect((await thrown(() => Workspace.open('~'))).message).to.contain('ak does not expand "~"').and.contain(`"${homedir()}"`)
+    const inner = await thrown(() => Workspace.open(path.join(base, 'x~', 'y')))
+    expect(inner.message).to.equal(`Workspace "${base}/x~/y" does not exist. Pass --workspace an existing folder.`)
     await symlink('ws-loop-b', path.join(base, 'ws-loop-a'))
     await symlink('ws-loop-a', path.join(base, 'ws-loop-b'))
     const loop = await thrown(() => Workspace.open(path.join(base, 'ws-loop-a')))
@@ -329,6 +332,13 @@ describe('Workspace confinement', () => {
         expect((await aliased.resolve(alias)).relative).to.equal('.')
         expect(await thrown(() => aliased.resolve(`${alias}x/src`))).to.be.instanceOf(OutsideWorkspaceError)
         expect(await thrown(() => aliased.resolve(path.join(alias, '..', 'outside')))).to.be.instanceOf(OutsideWorkspaceError)
+        // A link's absolute target is unaliased only when it starts with the alias as a whole name:
+        // "other" is as long as "alias", so a prefix taken by length alone would land inside.
+        const link = Buffer.from(path.join(root, 'src', 'link'))
+        for (const target of [path.join(base, 'other', 'src', 'a.txt'), path.join(base, 'other')]) {
+          expect(await thrown(() => aliased.resolveLinkTarget(link, Buffer.from(target))), target).to.be.instanceOf(OutsideWorkspaceError)
+        }
+        expect((await aliased.resolveLinkTarget(link, Buffer.from(path.join(alias, 'src', 'a.txt')))).relative).to.equal('src/a.txt')
       } finally {
         await rm(alias)
       }

@@ -193,6 +193,12 @@ describe('globSyntaxError, word for word and at the edges of a class', () => {
       expect(globSyntaxError(pattern), pattern).to.equal(undefined)
     }
   })
+
+  it('takes only "[:" inside a class for the start of a named class, whatever ":]" comes later', () => {
+    for (const pattern of ['[a:]b:]', '[[a]b:]', '[:a]b:]']) {
+      expect(globSyntaxError(pattern), pattern).to.equal(undefined)
+    }
+  })
 })
 
 describe('compileGlobs (the globs as the search workers match them)', () => {
@@ -218,6 +224,14 @@ describe('compileGlobs (the globs as the search workers match them)', () => {
     expect(nameRegex('new\\nline').test('newnline')).to.equal(false)
     expect(nameRegex('a\\x41').test('a\\x41')).to.equal(true)
     expect(nameRegex('caf\\u00e9').test('caf\\u00e9')).to.equal(true)
+  })
+
+  it('reads a backslash before x or u without all its hex digits as a glob escape of that letter', () => {
+    const nameRegex = (pattern: string) => new RegExp(`^(?:${compileGlobs([pattern])?.includeName as string})$`)
+    expect(nameRegex('a\\x4g').test('ax4g')).to.equal(true)
+    expect(nameRegex('a\\x4g').test('a\\x4g')).to.equal(false)
+    expect(nameRegex('a\\u12zz').test('au12zz')).to.equal(true)
+    expect(nameRegex('a\\u12zz').test('a\\u12zz')).to.equal(false)
   })
 })
 
