@@ -463,6 +463,9 @@ for (const line of CLIENT_LINES) {
         ['edit', {path: 'src/lines.txt', new_text: 'x'}, /old_text/],
         ['edit', {path: 'src/lines.txt', old_text: 'line 1', new_text: 7}, /new_text/],
         ['edit', {path: 'src/lines.txt', old_text: 'a', new_text: 'b', replace_all: 'yes'}, /replace_all/],
+        ['edit', {path: 'src/lines.txt', old_text: 'line 1', new_text: 'li\u0000ne'}, /new_text must not hold a NUL character/],
+        ['edit', {path: 'src/new-binary.txt', old_text: '', new_text: '\u0000'}, /new_text must not hold a NUL character/],
+        ['edit', {path: 'src/lines.txt', old_text: 'line 1', new_text: 'a\ud800b'}, /new_text must not hold a lone surrogate/],
         ['list', {path: ['a']}, /path/],
       ]
       for (const [tool, args, message] of cases) {
