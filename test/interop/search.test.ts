@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {spawn} from 'node:child_process'
+import {execFileSync, spawn} from 'node:child_process'
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -100,6 +100,21 @@ for (const line of CLIENT_LINES) {
         expect(files.text.split('\n').at(-1)).to.equal('[Stopped after 1 path; more files match. Narrow the glob or the path, or raise max_results (at most 10000).]')
       } finally {
         await rm(path.join(workspace, 'long'), {recursive: true})
+      }
+    })
+
+    it('names a file whose path is too long to open instead of skipping it silently', async () => {
+      // 20 nested folders of 250-byte names: the file's absolute path passes Linux's 4096 bytes.
+      // A shell makes them one relative step at a time, as no single path that long can be passed.
+      const name = 'd'.repeat(250)
+      const script = `mkdir deep && cd deep && for i in $(seq 20); do mkdir ${name} && cd ${name} || exit 1; done; echo needle > leaf.txt`
+      execFileSync('bash', ['-c', script], {cwd: workspace})
+      try {
+        const answer = await client.call('search', {query: 'needle', path: 'deep'})
+        expect(answer.text.split('\n')[0]).to.match(/^No matches for "needle" in deep\/ \(0 files searched\)\.$/)
+        expect(answer.text).to.match(/\n\[Not searched, could not be read: deep\/(d{250}\/){20}leaf\.txt \(removed or replaced meanwhile/)
+      } finally {
+        execFileSync('rm', ['-rf', 'deep'], {cwd: workspace})
       }
     })
 

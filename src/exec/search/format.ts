@@ -3,7 +3,7 @@ import type {FileListOutcome} from './list-files.js'
 import type {QueryInput} from './query.js'
 import type {SearchOutcome} from './run-search.js'
 
-/** Paths of skipped large files named in one answer; the rest are counted. */
+/** Paths of skipped files (too large, unreadable) named in one answer; the rest are counted. */
 const TOO_LARGE_NAMED = 5
 
 /**
@@ -46,6 +46,14 @@ export function formatSearchAnswer(outcome: SearchOutcome, query: QueryInput, op
     lines.push(
       `[Not searched, larger than ${SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB: ${named}${more > 0 ? ` and ${more} more` : ''}. ` +
         `Use the read tool with offset/limit to look inside them.]`,
+    )
+  }
+  if (outcome.unreadable.length > 0) {
+    const named = outcome.unreadable.slice(0, TOO_LARGE_NAMED).join(', ')
+    const more = outcome.unreadable.length - TOO_LARGE_NAMED
+    lines.push(
+      `[Not searched, could not be read: ${named}${more > 0 ? ` and ${more} more` : ''} (removed or replaced meanwhile, ` +
+        'no permission, or a path longer than the system takes).]',
     )
   }
   return lines.join('\n')

@@ -55,6 +55,8 @@ export interface SearchOutcome {
   binaryFiles: number
   /** Workspace-relative paths of files skipped for being larger than `SEARCH_MAX_FILE_BYTES`. */
   tooLarge: string[]
+  /** Workspace-relative paths of files that could not be read (see `ScanResult.unreadable`). */
+  unreadable: string[]
 }
 
 /**
@@ -105,7 +107,7 @@ export async function runSearch(options: {
       const files = batches[settled] as WalkedFile[]
       for (const [fileIndex, line, text] of result.matches) settledChars += answerLineChars((files[fileIndex] as WalkedFile).shown, line, text)
       // Only the paths of batches that matched are needed later; let a huge walk's others go.
-      if (result.matches.length === 0 && result.tooLarge.length === 0) batches[settled] = []
+      if (result.matches.length === 0 && result.tooLarge.length === 0 && result.unreadable.length === 0) batches[settled] = []
       settled++
       if (settledMatches > request.maxResults || settledChars > SEARCH_MAX_ANSWER_CHARS) isCut = true
     }
@@ -163,6 +165,7 @@ export async function runSearch(options: {
     filesSearched: 0,
     binaryFiles: 0,
     tooLarge: [],
+    unreadable: [],
   }
   let chars = 0
   for (let index = 0; index < settled; index++) {
@@ -182,6 +185,7 @@ export async function runSearch(options: {
     outcome.filesSearched += result.filesSearched
     outcome.binaryFiles += result.binaryFiles
     for (const fileIndex of result.tooLarge) outcome.tooLarge.push((files[fileIndex] as WalkedFile).shown)
+    for (const fileIndex of result.unreadable) outcome.unreadable.push((files[fileIndex] as WalkedFile).shown)
   }
   outcome.isCut = outcome.cutBy !== undefined
   return outcome

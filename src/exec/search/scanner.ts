@@ -88,8 +88,12 @@ export interface ScanResult {
   binaryFiles: number
   /** Indices of files skipped for being larger than `maxFileBytes`. */
   tooLarge: number[]
-  /** Files that vanished or could not be opened as regular files (not symlinks) meanwhile. */
-  unreadable: number
+  /**
+   * Indices of files that could not be opened or read as regular files (removed or replaced
+   * meanwhile, no permission, a path longer than the system takes), or whose matches were dropped
+   * because the object read did not lie inside the workspace.
+   */
+  unreadable: number[]
   /** Whether the batch stopped at `maxMatches` before scanning every file. */
   stoppedEarly: boolean
 }
@@ -335,7 +339,7 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
     scan(request) {
       if (request.query) compile(request.query)
       const passes = request.glob && request.paths ? makeGlobTester(request.glob) : undefined
-      const result: ScanResult = {matches: [], filesSearched: 0, binaryFiles: 0, tooLarge: [], unreadable: 0, stoppedEarly: false}
+      const result: ScanResult = {matches: [], filesSearched: 0, binaryFiles: 0, tooLarge: [], unreadable: [], stoppedEarly: false}
       for (let index = 0; index < request.files.length; index++) {
         if (result.matches.length >= request.maxMatches) {
           result.stoppedEarly = true
@@ -348,14 +352,14 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
         }
         const fd = openFile(request.files[index] as string | Uint8Array)
         if (fd === undefined) {
-          result.unreadable++
+          result.unreadable.push(index)
           continue
         }
         try {
           const contents = readFile(fd, request)
           if (contents === 'binary') result.binaryFiles++
           else if (contents === 'too-large') result.tooLarge.push(index)
-          else if (contents === 'unreadable') result.unreadable++
+          else if (contents === 'unreadable') result.unreadable.push(index)
           else {
             const before = result.matches.length
             const start = contents.subarray(0, BOM.length).equals(BOM) ? BOM.length : 0
@@ -365,7 +369,7 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
             // what was read leaves the worker only if the object read lies inside.
             if (result.matches.length > before && !isOpenedInside(fd, request.root)) {
               result.matches.length = before
-              result.unreadable++
+              result.unreadable.push(index)
             } else {
               result.filesSearched++
             }

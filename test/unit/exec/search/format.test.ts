@@ -13,6 +13,7 @@ const outcome = (overrides: Partial<SearchOutcome>): SearchOutcome => ({
   filesSearched: 3,
   binaryFiles: 0,
   tooLarge: [],
+  unreadable: [],
   ...overrides,
 })
 
@@ -61,6 +62,13 @@ describe('formatSearchAnswer', () => {
   it('says that a single file named as path was too large to search, not that nothing matched', () => {
     const text = formatSearchAnswer(outcome({target: 'big.log', isFile: true, filesSearched: 0, tooLarge: ['big.log']}), query, {hasGlobs: false, maxResults: 200})
     expect(text).to.equal('"big.log" was not searched: it is larger than 16 MiB. Use the read tool with offset/limit to look inside it.')
+  })
+
+  it('names files it could not read, up to five, and why that happens', () => {
+    const text = formatSearchAnswer(outcome({matches: [{path: 'a', line: 1, text: 'foo'}], unreadable: ['x', 'y']}), query, {hasGlobs: false, maxResults: 200})
+    expect(text.split('\n').at(-1)).to.equal(
+      '[Not searched, could not be read: x, y (removed or replaced meanwhile, no permission, or a path longer than the system takes).]',
+    )
   })
 
   it('names files too large to search, up to five', () => {
