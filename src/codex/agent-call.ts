@@ -81,8 +81,9 @@ export async function planAgentCall(runtime: CodexAgentRuntime, agent: Discovere
 }
 
 /**
- * Runs one `agent_<slug>` call (DESIGN §5.4): plans it, waits for a dispatch slot, runs
- * `codex exec` with the prompt on stdin, and returns its stdout as the answer text.
+ * Runs one `agent_<slug>` call (DESIGN §5.4): takes its place in line for a dispatch slot on
+ * arrival (so waiting calls start first in, first out), plans it meanwhile, runs `codex exec` with
+ * the prompt on stdin once it has the slot, and returns its stdout as the answer text.
  * @param onProgress called with a short message when the call waits for a slot, when the run starts,
  *   and for lines Codex logs on stderr
  * @throws BadInputError for an empty prompt or a refused `tools` list; DispatchFailedError when
@@ -95,14 +96,22 @@ export async function runAgentCall(
   options: {signal: AbortSignal; onProgress?: (message: string) => void},
 ): Promise<string> {
   if (input.prompt.trim() === '') throw new BadInputError('prompt is empty. Say what the agent should do.')
-  const plan = await planAgentCall(runtime, agent, input.tools)
   const controller = new AbortController()
   const signal = AbortSignal.any([options.signal, controller.signal])
   const untrack = runtime.track(controller)
-  if (runtime.limiter.active >= runtime.limiter.max) {
-    options.onProgress?.(`${toolNameOf(agent.slug)}: waiting for a free dispatch slot (at most ${runtime.limiter.max} at once)`)
-  }
-  const release = await runtime.limiter.acquire(signal).catch((error: unknown) => {
+  // Take a place in line before anything asynchronous, so that calls waiting for a slot start in
+  // the order they arrived (planning reads files and takes longer for some agents than others).
+  const mustWait = runtime.limiter.active >= runtime.limiter.max
+  const slot = runtime.limiter.acquire(signal)
+  slot.catch(() => undefined) // a failed plan is reported instead
+  if (mustWait) options.onProgress?.(`${toolNameOf(agent.slug)}: waiting for a free dispatch slot (at most ${runtime.limiter.max} at once)`)
+  const plan = await planAgentCall(runtime, agent, input.tools).catch(async (error: unknown) => {
+    controller.abort() // leaves the line, or frees the slot below when it was granted meanwhile
+    ;(await slot.catch(() => undefined))?.()
+    untrack()
+    throw error
+  })
+  const release = await slot.catch((error: unknown) => {
     untrack()
     throw error
   })

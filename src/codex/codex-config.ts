@@ -14,18 +14,28 @@ export function readCodexConfig(codexHome: string): Promise<TomlFile> {
   return readTomlFile(codexConfigPath(codexHome), CODEX_CONFIG_MAX_BYTES)
 }
 
-/** A project's trust as Codex's config records it. */
-export type TrustLevel = 'trusted' | 'untrusted' | 'not-recorded'
+/** The `trust_level` values Codex accepts (notes/codex.md §3: "trusted" or "untrusted", lowercase). */
+export const TRUST_LEVEL_VALUES = ['trusted', 'untrusted'] as const
 
-/** What one `[projects."<path>"]` entry says: its trust level, no `trust_level` key, or no entry at all. */
-export type EntryTrust = 'trusted' | 'untrusted' | 'no-trust-level' | 'none'
+/**
+ * A project's trust as Codex's config records it: `invalid` when the deciding entry's
+ * `trust_level` is not a value Codex accepts, which trusts nothing.
+ */
+export type TrustLevel = 'trusted' | 'untrusted' | 'invalid' | 'not-recorded'
+
+/**
+ * What one `[projects."<path>"]` entry says: its trust level, a `trust_level` Codex does not accept
+ * (with the value), no `trust_level` key, or no entry at all.
+ */
+export type EntryTrust = 'trusted' | 'untrusted' | {invalid: unknown} | 'no-trust-level' | 'none'
 
 /**
  * What Codex's config records for `folder`: the `trust_level` of the `[projects."<abs path>"]`
  * entry whose path names the same folder once symlinks are resolved on both sides (Codex writes
- * canonical paths; see notes/codex.md §3). A value other than `"trusted"` counts as `untrusted`
- * (Codex refuses such a config, so nothing is trusted through it); an entry without `trust_level`
- * is `no-trust-level`, which Codex ignores.
+ * canonical paths; see notes/codex.md §3). A value other than `"trusted"` or `"untrusted"` (a
+ * wrong case such as `"Trusted"`, a number) is `{invalid: value}`: Codex refuses such a config,
+ * so nothing is trusted through it. An entry without `trust_level` is `no-trust-level`, which
+ * Codex ignores.
  */
 export async function entryTrustOf(config: Record<string, unknown>, folder: string): Promise<EntryTrust> {
   const projects = config.projects
@@ -36,7 +46,8 @@ export async function entryTrustOf(config: Record<string, unknown>, folder: stri
     if (!path.isAbsolute(key) || (await canonical(key)) !== target) continue
     const trust = (entry as {trust_level?: unknown} | undefined)?.trust_level
     if (trust === 'trusted') return 'trusted'
-    if (trust !== undefined) found = 'untrusted'
+    if (trust === 'untrusted') found = 'untrusted'
+    else if (trust !== undefined && found !== 'untrusted') found = {invalid: trust}
     else if (found === 'none') found = 'no-trust-level'
   }
   return found

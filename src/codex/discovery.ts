@@ -5,12 +5,13 @@ import path from 'node:path'
 
 import {AkError} from '../errors.js'
 import {type AgentDefinition, type AgentFileState, type AgentOrigin, asSentenceEnd, readAgentFile} from './agent-file.js'
-import {canonical, codexConfigPath, readCodexConfig} from './codex-config.js'
+import {TRUST_LEVEL_VALUES, canonical, codexConfigPath, readCodexConfig} from './codex-config.js'
 import {SLUG_MAX_CHARS} from './limits.js'
 import {type ProjectTrust, projectTrustOf} from './project-trust.js'
 import type {CodexRoots} from './roots.js'
 import {slugOfFileName, toolNameOf} from './slug.js'
 import {describeFsError} from './toml-file.js'
+import {tomlValue} from './toml-value.js'
 
 /** A discovery root (user agents, plugin root) exists but cannot be read. Exit code 1. */
 export class RootUnreadableError extends AkError {}
@@ -138,6 +139,11 @@ export function untrustedReason(trust: ProjectTrust, configPath: string): string
   if (trust.level === 'untrusted') {
     const by = trust.decidedBy === trust.projectDir ? '' : ` through [projects."${trust.decidedBy}"]`
     return `the project ${trust.projectDir} is marked untrusted${by} in ${configPath}`
+  }
+  if (trust.level === 'invalid') {
+    const value = tomlValue(trust.invalidValue)
+    const accepted = TRUST_LEVEL_VALUES.map((level) => `"${level}"`).join(' or ')
+    return `the project ${trust.projectDir} is not trusted: in ${configPath}, [projects."${trust.decidedBy}"] has trust_level = ${value}, which Codex does not accept (only ${accepted})`
   }
   const bare = trust.withoutTrustLevel.map((key) => `[projects."${key}"] has no trust_level, so Codex ignores it`)
   return `the project ${where} is not recorded as trusted in ${configPath}${bare.length > 0 ? ` (${bare.join('; ')})` : ''}; trust it in Codex first`

@@ -8,7 +8,9 @@ export interface DispatchLimiter {
   /** Callers waiting for a slot now. */
   readonly waiting: number
   /**
-   * Waits for a free slot and returns the function that frees it (call it exactly once).
+   * Waits for a free slot and returns the function that frees it (call it exactly once). The
+   * caller's place in line is taken when acquire is called, so call it before any `await` for
+   * callers to be served in the order they arrived.
    * @throws DispatchFailedError when `signal` aborts while waiting.
    */
   acquire(signal: AbortSignal): Promise<() => void>

@@ -1,3 +1,7 @@
+import path from 'node:path'
+
+import {parse as parseShell} from 'shell-quote'
+
 /**
  * `[mcp_servers.<name>]` entries of a Codex config or agent file (format: notes/codex.md §3).
  */
@@ -19,14 +23,81 @@ export function mcpServersOf(config: Record<string, unknown>): Record<string, Mc
 /** The subcommand whose presence marks an entry as this runtime. */
 export const RUNTIME_SUBCOMMAND = 'codex-agent-runtime'
 
+/** Shells whose `-c` script is read for the runtime: they take `-c` and their options the POSIX way. */
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash'])
+
+/** Long shell options that take the next argument as their value (bash's `--rcfile FILE`, `--init-file FILE`). */
+const LONG_OPTIONS_WITH_VALUE = new Set(['--rcfile', '--init-file'])
+
+/** How deep shell scripts starting shells are followed (`sh -c "bash -c '…'"`). */
+const MAX_SHELL_NESTING = 4
+
 /**
  * True when the entry starts this runtime: its command or one of its arguments is the
- * `codex-agent-runtime` subcommand (or a path ending in it). A dispatched `codex exec` must not
- * start it again, or agents could spawn agents without bound (DESIGN §5.4).
+ * `codex-agent-runtime` subcommand (or a path ending in it), whether given directly or through
+ * `env`, `node`, `npx`, or a shell's `-c` script (`sh -c "exec ak codex-agent-runtime serve"`,
+ * `bash -lc …`, shells started by shells). A dispatched `codex exec` must not start it again, or
+ * agents could spawn agents without bound (DESIGN §5.4). An entry that merely mentions the
+ * subcommand counts too: disabling one server too many is safe, one too few is not.
  */
 export function runsAgentRuntime(entry: McpServerEntry): boolean {
-  const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])]
-  return words.some((word) => typeof word === 'string' && (word === RUNTIME_SUBCOMMAND || word.endsWith(`/${RUNTIME_SUBCOMMAND}`)))
+  const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].filter((word): word is string => typeof word === 'string')
+  return wordsRunRuntime(words, 0)
+}
+
+function wordsRunRuntime(words: string[], depth: number): boolean {
+  if (words.some((word) => word === RUNTIME_SUBCOMMAND || word.endsWith(`/${RUNTIME_SUBCOMMAND}`))) return true
+  if (depth >= MAX_SHELL_NESTING) return false
+  return words.some((word, index) => {
+    if (!SHELLS.has(path.basename(word))) return false
+    const script = shellScriptOf(words.slice(index + 1))
+    return script !== undefined && shellCommandsOf(script).some((command) => wordsRunRuntime(command, depth + 1))
+  })
+}
+
+/**
+ * The script a shell runs given `args` (what follows the shell's name): with `-c` among its
+ * options (alone or in a cluster such as `-lc`, `-ec`), the first operand after the options;
+ * undefined when the shell reads a script file or stdin instead. `-o`/`-O` and bash's
+ * `--rcfile`/`--init-file` take the next argument as their value; `--` and `-` end the options.
+ * Source: POSIX `sh` (Shell Command Language, "sh" utility) and `bash(1)` INVOCATION.
+ */
+function shellScriptOf(args: string[]): string | undefined {
+  let readsCommandString = false
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] as string
+    if (arg === '--' || arg === '-') return readsCommandString ? args[index + 1] : undefined
+    if (arg.startsWith('--')) {
+      if (LONG_OPTIONS_WITH_VALUE.has(arg)) index += 1
+      continue
+    }
+    if (/^[-+][A-Za-z]+$/.test(arg)) {
+      const letters = arg.slice(1)
+      if (arg.startsWith('-') && letters.includes('c')) readsCommandString = true
+      index += [...letters].filter((letter) => letter === 'o' || letter === 'O').length
+      continue
+    }
+    return readsCommandString ? arg : undefined
+  }
+  return undefined
+}
+
+/**
+ * The simple commands of a shell script as lists of words, split the way the shell splits them
+ * (quotes removed, variables left as written, `;`, `&&`, `|`, `(` … separating commands;
+ * comments dropped), by shell-quote.
+ */
+function shellCommandsOf(script: string): string[][] {
+  const commands: string[][] = [[]]
+  for (const entry of parseShell(script, (name) => `$${name}`)) {
+    const current = commands[commands.length - 1] as string[]
+    if (typeof entry === 'string') current.push(entry)
+    else if ('op' in entry) {
+      if (entry.op === 'glob') current.push(entry.pattern)
+      else commands.push([])
+    }
+  }
+  return commands
 }
 
 /** True when `name` can be written as one segment of a Codex `-c` key path (Codex splits keys on dots). */

@@ -15,6 +15,8 @@ export interface ProjectTrust {
   /** The repository root Codex uses for trust: a git worktree's main repository; undefined outside git. */
   repoRoot: string | undefined
   level: TrustLevel
+  /** The deciding entry's `trust_level` when Codex does not accept it (level `invalid`). */
+  invalidValue?: unknown
   /** The `[projects."<key>"]` entry that decided, when one did. */
   decidedBy?: string
   /** The key Codex asks to trust when no entry decided: the repository root, else the project root. */
@@ -29,7 +31,8 @@ export interface ProjectTrust {
  * layer is loaded: the folder's own entry first, then the project root's, then the repository
  * root's, where a git worktree's repository root is its main repository; the first entry with a
  * `trust_level` wins, so the most specific entry decides (an `untrusted` folder inside a trusted
- * repository stays untrusted). Entries without `trust_level` are skipped, as Codex skips them.
+ * repository stays untrusted; so does one whose `trust_level` Codex does not accept, level
+ * `invalid`). Entries without `trust_level` are skipped, as Codex skips them.
  * Source: openai/codex `codex-rs/core/src/config_loader/mod.rs` (`ProjectTrustContext::decision_for_dir`,
  * `project_trust_context`, `find_project_root`) and `codex-rs/core/src/git_info.rs`
  * (`resolve_root_git_project_for_trust`).
@@ -45,6 +48,9 @@ export async function projectTrustOf(config: Record<string, unknown>, dir: strin
     const trust: EntryTrust = await entryTrustOf(config, key)
     if (trust === 'trusted' || trust === 'untrusted') {
       return {projectDir, projectRoot, repoRoot, level: trust, decidedBy: key, trustKey: key, withoutTrustLevel}
+    }
+    if (typeof trust === 'object') {
+      return {projectDir, projectRoot, repoRoot, level: 'invalid', invalidValue: trust.invalid, decidedBy: key, trustKey: key, withoutTrustLevel}
     }
     if (trust === 'no-trust-level' && !withoutTrustLevel.includes(key)) withoutTrustLevel.push(key)
   }

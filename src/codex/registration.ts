@@ -8,6 +8,7 @@ import {createTwoFilesPatch} from 'diff'
 import {BadInputError, DispatchFailedError, NotFoundError} from '../errors.js'
 import {akLaunch} from '../launch/ak-launch.js'
 import {codexConfigPath} from './codex-config.js'
+import {shellQuote} from './inspect.js'
 import {CODEX_CONFIG_MAX_BYTES, REGISTERED_TOOL_TIMEOUT_SEC, SERVER_NAME_MAX_CHARS} from './limits.js'
 import {mcpServersOf, runsAgentRuntime} from './mcp-servers.js'
 import type {CodexRoots} from './roots.js'
@@ -207,8 +208,14 @@ export async function applyConfigChange(change: ConfigChange): Promise<{backupPa
 
 async function readConfigForEdit(codexHome: string): Promise<{configPath: string; before: string | undefined; data: Record<string, unknown>}> {
   const home = await stat(codexHome).catch(() => undefined)
-  if (!home?.isDirectory()) {
-    throw new NotFoundError(`The Codex home ${codexHome} is not a folder. Run Codex once to create it, or pass --codex-home.`)
+  if (!home) {
+    throw new NotFoundError(
+      `The Codex home ${codexHome} does not exist. Create it (mkdir -p ${shellQuote(codexHome)}, or run Codex once for its default ~/.codex), ` +
+        `or pass --codex-home the Codex home you use.`,
+    )
+  }
+  if (!home.isDirectory()) {
+    throw new NotFoundError(`The Codex home ${codexHome} is not a folder. Move the file away, or pass --codex-home the Codex home you use.`)
   }
   let configPath = codexConfigPath(codexHome)
   configPath = await realpath(configPath).catch(() => configPath) // edit the file a symlinked config points at

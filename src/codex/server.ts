@@ -1,6 +1,7 @@
 import {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
+import {advertisedInputSchema, parseToolInput} from '../mcp/tool-input.js'
 import {toolErrorResult} from '../mcp/tool-error.js'
 import {AK_VERSION} from '../version.js'
 import {runAgentCall} from './agent-call.js'
@@ -14,7 +15,10 @@ export const CODEX_AGENT_SERVER_NAME = 'ak-codex-agent-runtime'
 
 /** The input schema of every `agent_<slug>` tool. */
 export const agentToolInput = z.object({
-  prompt: z.string().min(1).describe('What the agent should do. Sent to the agent as its prompt.'),
+  prompt: z
+    .string({error: 'prompt must be a string: what the agent should do.'})
+    .min(1, 'prompt is empty. Say what the agent should do.')
+    .describe('What the agent should do. Sent to the agent as its prompt.'),
   tools: z
     .array(z.string())
     .optional()
@@ -59,10 +63,11 @@ function registerAgentTool(server: McpServer, runtime: CodexAgentRuntime, agent:
     {
       title: `Codex agent ${agent.slug}`,
       description: agentToolDescription(agent, runtime.cwd, runtime.limiter.max),
-      inputSchema: agentToolInput,
+      // Checked in the handler, so that an argument the tool does not define is refused with ak's message.
+      inputSchema: advertisedInputSchema(agentToolInput),
       annotations: {readOnlyHint: false, destructiveHint: agent.state.status !== 'ok' || agent.state.policy.sandboxMode !== 'read-only', openWorldHint: true},
     },
-    async (input, ctx) => {
+    async (input: unknown, ctx) => {
       const started = performance.now()
       const progressToken = ctx.mcpReq._meta?.progressToken
       let progress = 0
@@ -83,7 +88,8 @@ function registerAgentTool(server: McpServer, runtime: CodexAgentRuntime, agent:
                 .catch(() => undefined)
             }
       try {
-        const text = await runAgentCall(runtime, agent, input, {signal: ctx.mcpReq.signal, ...(onProgress ? {onProgress} : {})})
+        const {input: args} = parseToolInput({name, inputSchema: agentToolInput}, input)
+        const text = await runAgentCall(runtime, agent, args, {signal: ctx.mcpReq.signal, ...(onProgress ? {onProgress} : {})})
         runtime.log.info(`${name} ${elapsed(started)} ok`)
         return {content: [{type: 'text', text}]}
       } catch (error) {

@@ -22,7 +22,7 @@ export interface CheckResult {
   detail: string
   /** Further findings, one line each (e.g. discovery's notes about agent files). */
   notes?: string[]
-  /** For a non-ok status: the command (or the step) that fixes it. */
+  /** For a non-ok status: the command (or the step) that fixes it; absent when another check's fix comes first (a missing Codex home). */
   fix?: string
 }
 

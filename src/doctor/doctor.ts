@@ -3,7 +3,7 @@ import {resolveRoots} from '../codex/roots.js'
 import {checkAgents, checkPluginRoot} from './agents-check.js'
 import {type CheckResult, type DoctorEnvironment, type DoctorReport, type DoctorServer, type ReportedCheck, akFix, fail} from './check.js'
 import {checkCodexCli} from './codex-cli-check.js'
-import {checkCodexConfig, checkCodexHome} from './codex-home-check.js'
+import {checkCodexConfig, checkCodexHome, isFolder} from './codex-home-check.js'
 import {checkExecServe} from './exec-serve-check.js'
 import {checkExecSandbox} from './sandbox-check.js'
 import {checkNode} from './node-check.js'
@@ -31,14 +31,15 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
   const config = await readCodexConfig(roots.codexHome)
   const codex = await checkCodexCli(environment)
   const registration = await checkRegistration(roots.codexHome, config, environment)
+  const home = await checkCodexHome(roots.codexHome, {given: environment.codexHome !== undefined || Boolean(environment.env.CODEX_HOME?.trim())})
   const inPart = (server: DoctorServer, results: CheckResult[]): ReportedCheck[] => results.map((result) => ({server, ...result}))
   const checks: ReportedCheck[] = [
     ...inPart('ak', [checkNode()]),
     ...inPart('exec', [await checkExecServe(environment), await checkExecSandbox(environment)]),
     ...inPart('codex-agent-runtime', [
       registration.status === 'ok' && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
-      await checkCodexHome(roots.codexHome),
-      checkCodexConfig(roots.codexHome, config, akFix(['codex-agent-runtime', 'register'], roots, environment)),
+      home,
+      checkCodexConfig(roots.codexHome, config, akFix(['codex-agent-runtime', 'register'], roots, environment), {homeExists: await isFolder(roots.codexHome)}),
       await checkProjectTrust(roots.codexHome, config, environment.cwd, environment.homeDir),
       registration,
       await checkPluginRoot(roots.pluginRoot),

@@ -8,6 +8,7 @@ import {type McpServerEntry, mcpServersOf, runsAgentRuntime} from '../codex/mcp-
 import type {TomlFile} from '../codex/toml-file.js'
 import {resolveRoots} from '../codex/roots.js'
 import {type CheckResult, type DoctorEnvironment, akFix, fail, ok, warn} from './check.js'
+import {isFolder} from './codex-home-check.js'
 import {clientEnvironment, probeStdioServer} from './stdio-probe.js'
 
 /**
@@ -26,7 +27,13 @@ export async function checkRegistration(codexHome: string, config: TomlFile, env
     return warn('agent runtime', `cannot tell: ${file} cannot be read or parsed`, `fix ${file} first (see "codex config")`)
   }
   const entries = Object.entries(config.status === 'ok' ? mcpServersOf(config.data) : {}).filter(([, entry]) => runsAgentRuntime(entry))
-  if (entries.length === 0) return warn('agent runtime', `not registered in ${file}`, register())
+  if (entries.length === 0) {
+    if (!(await isFolder(codexHome))) {
+      // register needs the home; the "codex home" check gives the fix that creates it.
+      return {check: 'agent runtime', status: 'warn', detail: `not registered: the Codex home ${codexHome} does not exist (see "codex home")`}
+    }
+    return warn('agent runtime', `not registered in ${file}`, register())
+  }
   const [name, entry] = entries[0] as [string, McpServerEntry]
   const table = `[mcp_servers.${name}]`
   const reregister = register('--name', name)

@@ -22,7 +22,10 @@ export async function checkProjectTrust(codexHome: string, config: TomlFile, cwd
   const projectDir = path.dirname(path.dirname(project.dir)) // <projectDir>/.codex/agents
   const trust = await projectTrustOf(config.status === 'ok' ? config.data : {}, projectDir, cwd)
   const key = trust.decidedBy ?? trust.trustKey
-  const fix = `run "codex" in ${key} and trust the folder when asked, or set [projects."${key}"] trust_level = "trusted" in ${file}`
+  const fix =
+    trust.level === 'invalid'
+      ? `set [projects."${key}"] trust_level = "trusted" (or "untrusted") in ${file}`
+      : `run "codex" in ${key} and trust the folder when asked, or set [projects."${key}"] trust_level = "trusted" in ${file}`
   if (trust.level === 'trusted') return ok('project trust', `${trust.projectDir} is trusted${trust.decidedBy !== trust.projectDir ? ` through [projects."${trust.decidedBy}"]` : ''}`)
   return warn('project trust', `${untrustedReason(trust, file).replace(/^the project /, '').replace(/; trust it in Codex first$/, '')}, so its .codex/agents are not served`, fix)
 }

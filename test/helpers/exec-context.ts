@@ -1,5 +1,5 @@
 /** A tool context for calling AgentExec tools directly, without a transport. */
-import {parseToolInput} from '../../src/exec/tool-input.js'
+import {parseToolInput} from '../../src/mcp/tool-input.js'
 import {createExecConnection, createExecRuntime} from '../../src/exec/runtime.js'
 import type {ExecTool, ToolContext} from '../../src/exec/tools/tool.js'
 import {Workspace} from '../../src/exec/workspace.js'

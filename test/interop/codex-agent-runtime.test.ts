@@ -137,6 +137,16 @@ for (const line of CLIENT_LINES) {
       expect((await standInRuns(fixture.record)).pop()!.argv).to.include('edited-model')
     })
 
+    it('refuses an argument the tool does not define, naming the ones it takes, without running codex', async () => {
+      const before = (await standInRuns(fixture.record)).length
+      const answer = await client.call('agent_helper', {prompt: 'hi', extra: 1})
+      expect(answer).to.deep.include({
+        isError: true,
+        text: 'agent_helper has no argument "extra", so the call did nothing. Its arguments are: prompt, tools.',
+      })
+      expect((await standInRuns(fixture.record)).length).to.equal(before)
+    })
+
     it('refuses an empty prompt', async () => {
       expect((await client.call('agent_helper', {prompt: ''})).isError).to.equal(true)
       expect((await client.call('agent_helper', {prompt: '   '})).isError).to.equal(true)
@@ -319,6 +329,57 @@ describe('ak codex-agent-runtime serve, process behaviour', () => {
     } finally {
       await client.close()
     }
+  })
+
+  it('starts waiting calls in the order they arrived (first in, first out)', async () => {
+    const {dir, remove} = await tempDir('ak-fifo-')
+    try {
+      const codexHome = path.join(dir, 'codex-home')
+      const record = path.join(dir, 'runs.jsonl')
+      // The first agent's file is the largest (long comments), so it takes the longest to read and plan.
+      await writeTree(codexHome, {
+        'agents/reviewer.toml': `description = "Reviews."\n${'# Be thorough, and quote the lines you mean.\n'.repeat(20_000)}`,
+        'agents/other.toml': 'description = "Other."\n',
+        'agents/dup.toml': 'description = "Dup."\n',
+        'agents/inj.toml': 'description = "Inj."\n',
+      })
+      await writeTree(dir, {'work/.keep': ''})
+      await writeStandInCodex(path.join(dir, 'bin'), record)
+      const args = ['codex-agent-runtime', 'serve', '--codex-home', codexHome, '--plugin-root', path.join(dir, 'plugins'), '--max-dispatches', '1']
+      const env = {PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH}`}
+      const client = await connectStdio('v1 (2025 era)', args, {cwd: path.join(dir, 'work'), env})
+      try {
+        const order = ['reviewer', 'other', 'dup', 'inj']
+        const answers = await Promise.all(order.map((slug) => client.call(`agent_${slug}`, {prompt: slug})))
+        expect(answers.map((answer) => answer.text)).to.deep.equal(order.map((slug) => `answer: ${slug}`))
+        expect((await standInRuns(record)).map((run) => run.stdin)).to.deep.equal(order)
+      } finally {
+        await client.close()
+      }
+    } finally {
+      await remove()
+    }
+  })
+
+  it('disables a server entry that starts this runtime through a shell script', async () => {
+    const home = path.join(fixture.dir, 'shell-home')
+    await writeTree(home, {
+      'agents/shelly.toml': [
+        'description = "Runs through a shell."',
+        '[mcp_servers.c]',
+        'command = "sh"',
+        'args = ["-c", "ak codex-agent-runtime serve"]',
+        '[mcp_servers.d]',
+        'command = "bash"',
+        'args = ["-lc", "exec env X=1 npx @agentorg/ak codex-agent-runtime serve"]',
+        '',
+      ].join('\n'),
+    })
+    const result = ak(['codex-agent-runtime', 'inspect', 'shelly', '--json', '--codex-home', home, '--plugin-root', fixture.pluginRoot])
+    expect(result.status, result.stderr).to.equal(0)
+    const report = JSON.parse(result.stdout)
+    expect(report.args).to.include('mcp_servers.c.enabled=false')
+    expect(report.args).to.include('mcp_servers.d.enabled=false')
   })
 
   it('inspects an agent: origin, policy and the exact codex exec command', () => {

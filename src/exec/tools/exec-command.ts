@@ -20,7 +20,7 @@ import {
 } from '../terminal/limits.js'
 import {commandSessionsFor} from '../terminal/runtime-sessions.js'
 import {NO_SANDBOX, type SandboxPolicy, describeSandbox} from '../terminal/sandbox-policy.js'
-import {ignoredArgumentsNote} from '../tool-input.js'
+import {ignoredArgumentsNote} from '../../mcp/tool-input.js'
 import {clampedNumberField, textField} from './input-fields.js'
 import {defineTool} from './tool.js'
 

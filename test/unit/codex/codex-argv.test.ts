@@ -73,6 +73,40 @@ describe('codex exec arguments', () => {
     expect(result).not.to.have.property('mcp_servers.files.enabled')
   })
 
+  describe('a server entry that runs this runtime through a shell script', () => {
+    const runs = (command: string, args: string[]) =>
+      overrides(codexExecArgs(agentPolicyOf({mcp_servers: {c: {command, args}}}), context))['mcp_servers.c.enabled'] === false
+
+    it('is disabled for sh, bash, zsh and dash with -c, -lc, -ec and separate options', () => {
+      expect(runs('sh', ['-c', 'ak codex-agent-runtime serve'])).to.equal(true)
+      expect(runs('/bin/bash', ['-lc', 'ak codex-agent-runtime serve --max-dispatches 1'])).to.equal(true)
+      expect(runs('zsh', ['-ec', 'cd /x && ak codex-agent-runtime serve'])).to.equal(true)
+      expect(runs('dash', ['-e', '-c', 'ak codex-agent-runtime serve', 'name'])).to.equal(true)
+      expect(runs('bash', ['--norc', '-o', 'pipefail', '-c', 'ak codex-agent-runtime serve'])).to.equal(true)
+    })
+
+    it('is disabled when the script reaches ak through exec, env, node, npx or quotes', () => {
+      expect(runs('sh', ['-c', 'exec ak codex-agent-runtime serve'])).to.equal(true)
+      expect(runs('sh', ['-c', 'env FOO=1 node /opt/ak/dist/ak.mjs codex-agent-runtime serve'])).to.equal(true)
+      expect(runs('sh', ['-c', 'npx -y @agentorg/ak "codex-agent-runtime" serve'])).to.equal(true)
+      expect(runs('sh', ['-c', "echo starting; exec 'ak' codex-agent-runtime serve 2>/dev/null"])).to.equal(true)
+      expect(runs('sh', ['-c', 'ak --quiet codex-agent-runtime serve'])).to.equal(true)
+    })
+
+    it('is disabled when the shell is started through env, or a shell script starts another shell', () => {
+      expect(runs('env', ['bash', '-c', 'ak codex-agent-runtime serve'])).to.equal(true)
+      expect(runs('/usr/bin/env', ['-i', 'PATH=/bin', 'sh', '-c', 'ak codex-agent-runtime serve'])).to.equal(true)
+      expect(runs('sh', ['-c', `exec bash -lc 'ak codex-agent-runtime serve'`])).to.equal(true)
+    })
+
+    it('is left alone when the script runs something else', () => {
+      expect(runs('sh', ['-c', 'ak exec serve'])).to.equal(false)
+      expect(runs('bash', ['-lc', 'my-codex-agent-runtime-wrapper serve'])).to.equal(false)
+      expect(runs('sh', ['./serve.sh'])).to.equal(false)
+      expect(runs('python3', ['-c', 'print("ak codex-agent-runtime serve")'])).to.equal(false)
+    })
+  })
+
   describe('the tools argument', () => {
     const policy = agentPolicyOf({
       mcp_servers: {

@@ -85,6 +85,29 @@ describe('project trust as Codex decides it', () => {
     expect(reason).to.contain(`[projects."${repo}"] has no trust_level`)
   })
 
+  it('reports a trust_level Codex does not accept as invalid, naming it and the accepted values, and does not serve the folder', async () => {
+    const repo = path.join(root, 'repo')
+    const text = `[projects.${JSON.stringify(repo)}]\ntrust_level = "Trusted"\n`
+    await writeTree(repo, {'.git/HEAD': '', '.codex/agents/a.toml': ''})
+    await writeTree(codexHome, {'config.toml': text})
+    const trust = await projectTrustOf(config(text), repo)
+    expect(trust).to.deep.include({level: 'invalid', decidedBy: repo, invalidValue: 'Trusted'})
+    const found = await discover(repo)
+    expect(found.project.status).to.equal('skipped')
+    const reason = found.project.status === 'skipped' ? found.project.reason : ''
+    expect(reason).not.to.contain('marked untrusted')
+    expect(reason).to.contain(`[projects."${repo}"] has trust_level = "Trusted", which Codex does not accept (only "trusted" or "untrusted")`)
+  })
+
+  it('lets an invalid trust_level of the folder decide before a trusted repository, as the most specific entry', async () => {
+    const repo = path.join(root, 'repo')
+    const app = path.join(repo, 'app')
+    const text = `${trustConfig({[repo]: 'trusted'})}\n[projects.${JSON.stringify(app)}]\ntrust_level = 1\n`
+    await writeTree(app, {'x.txt': ''})
+    await writeTree(repo, {'.git/HEAD': ''})
+    expect(await projectTrustOf(config(text), app)).to.deep.include({level: 'invalid', decidedBy: app, invalidValue: 1})
+  })
+
   it('decides outside any repository by the project root, and names it as the key to trust', async () => {
     const app = path.join(root, 'plain', 'app')
     await writeTree(app, {'x.txt': ''})

@@ -308,9 +308,21 @@ describe('registration in config.toml', () => {
     expect((await planUnregister(codexHome, 'agents')).action).to.equal('none')
   })
 
-  it('fails when the Codex home does not exist', async () => {
-    const error = await planRegister({codexHome: path.join(codexHome, 'nope'), pluginRoot: '/p'}, 'agents', {}).catch((caught: unknown) => caught)
+  it('fails when the Codex home does not exist, saying so and how to create it', async () => {
+    const missing = path.join(codexHome, 'nope')
+    const error = await planRegister({codexHome: missing, pluginRoot: '/p'}, 'agents', {}).catch((caught: unknown) => caught)
     expect(error).to.be.instanceOf(NotFoundError)
+    expect((error as Error).message).to.contain(`The Codex home ${missing} does not exist.`)
+    expect((error as Error).message).to.contain(`mkdir -p ${missing}`)
+    expect((error as Error).message).not.to.contain('not a folder')
+  })
+
+  it('fails when the Codex home is a file, saying it is not a folder', async () => {
+    const file = path.join(codexHome, 'a-file')
+    await writeFile(file, '')
+    const error = await planRegister({codexHome: file, pluginRoot: '/p'}, 'agents', {}).catch((caught: unknown) => caught)
+    expect(error).to.be.instanceOf(NotFoundError)
+    expect((error as Error).message).to.contain(`The Codex home ${file} is not a folder.`)
   })
 
   it('refuses when the file changed between planning and writing', async () => {

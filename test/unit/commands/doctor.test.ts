@@ -108,6 +108,25 @@ describe('ak doctor', () => {
     expect(stdout).to.contain(`warn  codex home: ${other} does not exist`)
   })
 
+  it('for a Codex home that does not exist, prints one fix that creates it and no register that would fail', async () => {
+    const missing = path.join(fixture.root, 'no-such-home')
+    const plugins = path.join(fixture.root, 'kits')
+    const {stdout} = doctor('--codex-home', missing, '--plugin-root', plugins)
+    const fixes = stdout.split('\n').filter((line) => line.startsWith('      fix: '))
+    expect(fixes.filter((line) => line.includes(`mkdir -p ${missing}`)), stdout).to.deep.equal([`      fix: mkdir -p ${missing}, or pass --codex-home DIR or set CODEX_HOME`])
+    expect(stdout).not.to.contain('codex-agent-runtime register')
+    expect(new Set(fixes).size, stdout).to.equal(fixes.length)
+
+    // Followed, the fix leads to the next one, which works too.
+    expect(spawnSync('sh', ['-c', `mkdir -p ${missing}`]).status).to.equal(0)
+    const again = doctor('--codex-home', missing, '--plugin-root', plugins)
+    const register = again.lines.find((line) => line.startsWith('      fix: ak codex-agent-runtime register'))
+    expect(register, again.stdout).to.equal(`      fix: ak codex-agent-runtime register --codex-home ${missing} --plugin-root ${plugins}`)
+    const words = register!.replace('      fix: ak ', '').split(' ')
+    const registered = spawnSync(process.execPath, [RUN_JS, ...words, '--yes'], {cwd: fixture.project, env: {PATH: fixture.path, HOME: fixture.home}, encoding: 'utf8'})
+    expect(registered.status, registered.stderr).to.equal(0)
+  })
+
   it('lays out every line as a status, or a fix under a problem', async () => {
     await fixture.installCodex({exitCode: 2})
     const {lines} = doctor()

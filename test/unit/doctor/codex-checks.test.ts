@@ -40,6 +40,18 @@ describe('doctor: Codex checks', () => {
       expect(result.fix).to.contain('--codex-home')
     })
 
+    it('suggests creating a missing Codex home given by flag with a command that creates it', async () => {
+      const result = await checkCodexHome(codexHome, {given: true})
+      expect(result.fix).to.match(new RegExp(`^mkdir -p ${codexHome}\\b`))
+    })
+
+    it('suggests no register command for config.toml when the Codex home does not exist', async () => {
+      const result = checkCodexConfig(codexHome, await readCodexConfig(codexHome), 'ak codex-agent-runtime register', {homeExists: false})
+      expect(result.status).to.equal('warn')
+      expect(result.detail).to.contain(`the Codex home ${codexHome} does not exist`)
+      expect(result.fix).to.equal(undefined)
+    })
+
     it('fails a config.toml that does not parse, quoting the line', async () => {
       const result = checkCodexConfig(codexHome, await writeConfig('model = "o3"\n[projects\n'))
       expect(result.status).to.equal('fail')
@@ -84,6 +96,15 @@ describe('doctor: Codex checks', () => {
       expect(result.fix).to.contain(`[projects."${fixture.project}"] trust_level = "trusted"`)
     })
 
+    it('warns about a trust_level Codex does not accept, naming it and the accepted values', async () => {
+      const config = await writeConfig(`[projects.${JSON.stringify(fixture.project)}]\ntrust_level = "Trusted"\n`)
+      const result = await checkProjectTrust(codexHome, config, fixture.project, fixture.home)
+      expect(result.status).to.equal('warn')
+      expect(result.detail).not.to.contain('marked untrusted')
+      expect(result.detail).to.contain('trust_level = "Trusted", which Codex does not accept (only "trusted" or "untrusted")')
+      expect(result.fix).to.contain(`[projects."${fixture.project}"] trust_level = "trusted"`)
+    })
+
     it('warns about a project the config does not mention', async () => {
       const result = await checkProjectTrust(codexHome, await writeConfig(''), fixture.project, fixture.home)
       expect(result.status).to.equal('warn')
@@ -94,6 +115,12 @@ describe('doctor: Codex checks', () => {
   const environment = () => ({cwd: fixture.project, env: {PATH: fixture.path, HOME: fixture.home}, homeDir: fixture.home})
 
   describe('registration', () => {
+    it('suggests no register command when the Codex home does not exist, since register needs it', async () => {
+      const result = await checkRegistration(codexHome, await readCodexConfig(codexHome), environment())
+      expect(result).to.include({status: 'warn', detail: `not registered: the Codex home ${codexHome} does not exist (see "codex home")`})
+      expect(result.fix).to.equal(undefined)
+    })
+
     it('passes a registration with tool_timeout_sec = 600 that starts and lists the agents', async () => {
       await mkdir(path.join(codexHome, 'agents'), {recursive: true})
       await writeFile(path.join(codexHome, 'agents', 'reviewer.toml'), 'description = "Reviews"\n')

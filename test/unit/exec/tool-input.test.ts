@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
 import {BadInputError} from '../../../src/errors.js'
-import {ignoredArgumentsNote, parseToolInput} from '../../../src/exec/tool-input.js'
+import {ignoredArgumentsNote, parseToolInput} from '../../../src/mcp/tool-input.js'
 import {editTool} from '../../../src/exec/tools/edit.js'
 import {execCommandTool} from '../../../src/exec/tools/exec-command.js'
 import {readTool} from '../../../src/exec/tools/read.js'

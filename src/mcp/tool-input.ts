@@ -2,20 +2,34 @@ import type {StandardSchemaWithJSON} from '@modelcontextprotocol/server'
 import type {z} from 'zod'
 
 import {BadInputError} from '../errors.js'
-import type {ExecTool} from './tools/tool.js'
 
 /** A tool call's arguments once checked: the tool's input, and the accepted names it ignored. */
 export interface ParsedToolInput<Input> {
   input: Input
-  /** Names of `ExecTool.ignoredArguments` the call gave, in the order given. */
+  /** Names of `ToolInputSpec.ignoredArguments` the call gave, in the order given. */
   ignored: string[]
+}
+
+/**
+ * What parseToolInput needs of an MCP tool: its name, its input schema, and the argument names it
+ * accepts and ignores or has advice for. AgentExec's tools and the Codex agent runtime's
+ * `agent_<slug>` tools both give these.
+ */
+export interface ToolInputSpec<Input extends z.ZodObject = z.ZodObject> {
+  name: string
+  inputSchema: Input
+  /** Argument names the tool accepts and ignores, each with why it has no effect. Any other name outside `inputSchema` is refused. */
+  ignoredArguments?: Record<string, string> | undefined
+  /** Advice for argument names other servers use and this tool does not (`tail` → a negative offset). */
+  argumentHints?: Record<string, string> | undefined
 }
 
 /** A string that is exactly a whole number, as models often send numbers (`"5"`, `"-20"`). */
 const INTEGER_STRING = /^-?\d+$/
 
 /**
- * Checks a tool call's `arguments` against the tool, as DESIGN §4.3 says:
+ * Checks a tool call's `arguments` against the tool, as DESIGN §4.3 says (AgentExec; the Codex
+ * agent runtime's tools follow the same rules):
  * - a name the tool does not define is refused, with the names it accepts (and the tool's hint
  *   for that name, if it has one: `tail` → a negative offset). Names in `ignoredArguments` pass
  *   and are reported in `ignored`.
@@ -24,7 +38,7 @@ const INTEGER_STRING = /^-?\d+$/
  * - every wrong field is reported, one per line.
  * @throws BadInputError with the message the model reads.
  */
-export function parseToolInput<Input extends z.ZodObject>(tool: ExecTool<Input>, raw: unknown): ParsedToolInput<z.infer<Input>> {
+export function parseToolInput<Input extends z.ZodObject>(tool: ToolInputSpec<Input>, raw: unknown): ParsedToolInput<z.infer<Input>> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new BadInputError(`The arguments of ${tool.name} must be an object of named fields: ${acceptedNames(tool)}.`)
   }
@@ -49,11 +63,11 @@ export function parseToolInput<Input extends z.ZodObject>(tool: ExecTool<Input>,
   throw new BadInputError(messages.join('\n'))
 }
 
-function acceptedNames(tool: ExecTool): string {
+function acceptedNames(tool: ToolInputSpec): string {
   return Object.keys(tool.inputSchema.shape).join(', ')
 }
 
-function unknownArgumentsError(tool: ExecTool, unknown: string[]): BadInputError {
+function unknownArgumentsError(tool: ToolInputSpec, unknown: string[]): BadInputError {
   const quoted = unknown.map((name) => JSON.stringify(name)).join(', ')
   const lines = [
     `${tool.name} has no ${unknown.length === 1 ? 'argument' : 'arguments'} ${quoted}, so the call did nothing. ` +
@@ -92,7 +106,7 @@ function coerce(field: z.ZodType, value: unknown): unknown {
  * One line naming every ignored argument a call gave and why each had no effect, or '' when it
  * gave none: `[Note: tty, login had no effect (tty: …; login: …).]`.
  */
-export function ignoredArgumentsNote(tool: Pick<ExecTool, 'ignoredArguments'>, ignored: readonly string[]): string {
+export function ignoredArgumentsNote(tool: Pick<ToolInputSpec, 'ignoredArguments'>, ignored: readonly string[]): string {
   if (ignored.length === 0) return ''
   const reasons = ignored.map((name) => `${name}: ${tool.ignoredArguments?.[name] ?? 'not used'}`)
   return `[Note: ${ignored.join(', ')} had no effect (${reasons.join('; ')}).]`
