@@ -10,6 +10,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS} from '../../src/exec/limits.js'
 import {type LoneBundle, copyBundleAlone} from '../helpers/bundle.js'
 import {CLIENT_LINES, MODERN_PROTOCOL_VERSION, connectHttp} from '../helpers/clients.js'
+import {itServesEventStreamsAtOnce} from '../helpers/event-stream.js'
 import {type HttpServerProcess, runToExit, startHttpServer} from '../helpers/http-server.js'
 import {isAlive, startSleep, waitUntilGone} from '../helpers/processes.js'
 import {INITIALIZE_BODY, TOOLS_LIST_BODY, mcpPostHeaders, rawRequest} from '../helpers/raw-http.js'
@@ -141,6 +142,10 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
       })
       expect(answer.status).to.equal(404)
     })
+  })
+
+  describe('GET event streams', () => {
+    itServesEventStreamsAtOnce(() => ({url: server.url, headers: {authorization: `Bearer ${TOKEN}`}}))
   })
 
   describe('guards its sockets', () => {

@@ -1,4 +1,3 @@
-import {toNodeHandler} from '@modelcontextprotocol/node'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
 import {HTTP_MAX_BODY_BYTES} from '../limits.js'
@@ -6,6 +5,7 @@ import type {ExecRuntime} from '../tools/tool.js'
 import {bearerTokenMatches} from './bearer-token.js'
 import {writeJsonRpcError} from './error-response.js'
 import {type McpEndpointOptions, createMcpEndpoint} from './mcp-endpoint.js'
+import {toNodeBridge} from './node-bridge.js'
 import {type RequestOriginRules, refusedOrigin} from './request-origin.js'
 
 /** How a Node HTTP handler guards the endpoint. */
@@ -48,8 +48,8 @@ const DRAIN_FACTOR = 16
 export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHandlerOptions): ExecHttpHandler {
   const maxBodyBytes = options.maxBodyBytes ?? HTTP_MAX_BODY_BYTES
   const endpoint = createMcpEndpoint(runtime, options)
-  const serve = toNodeHandler(endpoint, {
-    maxRequestBodySize: maxBodyBytes,
+  const serve = toNodeBridge((request) => endpoint.fetch(request), {
+    maxBodyBytes,
     onerror: (error) => runtime.log.warn(`HTTP request failed: ${error.message}`),
   })
   return {
