@@ -111,3 +111,25 @@ export function itServesEventStreamsAtOnce(server: () => {url: string; headers: 
     }
   })
 }
+
+/**
+ * Defines a mocha test: while a session's GET event stream is open, a second GET gets 409 saying
+ * to close the first.
+ */
+export function itRefusesASecondEventStream(server: () => {url: string; headers: Record<string, string>}): void {
+  it('refuses a second GET event stream while one is open: 409 saying to close the first', async () => {
+    const {url, headers} = server()
+    const id = await openLegacySession(url, headers)
+    const first = await openRawEventStream(url, eventStreamHeaders(id, headers))
+    try {
+      expect(first.status).to.equal(200)
+      const second = await openRawEventStream(url, eventStreamHeaders(id, headers))
+      await second.drop()
+      expect(second.status).to.equal(409)
+      expect(second.afterHeaders).to.contain('already has its GET event stream open')
+      expect(second.afterHeaders).to.contain('Close that stream before opening another')
+    } finally {
+      await first.drop()
+    }
+  })
+}

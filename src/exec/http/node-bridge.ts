@@ -3,6 +3,9 @@ import type {IncomingMessage, ServerResponse} from 'node:http'
 
 import {jsonRpcErrorResponse} from './error-response.js'
 
+/** What a client whose body is too large can do. */
+export const SEND_LESS = 'Send less in one request: split a large edit or input into several calls.'
+
 /** A web-standard request handler (the SDK's `handler.fetch` shape). */
 export type WebHandler = (request: Request) => Promise<Response>
 
@@ -52,7 +55,7 @@ function failureResponse(error: unknown, options: {maxBodyBytes: number; onerror
   if ((error as {name?: unknown}).name === 'RequestBodyTooLargeError') {
     return jsonRpcErrorResponse(
       413,
-      `Payload too large: the body is longer than ${options.maxBodyBytes} bytes, the most accepted. Send a smaller request.`,
+      `Payload too large: the body is longer than ${options.maxBodyBytes} bytes, the most accepted. ${SEND_LESS}`,
       {connection: 'close'},
     )
   }

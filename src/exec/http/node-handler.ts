@@ -5,7 +5,7 @@ import type {ExecRuntime} from '../tools/tool.js'
 import {bearerTokenMatches} from './bearer-token.js'
 import {writeJsonRpcError} from './error-response.js'
 import {type McpEndpointOptions, createMcpEndpoint} from './mcp-endpoint.js'
-import {toNodeBridge} from './node-bridge.js'
+import {SEND_LESS, toNodeBridge} from './node-bridge.js'
 import {type RequestOriginRules, refusedOrigin} from './request-origin.js'
 
 /** How a Node HTTP handler guards the endpoint. */
@@ -55,7 +55,7 @@ export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHan
   return {
     async handle(req, res, parsedBody) {
       const refusal = refusedOrigin(
-        {host: req.headers.host, origin: req.headers.origin, localAddress: req.socket.localAddress},
+        {host: req.headers.host, origin: req.headers.origin, localAddress: req.socket.localAddress, localPort: req.socket.localPort},
         options.origins,
       )
       if (refusal) {
@@ -83,7 +83,7 @@ export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHan
         writeJsonRpcError(
           res,
           413,
-          `Payload too large: the body is ${declared} bytes; at most ${maxBodyBytes} bytes are accepted.`,
+          `Payload too large: the body is ${declared} bytes; at most ${maxBodyBytes} bytes are accepted. ${SEND_LESS}`,
           drain ? {} : REFUSAL_HEADERS,
         )
         if (drain) req.resume()
