@@ -6,7 +6,7 @@ import {createCodexAgentServer} from './server.js'
 /**
  * Serves the runtime over stdio (both MCP protocol eras from one server factory) until the client
  * goes away (stdin closes, stdout EPIPE: exit 0), SIGINT/SIGTERM/SIGHUP arrives (exit 0) or the transport
- * fails (e.g. a frame over 10 MiB: exit 1), then stops every running dispatch.
+ * fails (stdout breaks: exit 1), then stops every running dispatch.
  * stdout carries MCP frames only.
  * @returns why it stopped, once everything is closed.
  */

@@ -45,6 +45,14 @@ export const EDIT_MAX_DIFF_CHARS = 20_000
  * holds about five times its file's size at its peak, so edits together stay near 700 MB.
  */
 export const EDIT_MAX_BYTES_IN_FLIGHT = 2 * EDIT_MAX_FILE_BYTES
+/**
+ * How long an edit waits for another ak server's replace lock on the same file (see
+ * replace-lock.ts), in ms. The lock is held only for a check and a rename, so a wait this long
+ * means its holder is stuck.
+ */
+export const EDIT_LOCK_WAIT_MS = 10_000
+/** Age (ms) past which a replace lock is taken over even if its process still seems to run (a reused pid). */
+export const EDIT_LOCK_STALE_MS = 60_000
 
 /** Matching lines `search` returns when the call names no `max_results`. */
 export const SEARCH_DEFAULT_MAX_RESULTS = 200

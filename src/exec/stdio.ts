@@ -7,7 +7,7 @@ import type {ExecRuntime} from './tools/tool.js'
 /**
  * Serves AgentExec over stdio (both protocol eras: a 2025-era `initialize` opening and a
  * 2026-07-28 opening) until the client goes away (stdin closes, stdout EPIPE), SIGINT/SIGTERM/SIGHUP
- * arrives or the transport fails (e.g. a frame over 10 MiB), then closes the connection
+ * arrives or the transport fails (stdout breaks), then closes the connection
  * (stopping every command it started) and the runtime.
  *
  * stdout carries MCP frames only; nothing else in the process may write to it while this runs.

@@ -17,17 +17,29 @@ export interface RejectedMessage {
   logLine: string
 }
 
+/** Bytes kept from each end of a line too long to buffer, to read its id from (see `oversizedMessage`). */
+const OVERSIZED_KEPT_BYTES = 64 * 1024
+
 /**
  * The stdio transport's line reader (the SDK's `ReadBuffer`: newline-delimited JSON, at most
- * `maxBufferSize` bytes buffered), except that a line that is not JSON gets a parse error (the SDK
- * skips it silently, leaving a client waiting; blank lines are still skipped), and a line that is
- * JSON but does not match MCP's JSON-RPC schema (e.g. a `_meta.progressToken` that is an object):
- * the SDK would drop it with its whole schema error on stderr, leaving a request unanswered, so
- * here it goes to `onRejected` with the answer to send (JSON-RPC 2.0 §5.1: every request with an
- * id gets a response; -32602 when the fault lies in `params`, else -32600) and one log line.
+ * `maxBufferSize` bytes a message), except that nothing a client sends ends the connection and
+ * every request gets an answer (JSON-RPC 2.0 §5: a response for every request; id null when the
+ * id cannot be read):
+ * - a line over `maxBufferSize` bytes is dropped as it streams in (only its first and last
+ *   OVERSIZED_KEPT_BYTES are kept) and answered with an invalid-request error for its id, where
+ *   the SDK would throw and close the transport, ending the server;
+ * - a line that is not JSON gets a parse error, where the SDK skips it silently (blank lines are
+ *   still skipped);
+ * - JSON that does not match MCP's JSON-RPC schema (a `_meta.progressToken` that is an object, a
+ *   message with an id and nothing else, a batch): the SDK would drop it with its whole schema
+ *   error on stderr; here it is answered (-32602 when the fault lies in `params`, else -32600)
+ *   unless it is a notification, which JSON-RPC never answers.
+ * Each rejected line goes to `onRejected` with its answer and one log line.
  */
 export class CheckedReadBuffer extends ReadBuffer {
   private pending: Buffer | undefined
+  /** The line being dropped because it is too long: its first bytes, its last bytes and its length. */
+  private oversized: {head: Buffer; tail: Buffer; bytes: number} | undefined
 
   constructor(
     private readonly onRejected: (rejected: RejectedMessage) => void,
@@ -36,21 +48,41 @@ export class CheckedReadBuffer extends ReadBuffer {
     super({maxBufferSize})
   }
 
-  /** @throws Error when the buffered bytes would pass `maxBufferSize` (the SDK's message). */
   override append(chunk: Buffer): void {
-    if ((this.pending?.length ?? 0) + chunk.length > this.maxBufferSize) {
-      this.clear()
-      throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBufferSize} bytes`)
+    if (this.oversized) {
+      const end = chunk.indexOf('\n')
+      if (end === -1) {
+        this.keepOversized(chunk)
+        return
+      }
+      this.keepOversized(chunk.subarray(0, end))
+      this.finishOversized()
+      chunk = chunk.subarray(end + 1)
     }
-    this.pending = this.pending ? Buffer.concat([this.pending, chunk]) : chunk
+    const buffered = this.pending ? Buffer.concat([this.pending, chunk]) : chunk
+    // Complete lines wait for readMessage; only the line still arriving is held to the limit.
+    const lineStart = buffered.lastIndexOf('\n') + 1
+    if (buffered.length - lineStart > this.maxBufferSize) {
+      const partial = buffered.subarray(lineStart)
+      this.oversized = {head: Buffer.from(partial.subarray(0, OVERSIZED_KEPT_BYTES)), tail: Buffer.alloc(0), bytes: 0}
+      this.keepOversized(partial)
+      this.pending = lineStart > 0 ? buffered.subarray(0, lineStart) : undefined
+      return
+    }
+    this.pending = buffered
   }
 
   override readMessage(): JSONRPCMessage | null {
     while (this.pending) {
       const index = this.pending.indexOf('\n')
       if (index === -1) return null
-      const line = this.pending.toString('utf8', 0, index).replace(/\r$/, '')
-      this.pending = this.pending.subarray(index + 1)
+      const bytes = this.pending.subarray(0, index)
+      this.pending = index + 1 < this.pending.length ? this.pending.subarray(index + 1) : undefined
+      if (bytes.length > this.maxBufferSize) {
+        this.onRejected(oversizedMessage(bytes.subarray(0, OVERSIZED_KEPT_BYTES), bytes.subarray(-OVERSIZED_KEPT_BYTES), bytes.length, this.maxBufferSize))
+        continue
+      }
+      const line = bytes.toString('utf8').replace(/\r$/, '')
       if (line.trim() === '') continue
       let value: unknown
       try {
@@ -70,6 +102,21 @@ export class CheckedReadBuffer extends ReadBuffer {
 
   override clear(): void {
     this.pending = undefined
+    this.oversized = undefined
+  }
+
+  /** Counts `bytes` more of the line being dropped, keeping its last OVERSIZED_KEPT_BYTES. */
+  private keepOversized(bytes: Buffer): void {
+    const oversized = this.oversized!
+    oversized.bytes += bytes.length
+    const recent = bytes.length >= OVERSIZED_KEPT_BYTES ? bytes : Buffer.concat([oversized.tail, bytes])
+    oversized.tail = Buffer.from(recent.subarray(-OVERSIZED_KEPT_BYTES))
+  }
+
+  private finishOversized(): void {
+    const {head, tail, bytes} = this.oversized!
+    this.oversized = undefined
+    this.onRejected(oversizedMessage(head, tail, bytes, this.maxBufferSize))
   }
 }
 
@@ -117,27 +164,101 @@ function mainProblem(error: unknown): {path: string[]; text: string} {
   return {path: best.path, text: `${best.path.length > 0 ? `${best.path.join('.')}: ` : ''}${best.message}`}
 }
 
+/** A JSON-RPC id as JSON-RPC 2.0 allows it (a string or a number), or undefined. */
+function validId(id: unknown): string | number | undefined {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : undefined
+}
+
 function rejectedMessage(value: unknown, error: unknown): RejectedMessage {
+  if (Array.isArray(value)) {
+    const logLine = `rejected a batch of ${value.length} ${value.length === 1 ? 'message' : 'messages'}: MCP takes one JSON-RPC message per line`
+    return {
+      logLine,
+      answer: errorAnswer(
+        null,
+        INVALID_REQUEST,
+        'Invalid request: the line is a JSON-RPC batch (an array), which MCP does not take (since protocol 2025-06-18). Send one message per line.',
+      ),
+    }
+  }
   const problem = mainProblem(error)
   const message = (typeof value === 'object' && value !== null ? value : {}) as {id?: unknown; method?: unknown}
   const method = typeof message.method === 'string' ? message.method : undefined
   const hasId = message.id !== undefined
-  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null
-  const what = method ? `${method}${hasId ? ` (id ${JSON.stringify(message.id)})` : ''}` : 'a message'
+  const what = method ? `${method}${hasId ? ` (id ${JSON.stringify(message.id)})` : ''}` : hasId ? `a message with id ${JSON.stringify(message.id)}` : 'a message'
   const logLine = `rejected ${what}: it does not match MCP's JSON-RPC schema (${problem.text})`
-  if (!method || !hasId) return {answer: undefined, logLine}
-  const inParams = problem.path[0] === 'params'
+  // A notification (a method and no id) is never answered (JSON-RPC 2.0 §4.1).
+  if (method && !hasId) return {answer: undefined, logLine}
+  const inParams = method !== undefined && problem.path[0] === 'params'
   return {
     logLine,
-    answer: {
-      jsonrpc: '2.0',
-      id: id as string | number,
-      error: {
-        code: inParams ? INVALID_PARAMS : INVALID_REQUEST,
-        message:
-          `${inParams ? 'Invalid params' : 'Invalid request'}: ${problem.text}. The request does not match ` +
-          `MCP's JSON-RPC schema (e.g. _meta.progressToken must be a string or an integer); fix it and send it again.`,
-      },
-    },
+    answer: errorAnswer(
+      validId(message.id) ?? null,
+      inParams ? INVALID_PARAMS : INVALID_REQUEST,
+      `${inParams ? 'Invalid params' : 'Invalid request'}: ${problem.text}. The message does not match MCP's JSON-RPC schema; fix it and send it again.`,
+    ),
+  }
+}
+
+/**
+ * What to do with a line over the size limit: an invalid-request error for its id, read from
+ * the line's first or last bytes (see `topLevelId`), or null when neither holds it.
+ */
+function oversizedMessage(head: Buffer, tail: Buffer, bytes: number, limit: number): RejectedMessage {
+  const id = topLevelId(head.toString('utf8')) ?? lastMemberId(tail.toString('utf8'))
+  return {
+    logLine: `rejected a message of ${bytes} bytes${id === undefined ? '' : ` (id ${JSON.stringify(id)})`}: over the ${limit} bytes a message may have on stdio`,
+    answer: errorAnswer(
+      id ?? null,
+      INVALID_REQUEST,
+      `Request too large: the message has ${bytes} bytes, over the ${limit} bytes (${limit / 1024 / 1024} MiB) a message may have on stdio. ` +
+        'Send less in one message: edit a large file in several smaller edits, or write it with exec_command.',
+    ),
+  }
+}
+
+function errorAnswer(id: string | number | null, code: number, message: string): JSONRPCMessage {
+  return {jsonrpc: '2.0', id, error: {code, message}} as unknown as JSONRPCMessage
+}
+
+/**
+ * The `id` member of the top-level object at the start of a JSON text cut short, if the part
+ * given reaches it: members are skipped by tracking strings and nesting, so an `"id"` inside
+ * `params` is never taken for it. MCP's clients write `id` before `params`.
+ */
+export function topLevelId(text: string): string | number | undefined {
+  let depth = 0
+  let index = 0
+  while (index < text.length) {
+    const character = text[index]!
+    if (character === '"') {
+      const start = index
+      for (index++; index < text.length && text[index] !== '"'; index++) if (text[index] === '\\') index++
+      if (index >= text.length) return undefined
+      index++
+      if (depth === 1 && text.slice(start, index) === '"id"') {
+        const member = /^\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")/.exec(text.slice(index, index + 1024))
+        if (member) return parseId(member[1]!)
+      }
+      continue
+    }
+    if (character === '{' || character === '[') depth++
+    else if (character === '}' || character === ']') depth--
+    index++
+  }
+  return undefined
+}
+
+/** The id of a JSON text's end when `"id"` is the last member of its top-level object (`…,"id":7}`). */
+function lastMemberId(text: string): string | number | undefined {
+  const match = /[,{]\s*"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(text)
+  return match ? parseId(match[1]!) : undefined
+}
+
+function parseId(json: string): string | number | undefined {
+  try {
+    return validId(JSON.parse(json))
+  } catch {
+    return undefined
   }
 }

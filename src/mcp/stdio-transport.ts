@@ -7,8 +7,8 @@ import {STOP_SIGNALS, type StopSignal} from './stop-signals.js'
 
 /**
  * Why a stdio MCP connection ended: the client went away (stdin ended or closed, or stdout
- * reported EPIPE), a signal arrived, or the transport failed (for example a frame longer than the
- * SDK's 10 MiB read buffer, or a stdout error other than EPIPE).
+ * reported EPIPE), a signal arrived, or the transport failed (a stdout error other than EPIPE).
+ * Nothing a client sends ends the connection: CheckedReadBuffer answers what it cannot take.
  */
 export type StdioEnd =
   | {reason: 'stdin-closed' | StopSignal}
@@ -25,8 +25,8 @@ const CLIENT_GONE_CODES = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED'
  * `reportError` must receive the transport's out-of-band errors (serveStdio's `onerror`) so a
  * failure can be told from a client that went away.
  *
- * A line that is JSON but not an MCP message is logged on `log` as one line, and a request among
- * them is answered with a JSON-RPC error (CheckedReadBuffer) instead of going unanswered.
+ * A line that is too long, not JSON or not an MCP message is logged on `log` as one line, and
+ * answered with a JSON-RPC error unless it is a notification (CheckedReadBuffer).
  */
 export function watchedStdioTransport(log: Logger): {
   transport: StdioServerTransport
@@ -82,6 +82,6 @@ export function watchedStdioTransport(log: Logger): {
 export function transportFailed(message: string): DispatchFailedError {
   return new DispatchFailedError(
     `The MCP stdio transport failed (${message.replaceAll(/\s+/g, ' ').trim()}); the connection is closed. ` +
-      `Check that the client sends one JSON-RPC message per line, each under 10 MiB, and restart the server.`,
+      `Check that the client keeps reading the server's output, and restart the server.`,
   )
 }

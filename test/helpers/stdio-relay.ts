@@ -71,5 +71,5 @@ export async function initializeThrough(relay: StdioRelay): Promise<void> {
   relay.send({jsonrpc: '2.0', method: 'notifications/initialized'})
 }
 
-/** A JSON-RPC line longer than the SDK's 10 MiB stdio read buffer. */
+/** A JSON-RPC request (id 99) longer than the 10 MiB a message may have on stdio. */
 export const OVERLONG_LINE = `${JSON.stringify({jsonrpc: '2.0', id: 99, method: 'tools/list', params: {pad: 'x'.repeat(11 * 1024 * 1024)}})}\n`

@@ -35,6 +35,38 @@ describe(`edit under load through ak exec serve, client ${CLIENT_LINES[0]}`, fun
   })
 })
 
+describe(`edit from two servers on one workspace, client ${CLIENT_LINES[0]}`, function () {
+  this.timeout(120_000)
+  let ws: string
+  let clients: TestClient[]
+
+  before(async () => {
+    ws = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-edit-two-')))
+    clients = await Promise.all([0, 1].map(() => connectStdio(CLIENT_LINES[0], ['exec', 'serve', '--workspace', ws, '--level', 'files', '--quiet'])))
+  })
+
+  after(async () => {
+    await Promise.all(clients.map((client) => client.close()))
+    await rm(ws, {recursive: true, force: true})
+  })
+
+  it('never loses an edit it answered as done: a racing edit from the other server is refused instead', async () => {
+    const count = 300
+    const file = path.join(ws, 'lines.txt')
+    await writeFile(file, Array.from({length: count}, (_, i) => `L${i}\n`).join(''))
+    // The first server edits the even lines, the second the odd ones, all at once.
+    const answers = await Promise.all(
+      Array.from({length: count}, (_, i) =>
+        clients[i % 2]!.call('edit', {path: 'lines.txt', old_text: `L${i}\n`, new_text: `E${i}\n`}).then((answer) => ({i, answer})),
+      ),
+    )
+    const final = (await readFile(file, 'utf8')).split('\n')
+    const lost = answers.filter(({i, answer}) => !answer.isError && final[i] !== `E${i}`).map(({i}) => i)
+    expect(lost, 'edits answered as done but missing from the file').to.deep.equal([])
+    for (const {answer} of answers.filter(({answer}) => answer.isError)) expect(answer.text).to.contain('changed on disk')
+  })
+})
+
 /** Peak resident memory of a process in kB (`VmHWM` in /proc/<pid>/status). */
 function peakMemoryKb(pid: number): number {
   const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))

@@ -9,6 +9,11 @@ import {type ServerProcess, initializeRaw, startServerProcess} from '../helpers/
 /** `_meta.progressToken` values MCP does not allow (it must be a string or an integer). */
 const WRONG_PROGRESS_TOKENS: unknown[] = [{token: 1}, [1], true, 1.5, null]
 
+/** The error answers whose id is null (JSON-RPC's answer when a message's id cannot be read). */
+function nullAnswers(server: ServerProcess): Array<{error?: {code: number; message: string}}> {
+  return server.messages().filter((message) => message.id === null) as Array<{error?: {code: number; message: string}}>
+}
+
 describe('a stdio server answers every request with an id, even one the MCP schema rejects', () => {
   let dir: string
   before(async () => {
@@ -65,6 +70,44 @@ describe('a stdio server answers every request with an id, even one the MCP sche
         server.send({jsonrpc: '2.0', id: 300, method: 'tools/list', params: {}})
         expect(await server.response(300)).to.have.property('result')
         expect(server.stderr().match(/that is not JSON/g)).to.have.length(1)
+      })
+
+      it('answers a message with an id but no method, result or error by its id', async () => {
+        server.send({jsonrpc: '2.0', id: 500})
+        const answer = (await server.response(500)) as {error?: {code: number; message: string}}
+        expect(answer.error?.code, JSON.stringify(answer)).to.equal(-32_600)
+        expect(answer.error?.message).to.contain('Invalid request')
+      })
+
+      it('answers a batch (an array), even an empty one, with one invalid-request error (id null), and keeps serving', async () => {
+        const before = nullAnswers(server).length
+        server.write('[{"jsonrpc":"2.0","id":501,"method":"ping"},{"jsonrpc":"2.0","id":502,"method":"ping"}]\n[]\n')
+        await eventually(() => nullAnswers(server).length >= before + 2)
+        for (const answer of nullAnswers(server).slice(before)) {
+          expect(answer.error?.code, JSON.stringify(answer)).to.equal(-32_600)
+          expect(answer.error?.message).to.contain('batch').and.contain('one message per line')
+        }
+        server.send({jsonrpc: '2.0', id: 503, method: 'ping'})
+        expect(await server.response(503)).to.have.property('result')
+      })
+
+      it('answers a message over 10 MiB with an error for its id wherever the id stands, and keeps serving', async function () {
+        this.timeout(60_000)
+        const huge = 'x'.repeat(11 * 1024 * 1024)
+        server.write(`{"jsonrpc":"2.0","id":600,"method":"tools/call","params":{"name":"list","arguments":{"path":"${huge}"}}}\n`)
+        server.write(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"list","arguments":{"path":"${huge}","id":5}},"id":"six-01"}\n`)
+        for (const id of [600, 'six-01']) {
+          const answer = (await server.response(id)) as {error?: {code: number; message: string}}
+          expect(answer.error?.code, JSON.stringify(answer).slice(0, 300)).to.equal(-32_600)
+          expect(answer.error?.message).to.contain('over the 10485760 bytes').and.contain('Send less in one message')
+        }
+        const before = nullAnswers(server).length
+        server.write(`${'y'.repeat(20 * 1024 * 1024)}\n`)
+        await eventually(() => nullAnswers(server).length > before)
+        expect(nullAnswers(server).at(-1)?.error?.message).to.contain('over the 10485760 bytes')
+        server.send({jsonrpc: '2.0', id: 601, method: 'tools/list', params: {}})
+        expect(await server.response(601)).to.have.property('result')
+        expect(server.stderr()).to.match(/rejected a message of 1153\d{4} bytes/)
       })
     })
   }

@@ -56,18 +56,19 @@ describe('ak exec serve over stdio, when the client or the transport goes away',
     expect(code, stderr).to.equal(0)
   })
 
-  it('exits 1 with a one-line message and stops its commands when a line exceeds 10 MiB', async () => {
+  it('answers a line over 10 MiB with an error and keeps serving, its commands still running', async () => {
     relay = await startStdioRelay([...serve, workspace], {cwd: workspace})
     await initializeThrough(relay)
     const pid = await startSleepThrough(relay)
-    relay.relay.stdin.on('error', () => undefined)
     relay.relay.stdin.write(OVERLONG_LINE)
+    const answer = (await relay.response(99)) as {error?: {code: number; message: string}}
+    expect(answer.error?.code).to.equal(-32_600)
+    expect(answer.error?.message).to.contain('Request too large')
+    expect(isAlive(pid)).to.equal(true)
+    relay.relay.kill('SIGKILL')
     const {code, stderr} = await relay.akExit()
-    expect(code, stderr).to.equal(1)
-    const lines = stderr.split('\n').filter((line) => line.includes('transport failed'))
-    expect(lines, stderr).to.have.length(1)
-    expect(lines[0]).to.contain('10 MiB')
-    expect(stderr).not.to.contain('unsettled')
+    expect(code, stderr).to.equal(0)
+    expect(stderr).to.match(/rejected a message of \d+ bytes \(id 99\)/)
     expect(await waitUntilGone(pid)).to.equal(true)
   })
 })

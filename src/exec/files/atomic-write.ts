@@ -10,14 +10,15 @@ import {link, lstat, mkdir, open, readdir, rename, unlink} from 'node:fs/promise
 import {BadInputError} from '../../errors.js'
 import type {Workspace} from '../workspace.js'
 import {ConfinedFolder} from './confined-open.js'
+import {LOCK_NAME, isRunning, isStaleLock, withReplaceLock} from './replace-lock.js'
 
 /** Permission bits of a file mode (including setuid, setgid and sticky). */
 const PERMISSION_BITS = 0o7777
 /** Mode of a new file before the umask, as `touch` and editors use. */
 const NEW_FILE_MODE = 0o666
 
-/** Temporary files of edits: `.ak-edit-<pid of the server>-<random hex>.tmp`. */
-const TEMPORARY_NAME = /^\.ak-edit-(\d+)-[0-9a-f]+\.tmp$/
+/** Temporary files of edits: `.ak-edit-<pid of the server>-<16 random hex digits>.tmp`. */
+const TEMPORARY_NAME = /^\.ak-edit-(\d+)-[0-9a-f]{16}\.tmp$/
 /** Folders (device:inode:birth time) already cleared of stale temporary files by this process; bounded. */
 const clearedFolders = new Set<string>()
 const MAX_CLEARED_FOLDERS = 10_000
@@ -35,19 +36,9 @@ function temporaryName(): Buffer {
   return Buffer.from(`.ak-edit-${process.pid}-${randomBytes(8).toString('hex')}.tmp`)
 }
 
-/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return errorCode(error) === 'EPERM'
-  }
-}
-
 /**
- * Removes the temporary files a killed server left in `folder` (their process is gone), once
- * per folder and process. Best effort: a folder that cannot be read is left as it is.
+ * Removes the temporary files and replace locks a killed server left in `folder` (their process
+ * is gone), once per folder and process. Best effort: a folder that cannot be read is left as it is.
  */
 export async function removeStaleTemporaries(folder: ConfinedFolder): Promise<void> {
   const info = await folder.handle.stat()
@@ -59,8 +50,10 @@ export async function removeStaleTemporaries(folder: ConfinedFolder): Promise<vo
   const names = await readdir(folder.self).catch(() => [] as string[])
   for (const name of names) {
     const match = TEMPORARY_NAME.exec(name)
-    if (!match || Number(match[1]) === process.pid || isRunning(Number(match[1]))) continue
-    await unlink(folder.entry(Buffer.from(name))).catch(() => undefined)
+    const isStale = match
+      ? Number(match[1]) !== process.pid && !isRunning(Number(match[1]))
+      : LOCK_NAME.test(name) && (await isStaleLock(folder, Buffer.from(name)))
+    if (isStale) await unlink(folder.entry(Buffer.from(name))).catch(() => undefined)
   }
 }
 
@@ -134,19 +127,22 @@ export async function replaceFileAtomically(folder: ConfinedFolder, name: Buffer
     gid: original.gid,
   })
   try {
-    // Checked as late as possible: only a write landing between this stat and the rename can
-    // still be lost (edits from this server never race here: they hold the path's lock).
-    const now = await lstat(folder.entry(name))
-    const isSame =
-      now.ino === original.ino &&
-      now.dev === original.dev &&
-      now.size === original.size &&
-      now.mtimeMs === original.mtimeMs &&
-      now.ctimeMs === original.ctimeMs
-    if (!isSame) {
-      throw new BadInputError('The file changed on disk while it was being edited. Read it again and retry the edit.')
-    }
-    await rename(folder.entry(temporary), folder.entry(name))
+    // Checked as late as possible, under the lock other ak servers take too: only another
+    // program writing between this stat and the rename can still be lost (edits from this
+    // server never race here: they hold the path's lock).
+    await withReplaceLock(folder, name, async () => {
+      const now = await lstat(folder.entry(name))
+      const isSame =
+        now.ino === original.ino &&
+        now.dev === original.dev &&
+        now.size === original.size &&
+        now.mtimeMs === original.mtimeMs &&
+        now.ctimeMs === original.ctimeMs
+      if (!isSame) {
+        throw new BadInputError('The file changed on disk while it was being edited. Read it again and retry the edit.')
+      }
+      await rename(folder.entry(temporary), folder.entry(name))
+    })
   } catch (error) {
     await unlink(folder.entry(temporary)).catch(() => undefined)
     throw error

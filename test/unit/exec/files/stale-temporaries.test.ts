@@ -1,7 +1,8 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
+import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
-import {mkdir, mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readFile, readdir, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -37,10 +38,31 @@ describe('temporary files of edits', () => {
   it("removes a killed server's leftovers the next time their folder is edited, and keeps a running one's", async () => {
     const stale = `.ak-edit-${endedPid()}-0123456789abcdef.tmp`
     const live = `.ak-edit-${process.ppid}-fedcba9876543210.tmp`
-    const unrelated = '.ak-edit-notes.tmp'
-    for (const name of [stale, live, unrelated]) await writeFile(path.join(ws, 'src', name), 'partial')
+    const unrelated = ['.ak-edit-notes.tmp', `.ak-edit-${endedPid()}-abc.tmp`, '.ak-edit-lock-notes']
+    const staleLock = '.ak-edit-lock-0123456789abcdef'
+    const liveLock = '.ak-edit-lock-fedcba9876543210'
+    for (const name of [stale, live, ...unrelated]) await writeFile(path.join(ws, 'src', name), 'partial')
+    await writeFile(path.join(ws, 'src', staleLock), `${endedPid()}\n`)
+    await writeFile(path.join(ws, 'src', liveLock), `${process.ppid}\n`)
     await runTool(editTool, context, {path: 'src/a.txt', old_text: 'one', new_text: 'two'})
-    expect((await readdir(path.join(ws, 'src'))).sort()).to.deep.equal([live, unrelated, 'a.txt'].sort())
+    expect((await readdir(path.join(ws, 'src'))).sort()).to.deep.equal([live, ...unrelated, liveLock, 'a.txt'].sort())
+  })
+
+  it("waits while another server holds the file's replace lock, and takes over one whose process is gone", async () => {
+    const lock = path.join(ws, 'src', `.ak-edit-lock-${createHash('sha256').update('a.txt').digest('hex').slice(0, 16)}`)
+    await writeFile(lock, `${process.ppid}\n`)
+    let isDone = false
+    const edit = runTool(editTool, context, {path: 'src/a.txt', old_text: 'one', new_text: 'two'}).then(() => (isDone = true))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(isDone, 'the edit waits for the lock').to.equal(false)
+    expect(await readFile(path.join(ws, 'src', 'a.txt'), 'utf8')).to.equal('one\n')
+    await rm(lock)
+    await edit
+    expect(await readFile(path.join(ws, 'src', 'a.txt'), 'utf8')).to.equal('two\n')
+    await writeFile(lock, `${endedPid()}\n`)
+    await runTool(editTool, context, {path: 'src/a.txt', old_text: 'two', new_text: 'three'})
+    expect(await readFile(path.join(ws, 'src', 'a.txt'), 'utf8')).to.equal('three\n')
+    expect((await readdir(path.join(ws, 'src'))).filter((name) => name.startsWith('.ak-edit-'))).to.deep.equal([])
   })
 
   it('leaves none behind when an edit is refused or fails', async () => {
