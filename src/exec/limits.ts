@@ -60,6 +60,12 @@ export const SEARCH_DEFAULT_MAX_RESULTS = 200
 /** The largest `max_results` a `search` call may ask for. */
 export const SEARCH_MAX_RESULTS = 10_000
 
+/**
+ * Characters (code points) of matching lines, or of paths, that one `search` answer holds at most,
+ * as `read` does (READ_MAX_ANSWER_CHARS); the answer then says it stopped and how to narrow it.
+ */
+export const SEARCH_MAX_ANSWER_CHARS = 100_000
+
 /** Characters of one matching line `search` shows; longer lines are clipped around the match. */
 export const SEARCH_MAX_LINE_CHARS = 300
 

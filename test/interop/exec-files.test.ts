@@ -129,7 +129,7 @@ for (const line of CLIENT_LINES) {
         const text = await ok('read', {path: 'src/lines.txt', offset: 10, limit: 5})
         expect(text).to.equal(
           ['    10\tline 10', '    11\tline 11', '    12\tline 12', '    13\tline 13', '    14\tline 14'].join('\n') +
-            '\n[More lines follow. Shown: lines 10-14. Continue with offset=15.]',
+            '\n[More lines follow. Shown: lines 10 to 14. Continue with offset=15.]',
         )
         expect(await ok('read', {path: 'src/lines.txt', offset: 29})).to.equal('    29\tline 29\n    30\tline 30')
       })
@@ -147,7 +147,7 @@ for (const line of CLIENT_LINES) {
 
       it('caps the answer in characters and says where to continue', async () => {
         const text = await ok('read', {path: 'src/wide.txt'})
-        expect(text).to.match(/\[Answer capped at \d+ characters\. Shown: lines 1-\d+\. Continue with offset=\d+\.\]$/)
+        expect(text).to.match(/\[Answer capped at \d+ characters\. Shown: lines 1 to \d+\. Continue with offset=\d+\.\]$/)
       })
 
       it('answers an empty file, a folder and a binary file clearly', async () => {
@@ -195,7 +195,7 @@ for (const line of CLIENT_LINES) {
           expect(lines).to.have.length(6)
           expect(readBytes).to.be.below(1024 * 1024)
           const more = await ok('read', {path: 'huge.log', offset: -7, limit: 2})
-          expect(more.split('\n').slice(0, 3)).to.deep.equal(['    -7\tentry 2', '    -6\tentry 3', '[More lines follow. Shown: lines -7--6. Continue with offset=-5.]'])
+          expect(more.split('\n').slice(0, 3)).to.deep.equal(['    -7\tentry 2', '    -6\tentry 3', '[More lines follow. Shown: lines -7 to -6. Continue with offset=-5.]'])
         } finally {
           await rm(big)
         }
@@ -463,6 +463,9 @@ for (const line of CLIENT_LINES) {
         ['edit', {path: 'src/lines.txt', new_text: 'x'}, /old_text/],
         ['edit', {path: 'src/lines.txt', old_text: 'line 1', new_text: 7}, /new_text/],
         ['edit', {path: 'src/lines.txt', old_text: 'a', new_text: 'b', replace_all: 'yes'}, /replace_all/],
+        ['edit', {path: 'src/lines.txt', old_text: 'line 1', new_text: 'li\u0000ne'}, /new_text must not hold a NUL character/],
+        ['edit', {path: 'src/new-binary.txt', old_text: '', new_text: '\u0000'}, /new_text must not hold a NUL character/],
+        ['edit', {path: 'src/lines.txt', old_text: 'line 1', new_text: 'a\ud800b'}, /new_text must not hold a lone surrogate/],
         ['list', {path: ['a']}, /path/],
       ]
       for (const [tool, args, message] of cases) {

@@ -4,7 +4,7 @@ import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {SEARCH_MAX_RESULTS} from '../../src/exec/limits.js'
+import {SEARCH_MAX_ANSWER_CHARS, SEARCH_MAX_RESULTS} from '../../src/exec/limits.js'
 import {CLIENT_LINES, REPO_ROOT, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
 
 /** Short enough for a test, long enough for the small searches below on a busy machine. */
@@ -82,6 +82,25 @@ for (const line of CLIENT_LINES) {
       const lines = answer.text.split('\n')
       expect(lines.slice(0, 5).every((entry) => /^many\/m\d+\.txt:[12]:hit$/.test(entry))).to.equal(true)
       expect(lines[5]).to.match(/^\[Stopped after 5 matching lines; more exist\. Narrow the search/)
+    })
+
+    it('keeps an answer within its size limit, saying so, however many long lines match', async () => {
+      await mkdir(path.join(workspace, 'long'))
+      const longLine = `${'q'.repeat(1000)}MATCH${'z'.repeat(1000)}`
+      try {
+        for (const name of ['a.txt', 'b.txt']) await writeFile(path.join(workspace, 'long', name), `${longLine}\n`.repeat(2000))
+        const answer = await client.call('search', {query: 'MATCH', path: 'long', max_results: SEARCH_MAX_RESULTS})
+        expect(answer.isError).to.equal(false)
+        expect(answer.text.length).to.be.at.most(SEARCH_MAX_ANSWER_CHARS + 1000)
+        const lines = answer.text.split('\n')
+        expect(lines.at(-1)).to.match(new RegExp(`^\\[Stopped after \\d+ matching lines: an answer holds at most ${SEARCH_MAX_ANSWER_CHARS} characters`))
+        expect(lines.at(-1)).not.to.contain('raise max_results')
+        expect(lines.slice(0, -1).every((entry) => /^long\/a\.txt:\d+:/.test(entry))).to.equal(true)
+        const files = await client.call('search', {glob: 'long/**', max_results: 1})
+        expect(files.text.split('\n').at(-1)).to.equal('[Stopped after 1 path; more files match. Narrow the glob or the path, or raise max_results (at most 10000).]')
+      } finally {
+        await rm(path.join(workspace, 'long'), {recursive: true})
+      }
     })
 
     it('refuses a malformed glob, naming it and what is wrong, instead of matching nothing', async () => {

@@ -63,6 +63,12 @@ The answer's text goes to stdout. When the tool answers with an error (isError),
     if (flags.json) this.log(JSON.stringify(result, null, 2))
     else if (result.isError) process.stderr.write(`${resultText(result)}\n`)
     else this.log(resultText(result))
+    if ((result.structuredContent as {exit_code?: unknown} | undefined)?.exit_code === 'running') {
+      this.note(
+        'ak exec call: note: the command was still running when the call answered, and ak exec call stopped it on exit ' +
+          '(its session_id is no longer valid). Pass a longer yield_time_ms, or serve the workspace (ak exec serve) to keep commands running.',
+      )
+    }
     if (result.isError) this.exit(EXIT_FAILURE)
   }
 }

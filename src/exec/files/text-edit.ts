@@ -77,9 +77,12 @@ function withLfLineBreaks(body: string): {text: string; crlfAt: number[]} {
  * keeping them. A line break in `oldText` (`\n` or `\r\n`) matches either kind in the text, so
  * text copied from a `read` answer (which shows no `\r`) matches a CRLF file, and a mixed file
  * too. The search runs on both texts with `\r\n` made `\n` (plain `indexOf`, no RegExp, so any
- * size of `oldText` works) and maps the positions back. Occurrences do not overlap.
+ * size of `oldText` works) and maps the positions back. Occurrences do not overlap: each is looked
+ * for after the end of the one before.
+ * @returns where (in `body`) the first occurrence after the first one's start begins when it
+ *   begins inside the first one (`aaa` in `aaaa` at 1), else undefined.
  */
-function forEachOccurrence(body: string, oldText: string, visit: (start: number, end: number) => void): void {
+function forEachOccurrence(body: string, oldText: string, visit: (start: number, end: number) => void): number | undefined {
   const {text, crlfAt} = withLfLineBreaks(body)
   const needle = oldText.replaceAll('\r\n', '\n')
   // A position in `text` maps to itself plus the \r dropped before it (a \r\n at the start of a
@@ -89,10 +92,16 @@ function forEachOccurrence(body: string, oldText: string, visit: (start: number,
     while (below < crlfAt.length && (crlfAt[below] as number) < position) below++
     return position + below
   }
-  for (let index = text.indexOf(needle); index !== -1; index = text.indexOf(needle, index + needle.length)) {
+  const first = text.indexOf(needle)
+  for (let index = first; index !== -1; index = text.indexOf(needle, index + needle.length)) {
     const start = toBody(index)
     visit(start, toBody(index + needle.length))
   }
+  if (first === -1) return undefined
+  const next = text.indexOf(needle, first + 1)
+  if (next === -1 || next >= first + needle.length) return undefined
+  below = 0
+  return toBody(next)
 }
 
 /**
@@ -205,8 +214,9 @@ function notFoundError(body: string, oldText: string): BadInputError {
  * Applies an edit to the text of a file.
  *
  * - Replacement is literal: `$&`, `$$`, `$1` in `newText` stay as typed.
- * - `oldText` must occur exactly once, unless `replaceAll` (then at least once). Occurrences do
- *   not overlap (`aa` occurs once in `aaa`).
+ * - `oldText` must occur exactly once, unless `replaceAll` (then at least once): a second
+ *   occurrence that overlaps the first (`aaa` in `aaaa`) makes it ambiguous too. `replaceAll`
+ *   replaces occurrences from the left, each looked for after the one before (`aa` in `aaa` once).
  * - Line breaks in `oldText` match `\n` and `\r\n` alike; line breaks in `newText` are written
  *   with the line ending of the place they go to (see `crlfAtOccurrences`), so a CRLF file stays CRLF,
  *   an LF file stays LF and each part of a mixed file keeps its own kind.
@@ -239,7 +249,7 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
   let written = bom.length
   let line = 1
   let nextLineBreak = body.indexOf('\n')
-  forEachOccurrence(body, oldText, (start, end) => {
+  const overlapping = forEachOccurrence(body, oldText, (start, end) => {
     count++
     if (count <= EDIT_MAX_RECORDED_SPANS) {
       while (nextLineBreak !== -1 && nextLineBreak < start) {
@@ -265,6 +275,16 @@ export function applyTextEdit(content: string, request: TextEditRequest): TextEd
     position = end
   })
   if (count === 0) throw notFoundError(body, oldText)
+  if (count === 1 && !replaceAll && overlapping !== undefined) {
+    const firstLine = lines[0] as number
+    let overlappingLine = firstLine
+    for (let at = body.indexOf('\n', spans[0]!.oldStart - bom.length); at !== -1 && at < overlapping; at = body.indexOf('\n', at + 1)) overlappingLine++
+    throw new BadInputError(
+      `old_text occurs 2 times, overlapping (${describeLines([...new Set([firstLine, overlappingLine])])}): one occurrence starts inside another, ` +
+        'so which one to replace is unclear. Add surrounding text to old_text so that it occurs once, or set replace_all to replace ' +
+        'from the left, without overlaps.',
+    )
+  }
   if (count > 1 && !replaceAll) {
     throw new BadInputError(
       `old_text occurs ${count} times (${describeLines(lines, count)}). Add surrounding lines to old_text ` +

@@ -1,6 +1,8 @@
 import {BadInputError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
+import {codePointCount} from '../code-points.js'
 import {statConfined} from '../files/confined-open.js'
+import {SEARCH_MAX_ANSWER_CHARS} from '../limits.js'
 import type {Workspace} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
 import {SEARCH_BATCH_FILES, relativeBytes} from './run-search.js'
@@ -29,6 +31,8 @@ export interface FileListOutcome {
   paths: string[]
   /** Whether more files match than were returned. */
   isCut: boolean
+  /** When cut, what cut it: the call's max_results, or the answer's size (SEARCH_MAX_ANSWER_CHARS). */
+  cutBy?: 'max_results' | 'answer_size'
 }
 
 /**
@@ -75,12 +79,17 @@ export async function listMatchingFiles(options: {
       return outcome
     }
     let pending: WalkedFile[] = []
+    let chars = 0
     const flush = async (): Promise<boolean> => {
       for (const path of await passing(pending)) {
-        if (outcome.paths.length >= request.maxResults) {
+        const size = codePointCount(path) + 1
+        if (outcome.paths.length >= request.maxResults) outcome.cutBy = 'max_results'
+        else if (chars + size > SEARCH_MAX_ANSWER_CHARS) outcome.cutBy = 'answer_size'
+        if (outcome.cutBy) {
           outcome.isCut = true
           return false
         }
+        chars += size
         outcome.paths.push(path)
       }
       pending = []

@@ -1,7 +1,8 @@
 import {BadInputError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
 import {statConfined} from '../files/confined-open.js'
-import {BINARY_SNIFF_BYTES, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
+import {codePointCount} from '../code-points.js'
+import {BINARY_SNIFF_BYTES, SEARCH_MAX_ANSWER_CHARS, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
 import type {ResolvedPath, Workspace} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
 import {compileQuery, type QueryInput} from './query.js'
@@ -42,10 +43,12 @@ export interface SearchOutcome {
   target: string
   /** Whether `target` is a single file. */
   isFile: boolean
-  /** Matching lines in walk order (see `walkFiles`), at most `maxResults`. */
+  /** Matching lines in walk order (see `walkFiles`), at most `maxResults` and SEARCH_MAX_ANSWER_CHARS. */
   matches: SearchMatch[]
   /** Whether more matching lines exist than were returned. */
   isCut: boolean
+  /** When cut, what cut it: the call's max_results, or the answer's size (SEARCH_MAX_ANSWER_CHARS). */
+  cutBy?: 'max_results' | 'answer_size'
   /** Files whose contents were searched (when cut: up to where the search stopped). */
   filesSearched: number
   /** Files skipped as binary. */
@@ -92,16 +95,19 @@ export async function runSearch(options: {
   const inFlight = new Set<Promise<void>>()
   let settled = 0
   let settledMatches = 0
+  let settledChars = 0
   let isCut = false
   let failure: unknown
 
   const advance = (): void => {
     for (let result = results[settled]; result && !isCut; result = results[settled]) {
       settledMatches += result.matches.length
+      const files = batches[settled] as WalkedFile[]
+      for (const [fileIndex, line, text] of result.matches) settledChars += answerLineChars((files[fileIndex] as WalkedFile).shown, line, text)
       // Only the paths of batches that matched are needed later; let a huge walk's others go.
       if (result.matches.length === 0 && result.tooLarge.length === 0) batches[settled] = []
       settled++
-      if (settledMatches > request.maxResults) isCut = true
+      if (settledMatches > request.maxResults || settledChars > SEARCH_MAX_ANSWER_CHARS) isCut = true
     }
   }
   const job = pool.startJob(options.signal ? {signal: options.signal} : {})
@@ -153,24 +159,37 @@ export async function runSearch(options: {
     target: target.relative,
     isFile: info.isFile(),
     matches: [],
-    isCut,
+    isCut: false,
     filesSearched: 0,
     binaryFiles: 0,
     tooLarge: [],
   }
+  let chars = 0
   for (let index = 0; index < settled; index++) {
     const result = results[index] as ScanResult
     const files = batches[index] as WalkedFile[]
-    for (const [fileIndex, line, text] of result.matches) outcome.matches.push({path: (files[fileIndex] as WalkedFile).shown, line, text})
+    for (const [fileIndex, line, text] of result.matches) {
+      if (outcome.cutBy) break
+      const path = (files[fileIndex] as WalkedFile).shown
+      const size = answerLineChars(path, line, text)
+      if (outcome.matches.length >= request.maxResults) outcome.cutBy = 'max_results'
+      else if (chars + size > SEARCH_MAX_ANSWER_CHARS) outcome.cutBy = 'answer_size'
+      else {
+        chars += size
+        outcome.matches.push({path, line, text})
+      }
+    }
     outcome.filesSearched += result.filesSearched
     outcome.binaryFiles += result.binaryFiles
     for (const fileIndex of result.tooLarge) outcome.tooLarge.push((files[fileIndex] as WalkedFile).shown)
   }
-  if (outcome.matches.length > request.maxResults) {
-    outcome.matches.length = request.maxResults
-    outcome.isCut = true
-  }
+  outcome.isCut = outcome.cutBy !== undefined
   return outcome
+}
+
+/** Characters (code points) one match takes in the answer: `path:line:text` and its line break. */
+export function answerLineChars(path: string, line: number, text: string): number {
+  return codePointCount(path) + String(line).length + codePointCount(text) + 3
 }
 
 /** The workspace-relative path of `target` as bytes (empty for the root), as `walkFiles` takes it. */

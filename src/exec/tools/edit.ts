@@ -16,12 +16,21 @@ import {parentOf, type ResolvedPath, type Workspace} from '../workspace.js'
 import {flagField, textField} from './input-fields.js'
 import {type ToolAnswer, type ToolContext, defineTool} from './tool.js'
 
+/** A UTF-16 surrogate without its pair (in Unicode mode a pair is one code point, not surrogates). */
+const LONE_SURROGATE = /\p{Surrogate}/u
+
 const inputSchema = z.object({
   path: textField('path', 'the file to edit or create, relative to the workspace', {nonEmpty: true})
     .describe('File to edit or create, relative to the workspace (or absolute inside it).'),
   old_text: textField('old_text', 'the exact text to replace ("" to create a new file)')
     .describe('Exact text to replace, as it appears in the file. Empty to create a new file.'),
   new_text: textField('new_text', 'the text to put in place of old_text')
+    .refine((text) => !text.includes('\u0000'), {
+      error: 'new_text must not hold a NUL character (\\u0000): it would make the file binary, and read, search and edit refuse binary files. Send the text without it.',
+    })
+    .refine((text) => !LONE_SURROGATE.test(text), {
+      error: 'new_text must not hold a lone surrogate (a \\ud800-\\udfff escape without its pair): it is not a character and has no UTF-8 form. Send whole characters.',
+    })
     .describe('Text to put in place of old_text, literally (no $ patterns).'),
   replace_all: flagField('replace_all', 'true replaces every occurrence of old_text, false requires exactly one')
     .default(false)
@@ -55,7 +64,7 @@ async function openEditableFile(folder: ConfinedFolder, name: Buffer, requested:
   try {
     const info = await handle.stat()
     if (info.isDirectory()) throw new BadInputError(`"${shown}" is a folder, not a file. edit changes text files.`)
-    if (!info.isFile()) throw new BadInputError(`"${shown}" is not a regular file (a device, pipe or socket).`)
+    if (!info.isFile()) throw new BadInputError(`"${shown}" is not a regular file (a device, pipe or socket); edit changes regular text files only. Pass the path of a file.`)
     if (info.size > EDIT_MAX_FILE_BYTES) {
       throw new LimitReachedError(
         `"${shown}" has ${info.size} bytes; edit changes files of at most ${EDIT_MAX_FILE_BYTES} bytes. ` +
@@ -82,11 +91,19 @@ async function openEditableFile(folder: ConfinedFolder, name: Buffer, requested:
 async function readEditableText(file: EditableFile, requested: string): Promise<string> {
   const shown = escapeControls(requested)
   const bytes = await file.handle.readFile()
-  if (bytes.includes(0)) throw new BadInputError(`"${shown}" looks like a binary file (it has a NUL byte); edit changes text files only.`)
+  if (bytes.includes(0)) {
+    throw new BadInputError(
+      `"${shown}" looks like a binary file (it has a NUL byte); edit changes text files only. ` +
+        'If it is text with a stray NUL, remove the NUL with another tool (for example exec_command at the terminal level).',
+    )
+  }
   try {
     return utf8.decode(bytes)
   } catch {
-    throw new BadInputError(`"${shown}" is not valid UTF-8 text; edit changes UTF-8 text files only.`)
+    throw new BadInputError(
+      `"${shown}" is not valid UTF-8 text; edit changes UTF-8 text files only. ` +
+        'Convert it to UTF-8 first (for example iconv -f latin1 -t utf-8 through exec_command at the terminal level).',
+    )
   }
 }
 

@@ -27,7 +27,7 @@ import {defineTool} from './tool.js'
 /** The `max_output_tokens` argument, shared by exec_command and write_stdin. */
 export const maxOutputTokensField = clampedNumberField(
   'max_output_tokens',
-  `the budget for the answer's text in tokens, 1 to ${MAX_OUTPUT_TOKENS}`,
+  `the budget for the answer's text in tokens (a number below 1 counts as 1, above ${MAX_OUTPUT_TOKENS} as ${MAX_OUTPUT_TOKENS})`,
 )
   .optional()
   .describe(

@@ -79,10 +79,10 @@ export function formatReadAnswer(relative: string, offset: number, result: Windo
   if (result.end === 'limit' && lines.at(-1)?.cutIsLowerBound) {
     body.push(`[Stopped inside line ${last}, which is very long. Lines after it, if any, start at offset=${last + 1}.]`)
   } else if (result.end === 'limit') {
-    body.push(`[More lines follow. Shown: lines ${first}-${last}. Continue with offset=${last + 1}.]`)
+    body.push(`[More lines follow. Shown: lines ${first} to ${last}. Continue with offset=${last + 1}.]`)
   } else if (result.end === 'chars') {
     body.push(
-      `[Answer capped at ${READ_MAX_ANSWER_CHARS} characters. Shown: lines ${first}-${last}. ` +
+      `[Answer capped at ${READ_MAX_ANSWER_CHARS} characters. Shown: lines ${first} to ${last}. ` +
         `Continue with offset=${last + 1}.]`,
     )
   }

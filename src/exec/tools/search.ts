@@ -2,6 +2,7 @@ import {z} from 'zod'
 
 import {
   SEARCH_DEFAULT_MAX_RESULTS,
+  SEARCH_MAX_ANSWER_CHARS,
   SEARCH_MAX_FILE_BYTES,
   SEARCH_MAX_LINE_CHARS,
   SEARCH_MAX_RESULTS,
@@ -59,7 +60,7 @@ export const searchTool = defineTool({
     'Finds lines containing a text (exact by default, or a JavaScript regex with regex: true) in the files below a ' +
     'folder of the workspace. Answers one "path:line:text" line per matching line, paths relative to the workspace, ' +
     `then a summary line (or one line saying nothing matched). At most max_results lines (default ${SEARCH_DEFAULT_MAX_RESULTS}, ` +
-    `at most ${SEARCH_MAX_RESULTS}); when more match, the answer says it stopped. Lines are matched and shown as read ` +
+    `at most ${SEARCH_MAX_RESULTS}) and ${SEARCH_MAX_ANSWER_CHARS} characters; when more match, the answer says it stopped. Lines are matched and shown as read ` +
     'shows them: without their line break (so regex $ matches before CRLF as before LF) and line 1 without a UTF-8 BOM. ' +
     `Lines longer than ${SEARCH_MAX_LINE_CHARS} characters (Unicode code points) are clipped around the match with a marker. ` +
     'Without query, glob is required and the answer lists the paths of the matching files instead (empty and binary ' +
@@ -90,7 +91,7 @@ export const searchTool = defineTool({
         request: {path: input.path, globs, maxResults: input.max_results},
         signal,
       })
-      return {text: formatFileListAnswer(listing, globs)}
+      return {text: formatFileListAnswer(listing, globs, input.max_results)}
     }
     const query = {query: input.query, isRegex: input.regex, isCaseSensitive: input.case_sensitive}
     const outcome = await runSearch({
@@ -99,6 +100,6 @@ export const searchTool = defineTool({
       request: {query, path: input.path, globs, maxResults: input.max_results},
       signal,
     })
-    return {text: formatSearchAnswer(outcome, query, {hasGlobs: globs.length > 0})}
+    return {text: formatSearchAnswer(outcome, query, {hasGlobs: globs.length > 0, maxResults: input.max_results})}
   },
 })

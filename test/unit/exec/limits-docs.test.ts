@@ -6,7 +6,7 @@ import {HTTP_MAX_SESSIONS} from '../../../src/exec/http/legacy-sessions.js'
 import * as limits from '../../../src/exec/limits.js'
 import {REPO_ROOT} from '../../helpers/clients.js'
 
-describe('documented limits of read, list and edit', () => {
+describe('documented limits of read, list, search and edit', () => {
   it('docs/tools.md quotes the same values as src/exec/limits.ts', async () => {
     const doc = (await readFile(path.join(REPO_ROOT, 'docs', 'tools.md'), 'utf8')).replace(/\s+/g, ' ')
     const quoted: Array<[string, string]> = [
@@ -22,6 +22,7 @@ describe('documented limits of read, list and edit', () => {
       ['EDIT_MAX_BYTES_IN_FLIGHT', `at most ${limits.EDIT_MAX_BYTES_IN_FLIGHT} bytes`],
       ['READ_TAIL_COUNT_MAX_BYTES', `take at most ${limits.READ_TAIL_COUNT_MAX_BYTES / 1024 ** 2} MiB they are counted`],
       ['LIST_MAX_ENTRIES', `At most ${limits.LIST_MAX_ENTRIES} entries an answer`],
+      ['SEARCH_MAX_ANSWER_CHARS', `an answer holds at most ${limits.SEARCH_MAX_ANSWER_CHARS} characters of matching lines`],
       ['EDIT_NEAR_MATCH_MAX_CHARS', `Files over ${limits.EDIT_NEAR_MATCH_MAX_CHARS / 1024 ** 2} Mi characters are not searched`],
     ]
     for (const [name, text] of quoted) expect(doc, name).to.contain(text)

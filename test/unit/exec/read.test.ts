@@ -178,7 +178,7 @@ describe('read tool', () => {
 
   it('shows offset/limit windows and says which offset continues', async () => {
     const answer = await read({path: 'five.txt', offset: 2, limit: 2})
-    expect(answer).to.equal('     2\ttwo\n     3\tthree\n[More lines follow. Shown: lines 2-3. Continue with offset=4.]')
+    expect(answer).to.equal('     2\ttwo\n     3\tthree\n[More lines follow. Shown: lines 2 to 3. Continue with offset=4.]')
     expect(await read({path: 'five.txt', offset: 4, limit: 2})).to.equal('     4\tfour\n     5\tfive')
   })
 
@@ -210,7 +210,7 @@ describe('read tool', () => {
   it('caps the answer in characters and says where to continue', async () => {
     const answer = await read({path: 'wide.txt'})
     expect(answer.length).to.be.at.most(READ_MAX_ANSWER_CHARS + 200)
-    expect(answer).to.match(/\[Answer capped at 100000 characters\. Shown: lines 1-(\d+)\. Continue with offset=(\d+)\.\]$/)
+    expect(answer).to.match(/\[Answer capped at 100000 characters\. Shown: lines 1 to (\d+)\. Continue with offset=(\d+)\.\]$/)
   })
 
   it('answers an empty file clearly', async () => {

@@ -83,8 +83,18 @@ describe('applyTextEdit (what an edit does to a text)', () => {
       expect(editError('abc', 'x', 'y', true)).to.contain('not found')
     })
 
-    it('counts non-overlapping occurrences from the left', () => {
-      expect(edit('aaa', 'aa', 'b')).to.deep.include({text: 'ba', count: 1, lines: [1]})
+    it('refuses a single replacement when a second occurrence overlaps the first, saying where', () => {
+      expect(editError('aaaa\n', 'aaa', 'X')).to.equal(
+        'old_text occurs 2 times, overlapping (line 1): one occurrence starts inside another, so which one to replace is unclear. ' +
+          'Add surrounding text to old_text so that it occurs once, or set replace_all to replace from the left, without overlaps.',
+      )
+      expect(editError('x\nababa', 'aba', 'X')).to.contain('occurs 2 times, overlapping (line 2)')
+      expect(editError('a\nb\na\nb\na', 'a\nb\na', 'X')).to.contain('overlapping (lines 1, 3)')
+      expect(edit('abab', 'aba', 'X')).to.deep.include({text: 'Xb', count: 1})
+    })
+
+    it('replaces non-overlapping occurrences from the left with replace_all', () => {
+      expect(edit('aaa', 'aa', 'b', true)).to.deep.include({text: 'ba', count: 1, lines: [1]})
       expect(edit('aaaa', 'aa', 'b', true).text).to.equal('bb')
     })
 

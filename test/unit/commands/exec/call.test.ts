@@ -61,6 +61,16 @@ describe('ak exec call', () => {
     expect(stderr).to.contain('path must be a string')
   })
 
+  it('says on stderr that a command still running when the call answered was stopped with it', async function () {
+    this.timeout(30_000)
+    const {error, stdout, stderr} = await call(['exec_command', '--level', 'terminal', '--arg', 'cmd=sleep${IFS}30', '--arg', 'yield_time_ms=300', '--quiet'])
+    expect(error).to.equal(undefined)
+    expect(stdout).to.match(/^exit_code: running\n/)
+    expect(stderr).to.contain('the command was still running when the call answered, and ak exec call stopped it on exit')
+    const done = await call(['exec_command', '--level', 'terminal', '--arg', 'cmd=echo', '--quiet'])
+    expect(done.stderr).to.equal('')
+  })
+
   it('exits 2 for a tool the level does not offer', async () => {
     const {error, stderr} = await call(['no_such_tool'])
     expect(error?.oclif?.exit).to.equal(2)
