@@ -5,6 +5,7 @@ import {AK_VERSION} from '../version.js'
 import {type Level, levelIncludes} from './level.js'
 import {describeSandbox} from './terminal/sandbox-policy.js'
 import {advertisedInputSchema, parseToolInput} from '../mcp/tool-input.js'
+import {answerToolsNotOffered} from './tool-not-offered.js'
 import {toolErrorResult, toolSuccessResult} from './tool-result.js'
 import {EXEC_TOOLS} from './tools/index.js'
 import type {ExecConnection, ExecRuntime, ExecTool} from './tools/tool.js'
@@ -40,7 +41,13 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
         (runtime.level === 'terminal' ? ` ${describeSandbox(runtime.sandbox)}` : ''),
     },
   )
-  for (const tool of toolsForLevel(runtime.level)) registerExecTool(server, runtime, connection, tool)
+  const tools = toolsForLevel(runtime.level)
+  for (const tool of tools) registerExecTool(server, runtime, connection, tool)
+  answerToolsNotOffered(
+    server,
+    runtime.level,
+    tools.map((tool) => tool.name),
+  )
   return server
 }
 

@@ -10,6 +10,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS} from '../../src/exec/limits.js'
 import {type LoneBundle, copyBundleAlone} from '../helpers/bundle.js'
 import {CLIENT_LINES, MODERN_PROTOCOL_VERSION, connectHttp} from '../helpers/clients.js'
+import {itRefusesASecondEventStream, itServesEventStreamsAtOnce} from '../helpers/event-stream.js'
 import {type HttpServerProcess, runToExit, startHttpServer} from '../helpers/http-server.js'
 import {isAlive, startSleep, waitUntilGone} from '../helpers/processes.js'
 import {INITIALIZE_BODY, TOOLS_LIST_BODY, mcpPostHeaders, rawRequest} from '../helpers/raw-http.js'
@@ -110,11 +111,16 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
         body: INITIALIZE_BODY,
       })
       expect(answer.status).to.equal(403)
+      expect(((await answer.json()) as {error: {message: string}}).error.message).to.match(/"https:\/\/evil\.example" is not allowed.*loopback/)
     })
 
-    it('a foreign Host with the right token: 403, before the token is looked at', async () => {
+    it('a foreign Host with the right token: 403, before the token is looked at, saying which Host is served', async () => {
       const withToken = await rawRequest(server.url, {headers: mcpPostHeaders(TOKEN, {host: 'evil.example'}), body: INITIALIZE_BODY})
       expect(withToken.status).to.equal(403)
+      const {message} = (JSON.parse(withToken.body) as {error: {message: string}}).error
+      expect(message).to.contain('"evil.example" is not allowed')
+      expect(message).to.contain(`http://127.0.0.1:${new URL(server.url).port}/mcp`)
+      expect(message).to.match(/loopback/)
       const withoutToken = await rawRequest(server.url, {headers: mcpPostHeaders(undefined, {host: 'evil.example'}), body: INITIALIZE_BODY})
       expect(withoutToken.status).to.equal(403)
     })
@@ -126,12 +132,28 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
         body: JSON.stringify({jsonrpc: '2.0', id: 1, method: 'tools/list', params: {pad: 'x'.repeat(4 * 1024 * 1024)}}),
       })
       expect(answer.status).to.equal(413)
+      expect(((await answer.json()) as {error: {message: string}}).error.message).to.match(/at most 4194304 bytes are accepted\. Send less/)
     })
 
     it('another path: 404', async () => {
       const answer = await fetch(server.url.replace(/\/mcp$/, '/other'), {method: 'POST', headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY})
       expect(answer.status).to.equal(404)
     })
+
+    for (const method of ['GET', 'POST']) {
+      it(`a ${method} without a session that is not initialize: 400 saying to send initialize first`, async () => {
+        const answer = await fetch(server.url, {
+          method,
+          headers: mcpPostHeaders(TOKEN, method === 'GET' ? {accept: 'text/event-stream'} : {}),
+          ...(method === 'POST' ? {body: TOOLS_LIST_BODY} : {}),
+        })
+        expect(answer.status).to.equal(400)
+        const {message} = ((await answer.json()) as {error: {message: string}}).error
+        expect(message).to.contain('initialize')
+        expect(message).to.contain('Mcp-Session-Id')
+        expect(message).not.to.contain('Server not initialized')
+      })
+    }
 
     it('an unknown session id: 404', async () => {
       const answer = await fetch(server.url, {
@@ -141,6 +163,11 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
       })
       expect(answer.status).to.equal(404)
     })
+  })
+
+  describe('GET event streams', () => {
+    itServesEventStreamsAtOnce(() => ({url: server.url, headers: {authorization: `Bearer ${TOKEN}`}}))
+    itRefusesASecondEventStream(() => ({url: server.url, headers: {authorization: `Bearer ${TOKEN}`}}))
   })
 
   describe('guards its sockets', () => {

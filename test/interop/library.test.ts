@@ -9,6 +9,7 @@ import path from 'node:path'
 import {type AgentExec, createAgentExec} from '../../src/index.js'
 import {checkSandbox} from '../../src/exec/terminal/sandbox.js'
 import {CLIENT_LINES, MODERN_PROTOCOL_VERSION, connectHttp} from '../helpers/clients.js'
+import {itRefusesASecondEventStream, itServesEventStreamsAtOnce} from '../helpers/event-stream.js'
 import {startSleep, waitUntilGone} from '../helpers/processes.js'
 import {INITIALIZE_BODY, mcpPostHeaders, rawRequest} from '../helpers/raw-http.js'
 import {callEveryListedTool, prepareSampleWorkspace} from '../helpers/tool-samples.js'
@@ -66,6 +67,11 @@ describe('createAgentExec mounted in a node:http server under a non-/mcp path', 
       }
     })
   }
+
+  describe('GET event streams', () => {
+    itServesEventStreamsAtOnce(() => ({url, headers: {'x-host-secret': HOST_SECRET}}))
+    itRefusesASecondEventStream(() => ({url, headers: {'x-host-secret': HOST_SECRET}}))
+  })
 
   it('asks for no token of its own', async () => {
     const answer = await fetch(url, {method: 'POST', headers: mcpPostHeaders(undefined, {'x-host-secret': HOST_SECRET}), body: INITIALIZE_BODY})

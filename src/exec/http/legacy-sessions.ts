@@ -52,9 +52,12 @@ export class LegacySessions {
 
   /** Serves one 2025-era request (POST, GET or DELETE). */
   async handle(request: Request): Promise<Response> {
-    if (this.closed) return jsonRpcErrorResponse(503, 'The server is shutting down.')
+    if (this.closed) return jsonRpcErrorResponse(503, SHUTTING_DOWN)
     const id = request.headers.get('mcp-session-id')
-    if (id === null) return this.open(request)
+    if (id === null) {
+      if (!(await opensSession(request))) return jsonRpcErrorResponse(400, noSessionMessage(request.method))
+      return this.open(request)
+    }
     const session = this.sessions.get(id)
     if (!session) {
       return jsonRpcErrorResponse(
@@ -127,7 +130,10 @@ export class LegacySessions {
     if (counts) session.activeRequests++
     const cancelOnAbort = request.method === 'POST' ? await this.cancellingOnAbort(session, request) : undefined
     try {
-      return await session.transport.handleRequest(request)
+      const response = await session.transport.handleRequest(request)
+      // The SDK's 409 names the rule but not what to do.
+      if (request.method === 'GET' && response.status === 409) return jsonRpcErrorResponse(409, SECOND_EVENT_STREAM)
+      return response
     } finally {
       if (cancelOnAbort) request.signal.removeEventListener('abort', cancelOnAbort)
       if (counts) session.activeRequests--
@@ -183,6 +189,39 @@ export class LegacySessions {
     }
     return session.ending
   }
+}
+
+/** The answer to any request once `close()` has begun. */
+export const SHUTTING_DOWN = 'Service unavailable: the server is shutting down and takes no more requests. Connect again once it has been restarted.'
+
+const SECOND_EVENT_STREAM =
+  'Conflict: this session already has its GET event stream open, and a session has only one. Close that stream ' +
+  'before opening another (a dropped one is released as soon as its connection closes), or send requests by POST, ' +
+  'which carry their own answers.'
+
+/** Why a request without `Mcp-Session-Id` that is not `initialize` is refused, and what to send instead. */
+function noSessionMessage(method: string): string {
+  return (
+    `Bad Request: this ${method} carries no Mcp-Session-Id header, and only initialize opens a session. ` +
+    'Send initialize first (a POST without the header), then send the Mcp-Session-Id header from its answer ' +
+    'with every later request. A 2026-07-28 request (protocol version in params._meta) needs no session.'
+  )
+}
+
+/**
+ * Whether a request without a session id may open one: a POST whose body holds an `initialize`
+ * request. A POST whose body is not JSON also goes on, so that the transport answers it with its
+ * parse error.
+ */
+async function opensSession(request: Request): Promise<boolean> {
+  if (request.method !== 'POST') return false
+  let body: unknown
+  try {
+    body = await request.clone().json()
+  } catch {
+    return true
+  }
+  return (Array.isArray(body) ? body : [body]).some((message: {method?: unknown}) => message?.method === 'initialize')
 }
 
 function shortId(id: string): string {

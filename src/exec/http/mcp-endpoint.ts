@@ -5,7 +5,7 @@ import {createExecConnection} from '../runtime.js'
 import {createExecServer} from '../server.js'
 import type {ExecRuntime} from '../tools/tool.js'
 import {jsonRpcErrorResponse} from './error-response.js'
-import {HTTP_MAX_SESSIONS, LegacySessions} from './legacy-sessions.js'
+import {HTTP_MAX_SESSIONS, LegacySessions, SHUTTING_DOWN} from './legacy-sessions.js'
 
 /** Tuning of the HTTP endpoint; the defaults are the documented limits. */
 export interface McpEndpointOptions {
@@ -52,12 +52,12 @@ export function createMcpEndpoint(runtime: ExecRuntime, options: McpEndpointOpti
   let closing: Promise<void> | undefined
   return {
     async fetch(request) {
-      if (closing) return jsonRpcErrorResponse(503, 'The server is shutting down.')
+      if (closing) return jsonRpcErrorResponse(503, SHUTTING_DOWN)
       let isLegacy: boolean
       try {
         isLegacy = await isLegacyRequest(request, undefined, {maxRequestBodySize: maxBodyBytes})
       } catch (error) {
-        return jsonRpcErrorResponse(400, `Could not read the request: ${(error as Error).message}`)
+        return jsonRpcErrorResponse(400, `Bad Request: the request could not be read (${(error as Error).message}). Send a JSON-RPC message as the body of a POST.`)
       }
       return isLegacy ? legacy.handle(request) : modern.fetch(request)
     },

@@ -1,4 +1,3 @@
-import {toNodeHandler} from '@modelcontextprotocol/node'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
 import {HTTP_MAX_BODY_BYTES} from '../limits.js'
@@ -6,6 +5,7 @@ import type {ExecRuntime} from '../tools/tool.js'
 import {bearerTokenMatches} from './bearer-token.js'
 import {writeJsonRpcError} from './error-response.js'
 import {type McpEndpointOptions, createMcpEndpoint} from './mcp-endpoint.js'
+import {SEND_LESS, toNodeBridge} from './node-bridge.js'
 import {type RequestOriginRules, refusedOrigin} from './request-origin.js'
 
 /** How a Node HTTP handler guards the endpoint. */
@@ -48,14 +48,14 @@ const DRAIN_FACTOR = 16
 export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHandlerOptions): ExecHttpHandler {
   const maxBodyBytes = options.maxBodyBytes ?? HTTP_MAX_BODY_BYTES
   const endpoint = createMcpEndpoint(runtime, options)
-  const serve = toNodeHandler(endpoint, {
-    maxRequestBodySize: maxBodyBytes,
+  const serve = toNodeBridge((request) => endpoint.fetch(request), {
+    maxBodyBytes,
     onerror: (error) => runtime.log.warn(`HTTP request failed: ${error.message}`),
   })
   return {
     async handle(req, res, parsedBody) {
       const refusal = refusedOrigin(
-        {host: req.headers.host, origin: req.headers.origin, localAddress: req.socket.localAddress},
+        {host: req.headers.host, origin: req.headers.origin, localAddress: req.socket.localAddress, localPort: req.socket.localPort},
         options.origins,
       )
       if (refusal) {
@@ -83,7 +83,7 @@ export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHan
         writeJsonRpcError(
           res,
           413,
-          `Payload too large: the body is ${declared} bytes; at most ${maxBodyBytes} bytes are accepted.`,
+          `Payload too large: the body is ${declared} bytes; at most ${maxBodyBytes} bytes are accepted. ${SEND_LESS}`,
           drain ? {} : REFUSAL_HEADERS,
         )
         if (drain) req.resume()

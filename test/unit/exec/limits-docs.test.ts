@@ -1,7 +1,8 @@
 import {expect} from 'chai'
-import {readFile} from 'node:fs/promises'
+import {readFile, readdir} from 'node:fs/promises'
 import path from 'node:path'
 
+import {HTTP_MAX_SESSIONS} from '../../../src/exec/http/legacy-sessions.js'
 import * as limits from '../../../src/exec/limits.js'
 import {REPO_ROOT} from '../../helpers/clients.js'
 
@@ -27,13 +28,25 @@ describe('documented limits of read, list, search and edit', () => {
     for (const [name, text] of quoted) expect(doc, name).to.contain(text)
   })
 
-  it('docs/http.md quotes the socket limits of src/exec/limits.ts', async () => {
+  it('docs/http.md quotes the HTTP limits of src/exec/limits.ts and the session limit', async () => {
     const doc = (await readFile(path.join(REPO_ROOT, 'docs', 'http.md'), 'utf8')).replace(/\s+/g, ' ')
     const quoted: Array<[string, string]> = [
-      ['HTTP_HEADERS_TIMEOUT_MS', `within ${limits.HTTP_HEADERS_TIMEOUT_MS / 1000} s (\`HTTP_HEADERS_TIMEOUT_MS\`)`],
-      ['HTTP_REQUEST_TIMEOUT_MS', `within ${limits.HTTP_REQUEST_TIMEOUT_MS / 1000} s (\`HTTP_REQUEST_TIMEOUT_MS\`)`],
+      ['HTTP_HEADERS_TIMEOUT_MS', `request headers are not complete within ${limits.HTTP_HEADERS_TIMEOUT_MS / 1000} s,`],
+      ['HTTP_REQUEST_TIMEOUT_MS', `whole request is not within ${limits.HTTP_REQUEST_TIMEOUT_MS / 1000} s,`],
       ['HTTP_MAX_CONNECTIONS', `at most ${limits.HTTP_MAX_CONNECTIONS} connections are open at once`],
+      ['HTTP_MAX_SESSIONS', `At most ${HTTP_MAX_SESSIONS} such sessions are open at once`],
+      ['HTTP_MAX_BODY_BYTES', `Bodies over ${limits.HTTP_MAX_BODY_BYTES / 1024 ** 2} MiB get 413`],
+      ['HTTP_SESSION_IDLE_MS', `after ${limits.HTTP_SESSION_IDLE_MS / 60_000} minutes without a request`],
     ]
     for (const [name, text] of quoted) expect(doc, name).to.contain(text)
+  })
+
+  it('no doc writes a limit\'s constant name the way it writes environment variables', async () => {
+    const names = [...Object.keys(limits), 'HTTP_MAX_SESSIONS']
+    const docs = ['README.md', ...(await readdir(path.join(REPO_ROOT, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => path.join('docs', name))]
+    for (const doc of docs) {
+      const text = await readFile(path.join(REPO_ROOT, doc), 'utf8')
+      for (const name of names) expect(text, `${doc} quotes ${name}, which is a constant, not a setting`).not.to.contain(`\`${name}\``)
+    }
   })
 })

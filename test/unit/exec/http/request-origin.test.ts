@@ -12,8 +12,13 @@ describe('exec/http/request-origin', () => {
       expect(refusedOrigin({host: 'localhost'}, loopback)).to.equal(undefined)
     })
 
-    it('refuses a foreign Host, as DNS rebinding would send', () => {
+    it('refuses a foreign Host, as DNS rebinding would send, saying which names are served and the URL to use', () => {
       expect(refusedOrigin({host: 'evil.example:4000'}, loopback)).to.match(/Host header "evil.example:4000"/)
+      const refusal = refusedOrigin({host: 'evil.example', localAddress: '::ffff:127.0.0.1', localPort: 4000}, loopback)
+      expect(refusal).to.contain('loopback name (localhost, 127.0.0.1')
+      expect(refusal).to.contain('http://127.0.0.1:4000/mcp')
+      expect(refusal).to.contain('allowedHosts')
+      expect(refusedOrigin({host: 'evil.example', localAddress: '::1', localPort: 4000}, loopback)).to.contain('http://[::1]:4000/mcp')
     })
 
     it('refuses a missing or malformed Host', () => {
@@ -22,8 +27,10 @@ describe('exec/http/request-origin', () => {
       expect(refusedOrigin({host: 'user@127.0.0.1'}, loopback)).to.match(/Host/)
     })
 
-    it('refuses a foreign Origin even when the Host is loopback', () => {
-      expect(refusedOrigin({host: '127.0.0.1:4000', origin: 'https://evil.example'}, loopback)).to.match(/Origin/)
+    it('refuses a foreign Origin even when the Host is loopback, saying which origins are served', () => {
+      const refusal = refusedOrigin({host: '127.0.0.1:4000', origin: 'https://evil.example'}, loopback)
+      expect(refusal).to.match(/^Origin "https:\/\/evil.example" is not allowed here\. .*loopback origin/)
+      expect(refusal).to.contain('allowedOrigins')
     })
 
     it('refuses the opaque "null" Origin and non-http origins', () => {
@@ -38,12 +45,12 @@ describe('exec/http/request-origin', () => {
     it('matches a bare hostname on any port and a hostname:port on that port only', () => {
       expect(refusedOrigin({host: 'api.example.com:9999'}, rules)).to.equal(undefined)
       expect(refusedOrigin({host: 'localhost:8443'}, rules)).to.equal(undefined)
-      expect(refusedOrigin({host: 'localhost:8080'}, rules)).to.match(/Host/)
+      expect(refusedOrigin({host: 'localhost:8080'}, rules)).to.match(/Host header "localhost:8080" is not allowed here\. It is not in createAgentExec's allowedHosts: add it/)
     })
 
     it('matches a full origin exactly and a hostname entry on any scheme and port', () => {
       expect(refusedOrigin({host: 'api.example.com', origin: 'https://app.example.com'}, rules)).to.equal(undefined)
-      expect(refusedOrigin({host: 'api.example.com', origin: 'http://app.example.com'}, rules)).to.match(/Origin/)
+      expect(refusedOrigin({host: 'api.example.com', origin: 'http://app.example.com'}, rules)).to.match(/Origin .* allowedOrigins: add it/)
       expect(refusedOrigin({host: 'api.example.com', origin: 'http://tools.example.com:81'}, rules)).to.equal(undefined)
     })
 
