@@ -7,17 +7,19 @@ type Config = Interfaces.Config
 /** The parts of a command class this module reads. */
 interface CommandShape {
   id: string
-  flags?: Record<string, {char?: string; hidden?: boolean}>
+  flags?: Record<string, {char?: string; hidden?: boolean; description?: string; options?: readonly string[]}>
   baseFlags?: Record<string, {char?: string; hidden?: boolean}>
   args?: Record<string, {description?: string}>
 }
 
 /**
- * ak's wording of two oclif parse errors, recognised by their shape (oclif does not export their
+ * ak's wording of three oclif parse errors, recognised by their shape (oclif does not export their
  * classes): an unknown flag (`NonExistentFlagsError`, `flags` lists what was typed) gets the
  * closest flag of the command; a missing argument (`RequiredArgsError`, `args` lists the missing
  * ones) is named with its description, without oclif's note about flags taking several values,
- * which has nothing to do with it. Any other error: undefined (keep oclif's message).
+ * which has nothing to do with it; a missing required flag (oclif's "Missing required flag X"
+ * lines) is named with the values it takes and its description. Any other error: undefined
+ * (keep oclif's message).
  */
 export function usageErrorMessage(error: unknown, command: CommandShape, config: Config): string | undefined {
   const spelled = `${config.bin} ${toConfiguredId(command.id, config)}`
@@ -36,6 +38,16 @@ export function usageErrorMessage(error: unknown, command: CommandShape, config:
       (arg) => `${(arg.name ?? 'argument').toUpperCase()}${arg.description ? `: ${arg.description.replace(/\.$/, '')}` : ''}`,
     )
     return `"${spelled}" needs ${missing.join('; and ')}. Run "${spelled} --help" for its usage and examples.`
+  }
+  const missingFlags = typeof details.message === 'string' ? [...details.message.matchAll(/Missing required flag (\S+)/g)].map((match) => match[1]!) : []
+  if (missingFlags.length > 0) {
+    const named = missingFlags.map((name) => {
+      const flag = command.flags?.[name]
+      const values = flag?.options?.length ? ` (one of ${flag.options.join(', ')})` : ''
+      const what = flag?.description ? `: ${flag.description.replace(/:.*$|\.$/, '')}` : ''
+      return `--${name}${values}${what}`
+    })
+    return `"${spelled}" needs ${named.join('; and ')}. Run "${spelled} --help" for its usage and examples.`
   }
   return undefined
 }

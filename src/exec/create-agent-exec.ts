@@ -139,7 +139,10 @@ export function createAgentExec(options: AgentExecOptions): AgentExec {
  * Checks, synchronously, that `dir` is an existing folder.
  * @throws BadInputError naming the option when it is not.
  */
-function checkWorkspaceFolder(dir: string): void {
+function checkWorkspaceFolder(dir: unknown): asserts dir is string {
+  if (typeof dir !== 'string' || dir.trim() === '') {
+    throw new BadInputError("createAgentExec needs workspace: the path of an existing folder to serve, e.g. createAgentExec({workspace: '/path/to/project'}).")
+  }
   let isFolder: boolean
   try {
     isFolder = statSync(dir).isDirectory()

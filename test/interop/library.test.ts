@@ -124,6 +124,11 @@ describe('createAgentExec mounted in a node:http server under a non-/mcp path', 
     expect(() => createAgentExec({workspace: path.join(workspace, 'missing')})).to.throw(/does not exist.*workspace/)
     await writeFile(path.join(workspace, 'a-file'), '')
     expect(() => createAgentExec({workspace: path.join(workspace, 'a-file')})).to.throw(/is not a folder/)
+    for (const options of [{}, {workspace: ''}, {workspace: 5}]) {
+      expect(() => createAgentExec(options as never), JSON.stringify(options)).to.throw(
+        "createAgentExec needs workspace: the path of an existing folder to serve, e.g. createAgentExec({workspace: '/path/to/project'}).",
+      )
+    }
   })
 
   it('returns {handle, close} at once, so the reference text\'s code works as written; awaiting it works too', async () => {

@@ -58,6 +58,17 @@ describe('mistyped command lines', () => {
   })
 })
 
+describe('missing required flags', () => {
+  it('names a missing required flag with the values it takes', () => {
+    const result = ak(['exec', 'config'])
+    expect(result.status).to.equal(2)
+    expect(result.stderr).to.equal(
+      'Error: "ak exec config" needs --client (one of codex, claude, vscode): MCP client the block is for. ' +
+        'Run "ak exec config --help" for its usage and examples.\n',
+    )
+  })
+})
+
 describe('help and version flags', () => {
   it('takes -h for help on every command', () => {
     const short = ak(['exec', 'serve', '-h'])
