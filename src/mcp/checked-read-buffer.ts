@@ -17,6 +17,8 @@ export interface RejectedMessage {
   logLine: string
 }
 
+const LINE_BREAK = Buffer.from('\n')
+
 /** Bytes kept from each end of a line too long to buffer, to read its id from (see `oversizedMessage`). */
 const OVERSIZED_KEPT_BYTES = 64 * 1024
 
@@ -100,6 +102,20 @@ export class CheckedReadBuffer extends ReadBuffer {
     return null
   }
 
+  /**
+   * At the end of the input: reads a last line that has no line break as if it had one, and
+   * answers a last line too long to buffer. The SDK's reader drops both silently.
+   */
+  finish(): JSONRPCMessage | null {
+    if (this.oversized) {
+      this.finishOversized()
+      return null
+    }
+    if (!this.pending || this.pending.length === 0) return null
+    this.pending = Buffer.concat([this.pending, LINE_BREAK])
+    return this.readMessage()
+  }
+
   override clear(): void {
     this.pending = undefined
     this.oversized = undefined
@@ -125,7 +141,8 @@ const PARSE_ERROR = -32700
 
 /**
  * What to do with a line that is not JSON: JSON-RPC 2.0 §5.1 answers it with a parse error whose
- * id is null (its id cannot be read), and the operator gets one line.
+ * id is null, or here the id of a message cut short when its start holds one, and the operator
+ * gets one line.
  */
 function notJson(line: string, error: unknown): RejectedMessage {
   const reason = error instanceof Error ? error.message : String(error)
@@ -133,7 +150,8 @@ function notJson(line: string, error: unknown): RejectedMessage {
     logLine: `rejected a line of ${line.length} characters that is not JSON (${escapeControls(reason)})`,
     answer: {
       jsonrpc: '2.0',
-      id: null,
+      // JSON-RPC answers a parse error with id null; an id readable at the start of the line helps the client more.
+      id: topLevelId(line) ?? null,
       error: {
         code: PARSE_ERROR,
         message: `Parse error: the line is not JSON (${reason}). Send one JSON-RPC message per line, as MCP's stdio transport requires.`,
@@ -202,10 +220,10 @@ function rejectedMessage(value: unknown, error: unknown): RejectedMessage {
 
 /**
  * What to do with a line over the size limit: an invalid-request error for its id, read from
- * the line's first or last bytes (see `topLevelId`), or null when neither holds it.
+ * the line's first or last bytes (see `topLevelId`, `lastTopLevelId`), or null when neither holds it.
  */
 function oversizedMessage(head: Buffer, tail: Buffer, bytes: number, limit: number): RejectedMessage {
-  const id = topLevelId(head.toString('utf8')) ?? lastMemberId(tail.toString('utf8'))
+  const id = topLevelId(head.toString('utf8')) ?? lastTopLevelId(tail.toString('utf8'))
   return {
     logLine: `rejected a message of ${bytes} bytes${id === undefined ? '' : ` (id ${JSON.stringify(id)})`}: over the ${limit} bytes a message may have on stdio`,
     answer: errorAnswer(
@@ -249,10 +267,39 @@ export function topLevelId(text: string): string | number | undefined {
   return undefined
 }
 
-/** The id of a JSON text's end when `"id"` is the last member of its top-level object (`…,"id":7}`). */
-function lastMemberId(text: string): string | number | undefined {
-  const match = /[,{]\s*"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(text)
-  return match ? parseId(match[1]!) : undefined
+/**
+ * The `id` member of the top-level object at the end of a JSON text whose start was cut off,
+ * if the part given reaches it: read backwards from the closing brace, skipping strings (an
+ * escaped quote is preceded by an odd number of backslashes) and nested values, so an `"id"`
+ * inside `params` is never taken for it.
+ */
+export function lastTopLevelId(text: string): string | number | undefined {
+  let depth = 0
+  for (let index = text.length - 1; index >= 0; index--) {
+    const character = text[index]!
+    if (character === '"') {
+      let start = index - 1
+      for (;;) {
+        start = text.lastIndexOf('"', start)
+        if (start < 0) return undefined
+        let slashes = 0
+        while (text[start - 1 - slashes] === '\\') slashes++
+        if (slashes % 2 === 0) break
+        start--
+      }
+      if (depth === 1 && text.slice(start, index + 1) === '"id"') {
+        const member = /^\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")/.exec(text.slice(index + 1, index + 1025))
+        if (member) return parseId(member[1]!)
+      }
+      index = start
+    } else if (character === '}' || character === ']') {
+      depth++
+    } else if (character === '{' || character === '[') {
+      depth--
+      if (depth <= 0) return undefined
+    }
+  }
+  return undefined
 }
 
 function parseId(json: string): string | number | undefined {

@@ -38,7 +38,14 @@ export function watchedStdioTransport(log: Logger): {
   const ended = new Promise<StdioEnd>((resolve) => {
     settle = resolve
   })
-  const clientGone = () => settle({reason: 'stdin-closed'})
+  // At the end of stdin, a last line the client sent without a line break is read once (by the
+  // transport, set below); when it held a message, the connection ends a turn later, so the
+  // message is answered as one followed by a line break would have been.
+  let deliverFinalLine = (): boolean => false
+  let hadFinalLine: boolean | undefined
+  const readFinalLine = (): boolean => (hadFinalLine ??= deliverFinalLine())
+  const afterFinalLine = (then: () => void) => (readFinalLine() ? setImmediate(then) : then())
+  const clientGone = () => afterFinalLine(() => settle({reason: 'stdin-closed'}))
   const onSignal = (signal: NodeJS.Signals) => settle({reason: signal as StopSignal})
   process.stdin.once('end', clientGone)
   process.stdin.once('close', clientGone)
@@ -47,10 +54,20 @@ export function watchedStdioTransport(log: Logger): {
     constructor() {
       super()
       // The SDK's reader is not an option of its constructor; this one answers what it rejects.
-      ;(this as unknown as {_readBuffer: CheckedReadBuffer})._readBuffer = new CheckedReadBuffer(({answer, logLine}) => {
+      const reader = new CheckedReadBuffer(({answer, logLine}) => {
         log.info(logLine)
         if (answer) this.send(answer).catch(() => undefined)
       })
+      ;(this as unknown as {_readBuffer: CheckedReadBuffer})._readBuffer = reader
+      deliverFinalLine = () => {
+        const message = reader.finish()
+        if (message) this.onmessage?.(message)
+        return message !== null
+      }
+      // The SDK closes the transport on stdin's end; it waits for the last line's answer too.
+      const internals = this as unknown as {_onstdinclose: () => void}
+      const closeOnEnd = internals._onstdinclose
+      internals._onstdinclose = () => afterFinalLine(closeOnEnd)
     }
 
     override async close(): Promise<void> {

@@ -14,6 +14,32 @@ function nullAnswers(server: ServerProcess): Array<{error?: {code: number; messa
   return server.messages().filter((message) => message.id === null) as Array<{error?: {code: number; message: string}}>
 }
 
+describe('a stdio server whose client closes its input after a last line without a line break', () => {
+  let dir: string
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ak-frames-end-'))
+  })
+  after(() => rm(dir, {recursive: true, force: true}))
+
+  for (const [what, line, id] of [
+    ['a ping', '{"jsonrpc":"2.0","id":"noeol","method":"ping"}', 'noeol'],
+    ['a message over 10 MiB', `{"jsonrpc":"2.0","id":"eof","method":"ping","params":{"p":"${'z'.repeat(11 * 1024 * 1024)}`, 'eof'],
+  ] as const) {
+    it(`answers ${what} before it exits 0`, async function () {
+      this.timeout(60_000)
+      const server = startServerProcess(['exec', 'serve', '--workspace', dir], {cwd: dir})
+      await initializeRaw(server)
+      server.write(line)
+      server.child.stdin.end()
+      expect((await server.exited())?.code, server.stderr()).to.equal(0)
+      const answer = server.messages().find((message) => message.id === id)
+      expect(answer, JSON.stringify(server.messages()).slice(0, 300)).not.to.equal(undefined)
+      if (id === 'eof') expect((answer as {error?: {code: number}}).error?.code).to.equal(-32_600)
+      else expect(answer).to.have.property('result')
+    })
+  }
+})
+
 describe('a stdio server answers every request with an id, even one the MCP schema rejects', () => {
   let dir: string
   before(async () => {
@@ -96,7 +122,8 @@ describe('a stdio server answers every request with an id, even one the MCP sche
         const huge = 'x'.repeat(11 * 1024 * 1024)
         server.write(`{"jsonrpc":"2.0","id":600,"method":"tools/call","params":{"name":"list","arguments":{"path":"${huge}"}}}\n`)
         server.write(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"list","arguments":{"path":"${huge}","id":5}},"id":"six-01"}\n`)
-        for (const id of [600, 'six-01']) {
+        server.write(`{"jsonrpc":"2.0","params":{"id":99,"p":"${huge}"},"id":602,"method":"ping"}\n`)
+        for (const id of [600, 'six-01', 602]) {
           const answer = (await server.response(id)) as {error?: {code: number; message: string}}
           expect(answer.error?.code, JSON.stringify(answer).slice(0, 300)).to.equal(-32_600)
           expect(answer.error?.message).to.contain('over the 10485760 bytes').and.contain('Send less in one message')

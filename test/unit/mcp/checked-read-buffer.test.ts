@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {CheckedReadBuffer, type RejectedMessage, topLevelId} from '../../../src/mcp/checked-read-buffer.js'
+import {CheckedReadBuffer, type RejectedMessage, lastTopLevelId, topLevelId} from '../../../src/mcp/checked-read-buffer.js'
 
 describe('topLevelId', () => {
   it('reads the id of the top-level object from the start of a message cut short', () => {
@@ -13,6 +13,34 @@ describe('topLevelId', () => {
     expect(topLevelId('{"method":"id","params":{"id":5,"text":"xxxx')).to.equal(undefined)
     expect(topLevelId('{"id":{"a":1},"method":"ping"}')).to.equal(undefined)
     expect(topLevelId('{"id":null,"method":"ping"}')).to.equal(undefined)
+  })
+})
+
+describe('lastTopLevelId', () => {
+  it('reads the id of the top-level object from the end of a message whose start was cut off', () => {
+    expect(lastTopLevelId('xxxx"},"id":5,"method":"ping"}')).to.equal(5)
+    expect(lastTopLevelId('xx\\"}, "id" : "a\\"b"}\r')).to.equal('a"b')
+    expect(lastTopLevelId('zz"},"id":6,"params":{"id":99,"q":"\\"id\\":7"}}')).to.equal(6)
+  })
+
+  it('finds nothing when the top-level id is not in the part given', () => {
+    expect(lastTopLevelId('xxxx","id":5}}')).to.equal(undefined)
+    expect(lastTopLevelId('xxxx"},"method":"ping"}')).to.equal(undefined)
+    expect(lastTopLevelId('{"id":5},"method":"ping"}')).to.equal(undefined)
+  })
+})
+
+describe('CheckedReadBuffer at the end of its input', () => {
+  it('reads a last line without a line break, and answers a last line too long to buffer', () => {
+    const rejected: RejectedMessage[] = []
+    const buffer = new CheckedReadBuffer((message) => rejected.push(message), 100)
+    buffer.append(Buffer.from('{"jsonrpc":"2.0","id":"last","method":"ping"}'))
+    expect(buffer.readMessage()).to.equal(null)
+    expect(buffer.finish()).to.deep.include({id: 'last', method: 'ping'})
+    expect(buffer.finish()).to.equal(null)
+    buffer.append(Buffer.from(`{"jsonrpc":"2.0","id":"big","method":"ping","params":{"p":"${'z'.repeat(500)}`))
+    expect(buffer.finish()).to.equal(null)
+    expect(rejected.map((message) => (message.answer as {id: unknown}).id)).to.deep.equal(['big'])
   })
 })
 
