@@ -35,14 +35,17 @@ const MAX_SHELL_NESTING = 4
 /**
  * True when the entry starts this runtime: its command or one of its arguments is the
  * `codex-agent-runtime` subcommand (or a path ending in it), whether given directly or through
- * `env`, `node`, `npx`, or a shell's `-c` script (`sh -c "exec ak codex-agent-runtime serve"`,
+ * `env` (`env -S` too), `node`, `npx`, or a shell's `-c` script (`sh -c "exec ak codex-agent-runtime serve"`,
  * `bash -lc …`, shells started by shells). A dispatched `codex exec` must not start it again, or
  * agents could spawn agents without bound (DESIGN §5.4). An entry that merely mentions the
  * subcommand counts too: disabling one server too many is safe, one too few is not.
  */
 export function runsAgentRuntime(entry: McpServerEntry): boolean {
   const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].filter((word): word is string => typeof word === 'string')
-  return wordsRunRuntime(words, 0)
+  // A launcher may take the whole command line as one argument and split it itself (`env -S`,
+  // `env --split-string=…`), so an argument holding spaces is also read as a command line.
+  const splitWords = words.filter((word) => /\s/.test(word)).flatMap((word) => shellCommandsOf(word))
+  return wordsRunRuntime(words, 0) || splitWords.some((command) => wordsRunRuntime(command, 1))
 }
 
 function wordsRunRuntime(words: string[], depth: number): boolean {

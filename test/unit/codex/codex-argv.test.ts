@@ -99,6 +99,13 @@ describe('codex exec arguments', () => {
       expect(runs('sh', ['-c', `exec bash -lc 'ak codex-agent-runtime serve'`])).to.equal(true)
     })
 
+    it('is disabled when one argument holds the whole command line, as env -S splits it', () => {
+      expect(runs('/usr/bin/env', ['-S', 'ak codex-agent-runtime serve'])).to.equal(true)
+      expect(runs('env', ['--split-string=ak codex-agent-runtime serve --max-dispatches 2'])).to.equal(true)
+      expect(runs('env', ['-S', 'sh -c "exec ak codex-agent-runtime serve"'])).to.equal(true)
+      expect(runs('env', ['-S', 'ak exec serve --workspace /tmp'])).to.equal(false)
+    })
+
     it('is left alone when the script runs something else', () => {
       expect(runs('sh', ['-c', 'ak exec serve'])).to.equal(false)
       expect(runs('bash', ['-lc', 'my-codex-agent-runtime-wrapper serve'])).to.equal(false)
