@@ -47,7 +47,9 @@ export function completionSetupInstructions(bin: string, shell: CompletionShell)
         `Completion for PowerShell: add ${bin}'s set-up line to your profile, then open a new window:`,
         '',
         '  New-Item -Type Directory -Path (Split-Path -Parent $PROFILE) -ErrorAction SilentlyContinue',
-        `  Add-Content -Path $PROFILE -Value (Invoke-Expression -Command "${script}")`,
+        // The set-up line dot-sources <cache>\autocomplete\functions\powershell\<bin>.ps1.
+        `  if (-not (Select-String -Path $PROFILE -SimpleMatch -Quiet -Pattern '${bin}.ps1' -ErrorAction SilentlyContinue)) { ` +
+          `Add-Content -Path $PROFILE -Value (Invoke-Expression -Command "${script}") }`,
         '',
         'For matches listed below the command line: Set-PSReadlineKeyHandler -Key Tab -Function MenuComplete',
         ...usage('<TAB>'),
