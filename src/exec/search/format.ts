@@ -49,12 +49,12 @@ export function formatSearchAnswer(outcome: SearchOutcome, query: QueryInput, op
     )
   }
   if (outcome.unreadable.length > 0) {
-    const named = outcome.unreadable.slice(0, TOO_LARGE_NAMED).join(', ')
+    const named = outcome.unreadable
+      .slice(0, TOO_LARGE_NAMED)
+      .map(({path, why}) => `${path} (${why})`)
+      .join(', ')
     const more = outcome.unreadable.length - TOO_LARGE_NAMED
-    lines.push(
-      `[Not searched, could not be read: ${named}${more > 0 ? ` and ${more} more` : ''} (removed or replaced meanwhile, ` +
-        'no permission, or a path longer than the system takes).]',
-    )
+    lines.push(`[Not searched, could not be read: ${named}${more > 0 ? ` and ${more} more` : ''}.]`)
   }
   return lines.join('\n')
 }

@@ -55,8 +55,8 @@ export interface SearchOutcome {
   binaryFiles: number
   /** Workspace-relative paths of files skipped for being larger than `SEARCH_MAX_FILE_BYTES`. */
   tooLarge: string[]
-  /** Workspace-relative paths of files that could not be read (see `ScanResult.unreadable`). */
-  unreadable: string[]
+  /** Files that could not be read (see `ScanResult.unreadable`): workspace-relative path and why. */
+  unreadable: Array<{path: string; why: string}>
 }
 
 /**
@@ -185,7 +185,7 @@ export async function runSearch(options: {
     outcome.filesSearched += result.filesSearched
     outcome.binaryFiles += result.binaryFiles
     for (const fileIndex of result.tooLarge) outcome.tooLarge.push((files[fileIndex] as WalkedFile).shown)
-    for (const fileIndex of result.unreadable) outcome.unreadable.push((files[fileIndex] as WalkedFile).shown)
+    for (const [fileIndex, why] of result.unreadable) outcome.unreadable.push({path: (files[fileIndex] as WalkedFile).shown, why})
   }
   outcome.isCut = outcome.cutBy !== undefined
   return outcome

@@ -89,11 +89,11 @@ export interface ScanResult {
   /** Indices of files skipped for being larger than `maxFileBytes`. */
   tooLarge: number[]
   /**
-   * Indices of files that could not be opened or read as regular files (removed or replaced
-   * meanwhile, no permission, a path longer than the system takes), or whose matches were dropped
-   * because the object read did not lie inside the workspace.
+   * Files that could not be opened or read as regular files (removed or replaced meanwhile, no
+   * permission, a path longer than the system takes), or whose matches were dropped because the
+   * object read did not lie inside the workspace: each file's index and why, in words.
    */
-  unreadable: number[]
+  unreadable: Array<[index: number, why: string]>
   /** Whether the batch stopped at `maxMatches` before scanning every file. */
   stoppedEarly: boolean
 }
@@ -152,13 +152,23 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
     compiledKey = key
   }
 
-  /** Opens a file without following a link or blocking; undefined when it cannot be opened. */
-  function openFile(file: string | Uint8Array): number | undefined {
+  /** Why a file could not be opened or read, in words, from the error's code. */
+  function whyUnreadable(error: unknown): string {
+    const code = (error as {code?: unknown}).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'removed meanwhile'
+    if (code === 'EACCES' || code === 'EPERM') return 'no permission'
+    if (code === 'ENAMETOOLONG') return 'its path is longer than the system takes'
+    if (code === 'ELOOP') return 'replaced by a symlink'
+    return typeof code === 'string' ? code : 'a read error'
+  }
+
+  /** Opens a file without following a link or blocking; a string says why it cannot be opened. */
+  function openFile(file: string | Uint8Array): number | string {
     try {
       // A Buffer sent to a worker arrives as a plain Uint8Array; fs wants a Buffer.
       return fs.openSync(typeof file === 'string' ? file : Buffer.from(file.buffer, file.byteOffset, file.byteLength), openFlags)
-    } catch {
-      return undefined
+    } catch (error) {
+      return whyUnreadable(error)
     }
   }
 
@@ -173,7 +183,7 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
   }
 
   /** Reads the regular file open at `fd` into the scratch buffer; a string says why it was skipped. */
-  function readFile(fd: number, request: ScanRequest): Buffer | 'binary' | 'too-large' | 'unreadable' {
+  function readFile(fd: number, request: ScanRequest): Buffer | 'binary' | 'too-large' | {unreadable: string} {
     try {
       // One read covers most files. A short read of a regular file means end of file, so small
       // files cost open, read and close, without an fstat; only a file that fills the first
@@ -182,7 +192,7 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
       if (scratch.subarray(0, Math.min(filled, request.binarySniffBytes)).indexOf(0) !== -1) return 'binary'
       if (filled < FIRST_READ_BYTES) return filled > request.maxFileBytes ? 'too-large' : scratch.subarray(0, filled)
       const info = fs.fstatSync(fd)
-      if (!info.isFile()) return 'unreadable'
+      if (!info.isFile()) return {unreadable: 'no longer a regular file'}
       if (info.size > request.maxFileBytes) return 'too-large'
       if (info.size > scratch.length) {
         const larger = Buffer.allocUnsafe(Math.max(info.size, scratch.length * 2))
@@ -195,8 +205,8 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
         filled += got
       }
       return scratch.subarray(0, filled)
-    } catch {
-      return 'unreadable'
+    } catch (error) {
+      return {unreadable: whyUnreadable(error)}
     }
   }
 
@@ -351,15 +361,15 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
           continue
         }
         const fd = openFile(request.files[index] as string | Uint8Array)
-        if (fd === undefined) {
-          result.unreadable.push(index)
+        if (typeof fd === 'string') {
+          result.unreadable.push([index, fd])
           continue
         }
         try {
           const contents = readFile(fd, request)
           if (contents === 'binary') result.binaryFiles++
           else if (contents === 'too-large') result.tooLarge.push(index)
-          else if (contents === 'unreadable') result.unreadable.push(index)
+          else if (!Buffer.isBuffer(contents)) result.unreadable.push([index, contents.unreadable])
           else {
             const before = result.matches.length
             const start = contents.subarray(0, BOM.length).equals(BOM) ? BOM.length : 0
@@ -369,7 +379,7 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
             // what was read leaves the worker only if the object read lies inside.
             if (result.matches.length > before && !isOpenedInside(fd, request.root)) {
               result.matches.length = before
-              result.unreadable.push(index)
+              result.unreadable.push([index, 'replaced by a link outside the workspace'])
             } else {
               result.filesSearched++
             }

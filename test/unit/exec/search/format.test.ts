@@ -64,10 +64,11 @@ describe('formatSearchAnswer', () => {
     expect(text).to.equal('"big.log" was not searched: it is larger than 16 MiB. Use the read tool with offset/limit to look inside it.')
   })
 
-  it('names files it could not read, up to five, and why that happens', () => {
-    const text = formatSearchAnswer(outcome({matches: [{path: 'a', line: 1, text: 'foo'}], unreadable: ['x', 'y']}), query, {hasGlobs: false, maxResults: 200})
+  it('names files it could not read, up to five, each with why', () => {
+    const unreadable = ['a', 'b', 'c', 'd', 'e', 'f'].map((path) => ({path, why: path === 'a' ? 'no permission' : 'removed meanwhile'}))
+    const text = formatSearchAnswer(outcome({matches: [{path: 'x', line: 1, text: 'foo'}], unreadable}), query, {hasGlobs: false, maxResults: 200})
     expect(text.split('\n').at(-1)).to.equal(
-      '[Not searched, could not be read: x, y (removed or replaced meanwhile, no permission, or a path longer than the system takes).]',
+      '[Not searched, could not be read: a (no permission), b (removed meanwhile), c (removed meanwhile), d (removed meanwhile), e (removed meanwhile) and 1 more.]',
     )
   })
 

@@ -137,7 +137,7 @@ describe('createScanner', () => {
     await writeFile(path.join(dir, 'target.txt'), 'foo\n')
     await symlink(path.join(dir, 'target.txt'), path.join(dir, 'link.txt'))
     const result = await scan({}, literal('foo'), {files: [Buffer.from(path.join(dir, 'link.txt')), Buffer.from(path.join(dir, 'missing.txt'))]})
-    expect(result.unreadable).to.deep.equal([0, 1])
+    expect(result.unreadable).to.deep.equal([[0, 'replaced by a symlink'], [1, 'removed meanwhile']])
     expect(result.matches).to.deep.equal([])
   })
 
@@ -196,7 +196,7 @@ describe('createScanner', () => {
       await writeFile(path.join(outsideDir, 'secret.txt'), 'foo outside\n')
       await symlink(outsideDir, path.join(dir, 'swapped'))
       const result = await scan({}, literal('foo'), {files: [Buffer.from(path.join(dir, 'swapped', 'secret.txt'))]})
-      expect(result.unreadable).to.deep.equal([0])
+      expect(result.unreadable).to.deep.equal([[0, 'replaced by a link outside the workspace']])
       expect(result.matches).to.deep.equal([])
     } finally {
       await rm(outsideDir, {recursive: true, force: true})
