@@ -159,7 +159,8 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
     if (code === 'EACCES' || code === 'EPERM') return 'no permission'
     if (code === 'ENAMETOOLONG') return 'its path is longer than the system takes'
     if (code === 'ELOOP') return 'replaced by a symlink'
-    return typeof code === 'string' ? code : 'a read error'
+    if (code === 'EAGAIN' || code === 'ENXIO') return 'no longer a regular file'
+    return 'a read error' // never a raw error code: an answer explains, it does not quote errno
   }
 
   /** Opens a file without following a link or blocking; a string says why it cannot be opened. */
