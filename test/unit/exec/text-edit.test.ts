@@ -91,6 +91,13 @@ describe('applyTextEdit (what an edit does to a text)', () => {
       expect(editError('x\nababa', 'aba', 'X')).to.contain('occurs 2 times, overlapping (line 2)')
       expect(editError('a\nb\na\nb\na', 'a\nb\na', 'X')).to.contain('overlapping (lines 1, 3)')
       expect(edit('abab', 'aba', 'X')).to.deep.include({text: 'Xb', count: 1})
+      expect(editError('xaaaa', 'aaa', 'X'), 'a first occurrence at character 1').to.contain('occurs 2 times, overlapping (line 1)')
+      expect(editError('\uFEFFa\nb\na\nb\na', 'a\nb\na', 'X'), 'after a BOM').to.contain('overlapping (lines 1, 3)')
+      expect(editError('\nx\nx\n', '\nx\n', 'Y'), 'an overlap starting with a line break').to.contain('overlapping (lines 1, 2)')
+    })
+
+    it('counts an overlap among several occurrences as several occurrences', () => {
+      expect(editError('aaaa\naaa', 'aaa', 'X')).to.contain('old_text occurs 2 times (lines 1, 2).')
     })
 
     it('replaces non-overlapping occurrences from the left with replace_all', () => {
@@ -312,6 +319,7 @@ describe('applyTextEdit spans', () => {
       expect(describeLines([1, 1, 3, 4, 4, 4])).to.equal('lines 1 (2 times), 3, 4 (3 times)')
       const many = Array.from({length: 25}, (_, index) => index + 1)
       expect(describeLines([...many, 25], 30)).to.match(/^lines 1, 2, .*, 20, and 10 more occurrences$/)
+      expect(describeLines([1, 1], 5), 'the unrecorded occurrences may lie on other lines').to.equal('lines 1 (2 times), and 3 more occurrences')
     })
   })
 
@@ -340,6 +348,15 @@ describe('applyTextEdit spans', () => {
       const fits = large.slice(0, EDIT_NEAR_MATCH_MAX_CHARS - 100)
       expect(whitespaceNearMatches(fits, `${'x'.repeat(3000)}Q`)).to.deep.equal([])
       expect(whitespaceNearMatches(`${fits}y\n  z\n`, 'y z')).to.have.length(1)
+      const exactly = `${'q'.repeat(EDIT_NEAR_MATCH_MAX_CHARS - 5)}y\n  z`
+      expect(exactly.length).to.equal(EDIT_NEAR_MATCH_MAX_CHARS)
+      expect(whitespaceNearMatches(exactly, 'y z'), 'a file of exactly the limit is looked through').to.have.length(1)
+    })
+
+    it('names at most five near matches', () => {
+      const text = 'a  b\n'.repeat(7)
+      expect(whitespaceNearMatches(text, 'a b')).to.have.length(5)
+      expect(editError(text, 'a b', 'x')).to.contain('matches lines 1, 2, 3, 4, 5 if whitespace is ignored')
     })
 
     it('says plain "not found" when no near match exists, or old_text is only whitespace', () => {
