@@ -23,25 +23,17 @@ export function completionSetupInstructions(bin: string, shell: CompletionShell)
   const once = (file: string) => `grep -qs '# ${setupLineMarker(bin)}' ${file} || ${script} >> ${file}`
   const usage = (tab: string) =>
     [`Then \`${bin} ${tab}\` completes commands and \`${bin} exec serve --${tab}\` their flags.`, `After upgrading ${bin}, run \`${bin} autocomplete --refresh-cache\`.`]
+  // bash and zsh differ only in their start-up file, how Tab lists completions, and one note.
+  const rcShells = {
+    bash: {file: '~/.bashrc', tab: '<TAB><TAB>', note: 'A login shell that reads ~/.bash_profile or ~/.profile instead needs the line there.'},
+    zsh: {file: '~/.zshrc', tab: '<TAB>', note: 'If zsh warns about insecure directories, `compaudit` lists them.'},
+  }
   switch (shell) {
     case 'bash':
-      return [
-        `Completion for bash: add ${bin}'s set-up line to ~/.bashrc, then open a new shell:`,
-        '',
-        `  ${once('~/.bashrc')}`,
-        '',
-        'A login shell that reads ~/.bash_profile or ~/.profile instead needs the line there.',
-        ...usage('<TAB><TAB>'),
-      ].join('\n')
-    case 'zsh':
-      return [
-        `Completion for zsh: add ${bin}'s set-up line to ~/.zshrc, then open a new shell:`,
-        '',
-        `  ${once('~/.zshrc')}`,
-        '',
-        'If zsh warns about insecure directories, `compaudit` lists them.',
-        ...usage('<TAB>'),
-      ].join('\n')
+    case 'zsh': {
+      const {file, tab, note} = rcShells[shell]
+      return [`Completion for ${shell}: add ${bin}'s set-up line to ${file}, then open a new shell:`, '', `  ${once(file)}`, '', note, ...usage(tab)].join('\n')
+    }
     case 'powershell':
       return [
         `Completion for PowerShell: add ${bin}'s set-up line to your profile, then open a new window:`,

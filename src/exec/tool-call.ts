@@ -5,7 +5,7 @@ import type {Logger} from '../log.js'
 import {connectInProcessExecClient} from './in-process-client.js'
 import type {Level} from './level.js'
 import {createExecRuntime} from './runtime.js'
-import {levelOfTool} from './tool-catalog.js'
+import {levelOfTool} from './tools/index.js'
 import type {Workspace} from './workspace.js'
 
 /**

@@ -4,7 +4,7 @@ import {silentLogger} from '../log.js'
 import {connectInProcessExecClient} from './in-process-client.js'
 import type {Level} from './level.js'
 import {createExecRuntime} from './runtime.js'
-import {EXEC_TOOLS} from './tools/index.js'
+import {levelOfTool} from './tools/index.js'
 import type {Workspace} from './workspace.js'
 
 /**
@@ -22,11 +22,6 @@ export async function listExecToolDefinitions(level: Level, workspace: Workspace
     await client.close()
     await runtime.close()
   }
-}
-
-/** The lowest level that offers the tool named `name`, or undefined for an unknown name. */
-export function levelOfTool(name: string): Level | undefined {
-  return EXEC_TOOLS.find((tool) => tool.name === name)?.level
 }
 
 /**

@@ -1,7 +1,7 @@
 import {type McpServer, ProtocolError, ProtocolErrorCode} from '@modelcontextprotocol/server'
 
 import type {Level} from './level.js'
-import {EXEC_TOOLS} from './tools/index.js'
+import {levelOfTool} from './tools/index.js'
 
 /**
  * What a `tools/call` naming a tool this server does not offer is told: for a tool of a higher
@@ -10,7 +10,7 @@ import {EXEC_TOOLS} from './tools/index.js'
  * @param offered the tools of the served level, in listing order
  */
 export function toolNotOfferedMessage(name: string, level: Level, offered: readonly string[]): string {
-  const needed = EXEC_TOOLS.find((tool) => tool.name === name)?.level
+  const needed = levelOfTool(name)
   if (needed) {
     return (
       `Tool "${name}" is not offered at level ${level}, the level this server was started with; it needs level ${needed}. ` +

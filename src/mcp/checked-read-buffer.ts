@@ -255,8 +255,8 @@ export function topLevelId(text: string): string | number | undefined {
       if (index >= text.length) return undefined
       index++
       if (depth === 1 && text.slice(start, index) === '"id"') {
-        const member = /^\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")/.exec(text.slice(index, index + 1024))
-        if (member) return parseId(member[1]!)
+        const value = memberValue(text, index)
+        if (value !== undefined) return parseId(value)
       }
       continue
     }
@@ -288,8 +288,8 @@ export function lastTopLevelId(text: string): string | number | undefined {
         start--
       }
       if (depth === 1 && text.slice(start, index + 1) === '"id"') {
-        const member = /^\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")/.exec(text.slice(index + 1, index + 1025))
-        if (member) return parseId(member[1]!)
+        const value = memberValue(text, index + 1)
+        if (value !== undefined) return parseId(value)
       }
       index = start
     } else if (character === '}' || character === ']') {
@@ -300,6 +300,18 @@ export function lastTopLevelId(text: string): string | number | undefined {
     }
   }
   return undefined
+}
+
+/** `: <number or string>` after a key. */
+const MEMBER_VALUE = /^\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")/
+
+/**
+ * The JSON text of the number or string written as the value of a member whose key ends at `at`
+ * in `text`; undefined when none follows (the string was not a key, or its value is an object,
+ * an array or null).
+ */
+function memberValue(text: string, at: number): string | undefined {
+  return MEMBER_VALUE.exec(text.slice(at, at + 1024))?.[1]
 }
 
 function parseId(json: string): string | number | undefined {

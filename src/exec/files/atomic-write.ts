@@ -10,6 +10,7 @@ import {link, lstat, mkdir, open, readdir, rename, unlink} from 'node:fs/promise
 import {BadInputError} from '../../errors.js'
 import type {Workspace} from '../workspace.js'
 import {ConfinedFolder} from './confined-open.js'
+import {errorCode} from './fs-errors.js'
 import {LOCK_NAME, isRunning, isStaleLock, withReplaceLock} from './replace-lock.js'
 
 /** Permission bits of a file mode (including setuid, setgid and sticky). */
@@ -22,10 +23,6 @@ const TEMPORARY_NAME = /^\.ak-edit-(\d+)-[0-9a-f]{16}\.tmp$/
 /** Folders (device:inode:birth time) already cleared of stale temporary files by this process; bounded. */
 const clearedFolders = new Set<string>()
 const MAX_CLEARED_FOLDERS = 10_000
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException).code
-}
 
 /**
  * A fresh temporary name, hidden, recognisable and naming this process (so a later edit can

@@ -12,6 +12,11 @@ import {escapeControls} from '../../text-escape.js'
 /** What the failed call was doing, for the sentence's ending. */
 export type FsAction = 'look' | 'write'
 
+/** The errno code (`ENOENT`…) an error carries, or undefined. */
+export function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code
+}
+
 /** Whether `error` is a system error carrying an errno code. */
 export function isSystemError(error: unknown): error is NodeJS.ErrnoException & {code: string} {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string'

@@ -6,6 +6,7 @@ import {BadInputError} from '../../errors.js'
 import {displayName} from '../display-name.js'
 import {EDIT_LOCK_STALE_MS, EDIT_LOCK_WAIT_MS} from '../limits.js'
 import type {ConfinedFolder} from './confined-open.js'
+import {errorCode} from './fs-errors.js'
 
 /** Lock files: `.ak-edit-lock-<first 16 hex digits of the SHA-256 of the locked name>`. */
 export const LOCK_NAME = /^\.ak-edit-lock-[0-9a-f]{16}$/
@@ -13,10 +14,6 @@ export const LOCK_NAME = /^\.ak-edit-lock-[0-9a-f]{16}$/
 /** The lock file's name for the entry `name` (fixed length, whatever the name's). */
 function lockName(name: Buffer): Buffer {
   return Buffer.from(`.ak-edit-lock-${createHash('sha256').update(name).digest('hex').slice(0, 16)}`)
-}
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException).code
 }
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */

@@ -4,7 +4,7 @@ import type {QueryInput} from './query.js'
 import type {SearchOutcome} from './run-search.js'
 
 /** Paths of skipped files (too large, unreadable) named in one answer; the rest are counted. */
-const TOO_LARGE_NAMED = 5
+const SKIPPED_NAMED = 5
 
 /**
  * The text of a `search` answer: one `path:line:text` line per match (workspace-relative path,
@@ -41,22 +41,21 @@ export function formatSearchAnswer(outcome: SearchOutcome, query: QueryInput, op
     )
   }
   if (outcome.tooLarge.length > 0) {
-    const named = outcome.tooLarge.slice(0, TOO_LARGE_NAMED).join(', ')
-    const more = outcome.tooLarge.length - TOO_LARGE_NAMED
     lines.push(
-      `[Not searched, larger than ${SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB: ${named}${more > 0 ? ` and ${more} more` : ''}. ` +
+      `[Not searched, larger than ${SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB: ${namedSkips(outcome.tooLarge)}. ` +
         `Use the read tool with offset/limit to look inside them.]`,
     )
   }
   if (outcome.unreadable.length > 0) {
-    const named = outcome.unreadable
-      .slice(0, TOO_LARGE_NAMED)
-      .map(({path, why}) => `${path} (${why})`)
-      .join(', ')
-    const more = outcome.unreadable.length - TOO_LARGE_NAMED
-    lines.push(`[Not searched, could not be read: ${named}${more > 0 ? ` and ${more} more` : ''}.]`)
+    lines.push(`[Not searched, could not be read: ${namedSkips(outcome.unreadable.map(({path, why}) => `${path} (${why})`))}.]`)
   }
   return lines.join('\n')
+}
+
+/** The first SKIPPED_NAMED of `entries`, then how many more there are: `a, b and 3 more`. */
+function namedSkips(entries: readonly string[]): string {
+  const more = entries.length - SKIPPED_NAMED
+  return `${entries.slice(0, SKIPPED_NAMED).join(', ')}${more > 0 ? ` and ${more} more` : ''}`
 }
 
 /** The query as the answer names it: quoted, with its mode. */
