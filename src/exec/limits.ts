@@ -53,6 +53,11 @@ export const EDIT_MAX_BYTES_IN_FLIGHT = 2 * EDIT_MAX_FILE_BYTES
 export const EDIT_LOCK_WAIT_MS = 10_000
 /** Age (ms) past which a replace lock is taken over even if its process still seems to run (a reused pid). */
 export const EDIT_LOCK_STALE_MS = 60_000
+/**
+ * Bytes of a replace lock file read at most: a lock holds a pid and 16 hex digits. A larger file
+ * at a lock's name is not a lock an ak server wrote and is stale only by its age.
+ */
+export const EDIT_LOCK_MAX_BYTES = 64
 
 /** Matching lines `search` returns when the call names no `max_results`. */
 export const SEARCH_DEFAULT_MAX_RESULTS = 200
@@ -78,6 +83,17 @@ export const SEARCH_TIME_LIMIT_MS = 30_000
 
 /** Files larger than this (bytes) are not searched; the answer names them. */
 export const SEARCH_MAX_FILE_BYTES = 16 * 1024 * 1024
+
+/**
+ * Bytes of one ignore file (`.gitignore`, `.git/info/exclude`) `search` reads (256 KiB); the rules
+ * past it are skipped and the answer says so.
+ */
+export const IGNORE_FILE_MAX_BYTES = 256 * 1024
+/**
+ * Bytes of one line of an ignore file `search` uses as a rule (4096, the longest path Linux
+ * accepts); a longer line is skipped and the answer says so.
+ */
+export const IGNORE_FILE_MAX_LINE_BYTES = 4096
 
 /** Upper bound on search worker threads, whatever the machine's parallelism. */
 export const SEARCH_MAX_WORKERS = 8

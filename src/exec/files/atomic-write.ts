@@ -3,39 +3,30 @@
  * a mix: the new bytes go to a temporary file in the same folder, are flushed to disk, and the
  * temporary file then takes the final name in one step (rename, or link for a new file).
  */
-import {randomBytes} from 'node:crypto'
 import type {Stats} from 'node:fs'
 import {link, lstat, mkdir, open, readdir, rename, unlink} from 'node:fs/promises'
 
 import {BadInputError} from '../../errors.js'
+import {NAMED_FILE_CREATE_FLAGS} from '../../named-file.js'
 import type {Workspace} from '../workspace.js'
 import {ConfinedFolder} from './confined-open.js'
 import {errorCode} from './fs-errors.js'
-import {LOCK_NAME, isRunning, isStaleLock, withReplaceLock} from './replace-lock.js'
+import {CLAIM_NAME, LOCK_NAME, TEMPORARY_NAME, isRunning, removeStaleLock, temporaryName, withReplaceLock} from './replace-lock.js'
 
 /** Permission bits of a file mode (including setuid, setgid and sticky). */
 const PERMISSION_BITS = 0o7777
 /** Mode of a new file before the umask, as `touch` and editors use. */
 const NEW_FILE_MODE = 0o666
 
-/** Temporary files of edits: `.ak-edit-<pid of the server>-<16 random hex digits>.tmp`. */
-const TEMPORARY_NAME = /^\.ak-edit-(\d+)-[0-9a-f]{16}\.tmp$/
 /** Folders (device:inode:birth time) already cleared of stale temporary files by this process; bounded. */
 const clearedFolders = new Set<string>()
 const MAX_CLEARED_FOLDERS = 10_000
 
 /**
- * A fresh temporary name, hidden, recognisable and naming this process (so a later edit can
- * tell a leftover of a killed server from a file in use). It does not repeat the file's name,
- * which may already be as long as the file system allows.
- */
-function temporaryName(): Buffer {
-  return Buffer.from(`.ak-edit-${process.pid}-${randomBytes(8).toString('hex')}.tmp`)
-}
-
-/**
- * Removes the temporary files and replace locks a killed server left in `folder` (their process
- * is gone), once per folder and process. Best effort: a folder that cannot be read is left as it is.
+ * Removes the temporary files, replace locks and claims a killed server left in `folder` (their
+ * process is gone), once per folder and process. A temporary file is removed only when it is a
+ * regular file (ak writes nothing else under that name); a lock or claim only by taking it over
+ * (see `removeStaleLock`). Best effort: a folder that cannot be read is left as it is.
  */
 export async function removeStaleTemporaries(folder: ConfinedFolder): Promise<void> {
   const info = await folder.handle.stat()
@@ -47,10 +38,12 @@ export async function removeStaleTemporaries(folder: ConfinedFolder): Promise<vo
   const names = await readdir(folder.self).catch(() => [] as string[])
   for (const name of names) {
     const match = TEMPORARY_NAME.exec(name)
-    const isStale = match
-      ? Number(match[1]) !== process.pid && !isRunning(Number(match[1]))
-      : LOCK_NAME.test(name) && (await isStaleLock(folder, Buffer.from(name)))
-    if (isStale) await unlink(folder.entry(Buffer.from(name))).catch(() => undefined)
+    if (match && Number(match[1]) !== process.pid && !isRunning(Number(match[1]))) {
+      const entry = folder.entry(Buffer.from(name))
+      if ((await lstat(entry).catch(() => undefined))?.isFile()) await unlink(entry).catch(() => undefined)
+    } else if (LOCK_NAME.test(name) || CLAIM_NAME.test(name)) {
+      await removeStaleLock(folder, Buffer.from(name))
+    }
   }
 }
 
@@ -69,14 +62,14 @@ interface KeptAttributes {
 }
 
 /**
- * Writes `data` to a new temporary file in `folder` (created with `wx`, so nothing existing is
- * followed or overwritten) and flushes it. Returns its name. Without `keep` the file gets
+ * Writes `data` to a new temporary file in `folder` (created with NAMED_FILE_CREATE_FLAGS, so
+ * nothing existing is followed, waited on or overwritten) and flushes it. Returns its name. Without `keep` the file gets
  * `NEW_FILE_MODE` less the umask and the server's own owner.
  * @throws BadInputError when the owner in `keep` cannot be given (the temporary file is removed)
  */
 async function writeTemporary(folder: ConfinedFolder, data: Uint8Array, keep?: KeptAttributes): Promise<Buffer> {
   const name = temporaryName()
-  const handle = await open(folder.entry(name), 'wx', keep?.mode ?? NEW_FILE_MODE)
+  const handle = await open(folder.entry(name), NAMED_FILE_CREATE_FLAGS, keep?.mode ?? NEW_FILE_MODE)
   try {
     await handle.writeFile(data)
     if (keep) {

@@ -1,19 +1,65 @@
-import {createHash} from 'node:crypto'
-import {lstat, open, readFile, unlink} from 'node:fs/promises'
+/**
+ * The replace lock that ak servers sharing a workspace take around the last check and the rename
+ * of an edit, so two servers editing one file cannot both find it unchanged and the later rename
+ * silently drop the earlier edit. Edits within one server are already serialised (path-locks.ts);
+ * other programs do not take this lock.
+ *
+ * A lock is a file beside the edited one, `.ak-edit-lock-<16 hex digits>` (see `lockName`),
+ * holding `<pid> <16 random hex digits>`: the pid tells whether its holder still runs, the random
+ * part tells one lock from the next. It appears with its content complete (written to a temporary
+ * file, then linked to the lock's name, which fails if anything is there).
+ *
+ * A stale lock (its process is gone, or it is older than EDIT_LOCK_STALE_MS) is taken over, never
+ * removed and then raced for: the one process that creates the claim file
+ * `.ak-edit-lock-<16 hex>.<identity of that very lock>` (O_EXCL, so one process only) checks that
+ * the lock is still the same one and renames a lock of its own over it. Every change to a lock
+ * file other than its holder's release goes through its claim, and an identity never comes back
+ * (it covers the inode, its change time and the random content), so the check cannot be outrun:
+ * two servers never both believe they hold the lock. A claim left by a process killed mid-takeover
+ * is itself stale and taken over the same way. The one case this cannot cover is a holder that is
+ * alive but keeps the lock past EDIT_LOCK_STALE_MS (it holds it for a check and a rename, so only a
+ * stopped process or a hung disk does that).
+ *
+ * Files found at these names are read by `readNamedFile` (no link followed, no FIFO waited on,
+ * at most EDIT_LOCK_MAX_BYTES); anything but a regular file there is refused with an error that
+ * names it.
+ */
+import {createHash, randomBytes} from 'node:crypto'
+import {link, rename, unlink} from 'node:fs/promises'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {BadInputError} from '../../errors.js'
+import {createNamedFile, readNamedFile} from '../../named-file.js'
 import {displayName} from '../display-name.js'
-import {EDIT_LOCK_STALE_MS, EDIT_LOCK_WAIT_MS} from '../limits.js'
+import {EDIT_LOCK_MAX_BYTES, EDIT_LOCK_STALE_MS, EDIT_LOCK_WAIT_MS} from '../limits.js'
 import type {ConfinedFolder} from './confined-open.js'
 import {errorCode} from './fs-errors.js'
 
 /** Lock files: `.ak-edit-lock-<first 16 hex digits of the SHA-256 of the locked name>`. */
 export const LOCK_NAME = /^\.ak-edit-lock-[0-9a-f]{16}$/
+/** Claim files of a takeover: a lock's name, a dot, and 16 hex digits of the identity of the lock claimed. */
+export const CLAIM_NAME = /^\.ak-edit-lock-[0-9a-f]{16}\.[0-9a-f]{16}$/
+
+/** Temporary files of edits and locks: `.ak-edit-<pid of the server>-<16 random hex digits>.tmp`. */
+export const TEMPORARY_NAME = /^\.ak-edit-(\d+)-[0-9a-f]{16}\.tmp$/
+
+/** Bytes of a lock file's name (`.ak-edit-lock-` and 16 hex digits): a claim's name starts with them. */
+const LOCK_NAME_BYTES = 30
+/** Claims of claims taken over in a row before giving up (each needs a process killed mid-takeover). */
+const MAX_CLAIM_DEPTH = 4
+/** Longest pause between two attempts to take a held lock, in ms (pauses double from 1 ms). */
+const MAX_RETRY_PAUSE_MS = 50
+/** Errors of a rename over a lock that say it cannot be replaced (immutable, read-only, someone else's, a mount point). */
+const UNREMOVABLE_CODES = new Set(['EPERM', 'EACCES', 'EROFS', 'EBUSY'])
 
 /** The lock file's name for the entry `name` (fixed length, whatever the name's). */
 function lockName(name: Buffer): Buffer {
   return Buffer.from(`.ak-edit-lock-${createHash('sha256').update(name).digest('hex').slice(0, 16)}`)
+}
+
+/** A fresh temporary name, hidden, recognisable and naming this process (see atomic-write.ts). */
+export function temporaryName(): Buffer {
+  return Buffer.from(`.ak-edit-${process.pid}-${randomBytes(8).toString('hex')}.tmp`)
 }
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
@@ -26,62 +72,167 @@ export function isRunning(pid: number): boolean {
   }
 }
 
+/** A lock (or claim) file as found: its identity and whether it may be taken over. */
+interface FoundLock {
+  /** 16 hex digits naming this very file: its device, inode, change time and content. */
+  identity: string
+  isStale: boolean
+}
+
+/** A lock this process holds: the name and the exact content it wrote. */
+interface HeldLock {
+  name: Buffer
+  content: string
+}
+
+/** The error for a lock name where something other than a regular file lies. */
+function notALockError(lock: Buffer, what: string, edited: Buffer | undefined): BadInputError {
+  const of = edited ? ` beside "${displayName(edited)}"` : ''
+  return new BadInputError(
+    `The edit lock file "${displayName(lock)}"${of} is ${what}, not a lock an ak server wrote, so the file cannot be edited safely. ` +
+      'Remove it and retry the edit. Nothing was changed.',
+  )
+}
+
 /**
- * Whether the lock file `lock` of `folder` was left by a process that is gone (or is older than
- * EDIT_LOCK_STALE_MS), and so may be removed. A lock still being written (no pid yet) is not stale.
+ * Looks at the lock (or claim) file `name` of `folder`: undefined when nothing is there.
+ * @throws BadInputError when something other than a regular file is there (see `notALockError`)
  */
-export async function isStaleLock(folder: ConfinedFolder, lock: Buffer): Promise<boolean> {
+async function inspectLock(folder: ConfinedFolder, name: Buffer, edited: Buffer | undefined): Promise<FoundLock | undefined> {
+  const found = await readNamedFile(folder.entry(name), EDIT_LOCK_MAX_BYTES)
+  if (found.kind === 'missing') return undefined
+  if (found.kind === 'not-a-file') throw notALockError(name, found.what, edited)
+  const {info, bytes} = found
+  const identity = createHash('sha256').update(`${info.dev}:${info.ino}:${info.ctimeNs}:${found.size}:`).update(bytes).digest('hex').slice(0, 16)
+  const ageMs = Date.now() - Number(info.mtimeMs)
+  const fields = bytes.toString('utf8').trim().split(/\s+/)
+  const pid = Number(fields[0])
+  // A lock whose content is not a pid (cut short, or not ak's) is stale only by its age.
+  const isDead = !found.isCut && /^\d+$/.test(fields[0] ?? '') && Number.isSafeInteger(pid) && pid > 0 && !isRunning(pid)
+  return {identity, isStale: isDead || ageMs > EDIT_LOCK_STALE_MS}
+}
+
+/** The error for a stale lock that cannot be replaced. */
+function unremovableError(lock: Buffer, edited: Buffer | undefined, code: string | undefined): BadInputError {
+  const of = edited ? ` beside "${displayName(edited)}"` : ''
+  const why =
+    code === 'EROFS' ? 'it is on a read-only file system' : code === 'EBUSY' ? 'it is a mount point' : 'the server may not replace it (it is immutable, or someone else owns it in a sticky folder)'
+  return new BadInputError(
+    `The edit lock file "${displayName(lock)}"${of} was left by an ak server that is gone, but it cannot be removed: ${why}. ` +
+      'Remove it by hand (as its owner, after `chattr -i` or unmounting if need be) and retry the edit. Nothing was changed.',
+  )
+}
+
+/**
+ * Writes `content` to a new temporary file of `folder` and gives it the name `name`: by `link`,
+ * which fails with EEXIST if anything is there (`replace` false), or by `rename` over what is there.
+ * Where the file system has no hard links, `name` is created directly with O_EXCL.
+ * @returns false when `name` was taken (EEXIST)
+ */
+async function placeLock(folder: ConfinedFolder, name: Buffer, content: string, replace: boolean): Promise<boolean> {
+  const temporary = temporaryName()
+  await createNamedFile(folder.entry(temporary), content, {mode: 0o644})
   try {
-    const [info, text] = await Promise.all([lstat(folder.entry(lock)), readFile(folder.entry(lock), 'utf8')])
-    if (Date.now() - info.mtimeMs > EDIT_LOCK_STALE_MS) return true
-    const pid = Number(text.trim())
-    return text.trim() !== '' && Number.isSafeInteger(pid) && pid > 0 && !isRunning(pid)
-  } catch {
-    return false // gone meanwhile: the next attempt finds out
+    if (replace) {
+      await rename(folder.entry(temporary), folder.entry(name))
+      return true
+    }
+    try {
+      await link(folder.entry(temporary), folder.entry(name))
+      return true
+    } catch (error) {
+      if (errorCode(error) === 'EEXIST') return false
+      if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes(errorCode(error) ?? '')) throw error
+    }
+    try {
+      await createNamedFile(folder.entry(name), content, {mode: 0o644})
+      return true
+    } catch (error) {
+      if (errorCode(error) === 'EEXIST') return false
+      throw error
+    }
+  } finally {
+    await unlink(folder.entry(temporary)).catch(() => undefined)
   }
 }
 
 /**
- * Runs `critical` while holding the replace lock of the entry `name` in `folder`: a file created
- * with O_EXCL beside it, holding this process's pid, removed afterwards. ak servers take it
- * around the last check and the rename of a replacement, so two servers editing one file cannot
- * both find it unchanged and the later rename silently drop the earlier edit: the second finds the
- * first's new file and refuses. Edits within one server are already serialised (path-locks.ts);
- * other programs do not take this lock.
- *
- * A lock left by a process that is gone, or older than EDIT_LOCK_STALE_MS, is removed and taken.
- * @throws BadInputError when another process holds the lock for EDIT_LOCK_WAIT_MS
+ * One attempt to take the lock (or claim) `name` of `folder`: creates it, or takes it over when it
+ * is stale (see the module comment). Never waits.
+ * @param edited the entry the lock is for, for messages (undefined while clearing a folder)
+ * @returns the lock now held, or undefined when another live process holds it or takes it over
+ * @throws BadInputError when a special file lies at a lock name or a stale lock cannot be replaced
+ */
+async function tryTakeLock(folder: ConfinedFolder, name: Buffer, edited: Buffer | undefined, depth = 0): Promise<HeldLock | undefined> {
+  const mine: HeldLock = {name, content: `${process.pid} ${randomBytes(8).toString('hex')}\n`}
+  if (await placeLock(folder, name, mine.content, false)) return mine
+  const found = await inspectLock(folder, name, edited)
+  if (!found?.isStale || depth >= MAX_CLAIM_DEPTH) return undefined
+  // Only the process holding this lock's claim may replace it.
+  const claim = await tryTakeLock(folder, Buffer.from(`${name.subarray(0, LOCK_NAME_BYTES).toString()}.${found.identity}`), edited, depth + 1)
+  if (!claim) return undefined
+  try {
+    if ((await inspectLock(folder, name, edited))?.identity !== found.identity) return undefined
+    try {
+      await placeLock(folder, name, mine.content, true)
+    } catch (error) {
+      if (UNREMOVABLE_CODES.has(errorCode(error) ?? '')) throw unremovableError(name, edited, errorCode(error))
+      throw error
+    }
+    return mine
+  } finally {
+    await releaseLock(folder, claim)
+  }
+}
+
+/**
+ * Removes a lock this process holds, if it still holds it (its content is still the one written):
+ * one that was taken over as stale meanwhile belongs to its new holder.
+ */
+async function releaseLock(folder: ConfinedFolder, held: HeldLock): Promise<void> {
+  const found = await readNamedFile(folder.entry(held.name), EDIT_LOCK_MAX_BYTES).catch(() => undefined)
+  if (found?.kind === 'file' && found.bytes.toString('utf8') === held.content) await unlink(folder.entry(held.name)).catch(() => undefined)
+}
+
+/**
+ * Runs `critical` while holding the replace lock of the entry `name` in `folder` (see the module
+ * comment), waiting for another process's lock up to EDIT_LOCK_WAIT_MS, with pauses between
+ * attempts, and taking over a stale one.
+ * @throws BadInputError when another process holds the lock for EDIT_LOCK_WAIT_MS, when something
+ *   other than a lock file lies at its name, or when a stale lock cannot be removed
  */
 export async function withReplaceLock<T>(folder: ConfinedFolder, name: Buffer, critical: () => Promise<T>): Promise<T> {
   const lock = lockName(name)
   const deadline = Date.now() + EDIT_LOCK_WAIT_MS
-  for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
-    try {
-      const handle = await open(folder.entry(lock), 'wx', 0o644)
-      try {
-        await handle.writeFile(`${process.pid}\n`)
-      } finally {
-        await handle.close()
-      }
-      break
-    } catch (error) {
-      if (errorCode(error) !== 'EEXIST') throw error
-    }
-    if (await isStaleLock(folder, lock)) {
-      await unlink(folder.entry(lock)).catch(() => undefined)
-      continue
-    }
+  let held: HeldLock | undefined
+  for (let pauseMs = 1; !(held = await tryTakeLock(folder, lock, name)); pauseMs = Math.min(pauseMs * 2, MAX_RETRY_PAUSE_MS)) {
     if (Date.now() >= deadline) {
       throw new BadInputError(
         `Another process has been editing "${displayName(name)}" for ${EDIT_LOCK_WAIT_MS / 1000} s (it holds the lock file ` +
           `${displayName(lock)} beside it). Retry the edit; if no ak server is running, remove that file.`,
       )
     }
-    await sleep(wait)
+    await sleep(pauseMs)
   }
   try {
     return await critical()
   } finally {
-    await unlink(folder.entry(lock)).catch(() => undefined)
+    await releaseLock(folder, held)
+  }
+}
+
+/**
+ * Removes the lock or claim file `name` of `folder` if it is stale, by taking it over and
+ * releasing it (never by a plain unlink, which could remove a lock just taken over by another
+ * process). Best effort: anything that stands in the way leaves the file as it is.
+ */
+export async function removeStaleLock(folder: ConfinedFolder, name: Buffer): Promise<void> {
+  try {
+    const found = await inspectLock(folder, name, undefined)
+    if (!found?.isStale) return
+    const held = await tryTakeLock(folder, name, undefined)
+    if (held) await releaseLock(folder, held)
+  } catch {
+    // A special file, an unremovable lock: left for the edit that needs it to report.
   }
 }
