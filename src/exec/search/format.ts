@@ -49,6 +49,7 @@ export function formatSearchAnswer(outcome: SearchOutcome, query: QueryInput, op
   if (outcome.unreadable.length > 0) {
     lines.push(`[Not searched, could not be read: ${namedSkips(outcome.unreadable.map(({path, why}) => `${path} (${why})`))}.]`)
   }
+  if (outcome.ignoreNote !== undefined) lines.push(outcome.ignoreNote)
   return lines.join('\n')
 }
 
@@ -74,7 +75,8 @@ export function formatFileListAnswer(outcome: FileListOutcome, globs: readonly s
   const patterns = globs.map((glob) => JSON.stringify(glob)).join(', ')
   const count = outcome.paths.length
   if (count === 0) {
-    return `No files match ${globs.length === 1 ? 'the glob' : 'the globs'} ${patterns} in ${where} (ignored files, .git and node_modules are not listed).`
+    const none = `No files match ${globs.length === 1 ? 'the glob' : 'the globs'} ${patterns} in ${where} (ignored files, .git and node_modules are not listed).`
+    return outcome.ignoreNote === undefined ? none : `${none}\n${outcome.ignoreNote}`
   }
   const paths = `${count} ${count === 1 ? 'path' : 'paths'}`
   let note = `[${count} ${count === 1 ? 'file matches' : 'files match'} ${patterns} in ${where}.]`
@@ -84,5 +86,5 @@ export function formatFileListAnswer(outcome: FileListOutcome, globs: readonly s
     const raise = maxResults < SEARCH_MAX_RESULTS ? `, or raise max_results (at most ${SEARCH_MAX_RESULTS})` : ''
     note = `[Stopped after ${paths}; more files match. Narrow the glob or the path${raise}.]`
   }
-  return [...outcome.paths, note].join('\n')
+  return [...outcome.paths, note, ...(outcome.ignoreNote === undefined ? [] : [outcome.ignoreNote])].join('\n')
 }

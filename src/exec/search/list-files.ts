@@ -5,6 +5,7 @@ import {statConfined} from '../files/confined-open.js'
 import {SEARCH_MAX_ANSWER_CHARS} from '../limits.js'
 import type {Workspace} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
+import {IgnoreFileNotes} from './ignore-file.js'
 import {SEARCH_BATCH_FILES, relativeBytes} from './run-search.js'
 import type {ScanRequest} from './scanner.js'
 import {type WalkedFile, walkFiles} from './walk.js'
@@ -33,6 +34,8 @@ export interface FileListOutcome {
   isCut: boolean
   /** When cut, what cut it: the call's max_results, or the answer's size (SEARCH_MAX_ANSWER_CHARS). */
   cutBy?: 'max_results' | 'answer_size'
+  /** The note on ignore rules left out (see `IgnoreFileNotes`), when any were. */
+  ignoreNote?: string
 }
 
 /**
@@ -95,13 +98,19 @@ export async function listMatchingFiles(options: {
       pending = []
       return true
     }
-    for await (const files of walkFiles(workspace, relativeBytes(workspace, target), createFolderFilter(request.globs))) {
-      signal?.throwIfAborted()
-      pending.push(...files)
-      if (pending.length >= SEARCH_BATCH_FILES && !(await flush())) return outcome
+    const notes = new IgnoreFileNotes()
+    try {
+      for await (const files of walkFiles(workspace, relativeBytes(workspace, target), createFolderFilter(request.globs), undefined, notes)) {
+        signal?.throwIfAborted()
+        pending.push(...files)
+        if (pending.length >= SEARCH_BATCH_FILES && !(await flush())) return outcome
+      }
+      if (pending.length > 0) await flush()
+      return outcome
+    } finally {
+      const note = notes.note()
+      if (note !== undefined) outcome.ignoreNote = note
     }
-    if (pending.length > 0) await flush()
-    return outcome
   } finally {
     job.finish()
   }

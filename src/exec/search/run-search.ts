@@ -5,6 +5,7 @@ import {codePointCount} from '../code-points.js'
 import {BINARY_SNIFF_BYTES, SEARCH_MAX_ANSWER_CHARS, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
 import type {ResolvedPath, Workspace} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
+import {IgnoreFileNotes} from './ignore-file.js'
 import {compileQuery, type QueryInput} from './query.js'
 import type {ScanRequest, ScanResult} from './scanner.js'
 import {type WalkedFile, walkFiles} from './walk.js'
@@ -57,6 +58,8 @@ export interface SearchOutcome {
   tooLarge: string[]
   /** Files that could not be read (see `ScanResult.unreadable`): workspace-relative path and why. */
   unreadable: Array<{path: string; why: string}>
+  /** The note on ignore rules left out (see `IgnoreFileNotes`), when any were. */
+  ignoreNote?: string
 }
 
 /**
@@ -131,6 +134,7 @@ export async function runSearch(options: {
     void done.then(() => inFlight.delete(done))
   }
   const isStopped = (): boolean => isCut || failure !== undefined
+  const ignoreNotes = new IgnoreFileNotes()
 
   try {
     if (info.isFile()) {
@@ -138,7 +142,7 @@ export async function runSearch(options: {
     } else {
       const maxInFlight = pool.size * BATCHES_IN_FLIGHT_PER_WORKER
       let pending: WalkedFile[] = []
-      for await (const files of walkFiles(workspace, targetBytes, createFolderFilter(request.globs))) {
+      for await (const files of walkFiles(workspace, targetBytes, createFolderFilter(request.globs), undefined, ignoreNotes)) {
         for (const file of files) {
           pending.push(file)
           if (pending.length >= SEARCH_BATCH_FILES) {
@@ -188,6 +192,8 @@ export async function runSearch(options: {
     for (const [fileIndex, why] of result.unreadable) outcome.unreadable.push({path: (files[fileIndex] as WalkedFile).shown, why})
   }
   outcome.isCut = outcome.cutBy !== undefined
+  const ignoreNote = ignoreNotes.note()
+  if (ignoreNote !== undefined) outcome.ignoreNote = ignoreNote
   return outcome
 }
 

@@ -1,19 +1,17 @@
 import {isUtf8} from 'node:buffer'
 import type {Dirent} from 'node:fs'
 import {closeSync, openSync, readdirSync} from 'node:fs'
-import {open, readdir} from 'node:fs/promises'
+import {readdir} from 'node:fs/promises'
 
 import {displayName, displayText} from '../display-name.js'
-import {FILE_OPEN_FLAGS, FOLDER_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
+import {FOLDER_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
 import {joinBytes, splitPath, type Workspace} from '../workspace.js'
 import {FolderLease} from './folder-lease.js'
+import {type IgnoreFileNotes, type IgnoreFileText, readIgnoreFile} from './ignore-file.js'
 import {IgnoreRules} from './ignore-rules.js'
 
 /** Folder names never searched, at any depth, whatever the ignore files say. */
 export const ALWAYS_SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules'])
-
-/** Largest ignore file read (bytes); a larger one is read up to this size. */
-const MAX_IGNORE_FILE_BYTES = 1024 * 1024
 
 const SLASH = Buffer.from('/')
 const GIT = Buffer.from('.git')
@@ -65,6 +63,7 @@ interface WalkedFolder {
  * workspace or loops (git does not follow them either). Only ignore files inside the workspace
  * are read: never global git config, never a parent folder's above the workspace root; a
  * symlinked `.gitignore` is not read (git refuses them too). Folders that cannot be read are skipped.
+ * Ignore files are read within limits (see ignore-file.ts); what they had left out goes to `notes`.
  *
  * A start folder that is itself ignored (or lies in `node_modules`) is walked anyway, because
  * it was asked for by name; the rules from above it are then dropped and only the ignore files
@@ -74,14 +73,16 @@ interface WalkedFolder {
  * @param start workspace-relative folder to walk as bytes (empty for the root), already confined.
  * @param mayContain when given, subfolders (workspace-relative, display form) it refuses are not walked.
  * @param inlineListingLimitMs see `INLINE_LISTING_LIMIT_MS` (a negative value lists every folder but the first on the thread pool).
+ * @param notes collects the ignore files that had rules left out (see ignore-file.ts).
  */
 export async function* walkFiles(
   workspace: Workspace,
   start: Buffer,
   mayContain?: (folder: string) => boolean,
   inlineListingLimitMs = INLINE_LISTING_LIMIT_MS,
+  notes?: IgnoreFileNotes,
 ): AsyncGenerator<WalkedFile[]> {
-  const above = await rulesAbove(workspace, start)
+  const above = await rulesAbove(workspace, start, notes)
   if (!above) return
   const reader = new FolderReader(inlineListingLimitMs)
   const first: WalkedFolder = {
@@ -100,7 +101,7 @@ export async function* walkFiles(
       const {entries} = listed
       const hasGitFolder = entries.some((entry) => entry.shown === '.git' && entry.dirent.isDirectory())
       const hasGitignore = entries.some((entry) => entry.shown === '.gitignore' && entry.dirent.isFile())
-      const rules = await withFolderRules(current, folder.ruled, outer, hasGitFolder, hasGitignore)
+      const rules = await withFolderRules(current, folder, outer, hasGitFolder, hasGitignore, notes)
       const files: WalkedFile[] = []
       const folders: Array<WalkedFolder & {name: NameOrBytes}> = []
       for (const entry of entries) {
@@ -258,10 +259,10 @@ function openChildFolder(parent: FolderLease, name: NameOrBytes): FolderLease | 
 }
 
 /**
- * The text of the small regular file at `names` below the open folder `lease` (each folder on the
- * way opened through its parent, never through a symlink), or undefined when there is none.
+ * The ignore file at `names` below the open folder `lease` (each folder on the way opened through
+ * its parent, never through a symlink), read by `readIgnoreFile`, or undefined when there is none.
  */
-async function readTextBelow(lease: FolderLease, names: Buffer[]): Promise<string | undefined> {
+async function readIgnoreFileBelow(lease: FolderLease, names: Buffer[]): Promise<IgnoreFileText | undefined> {
   const opened: FolderLease[] = []
   let folder = lease
   try {
@@ -271,16 +272,7 @@ async function readTextBelow(lease: FolderLease, names: Buffer[]): Promise<strin
       opened.push(child)
       folder = child
     }
-    const handle = await open(folder.entry(names.at(-1) as Buffer), FILE_OPEN_FLAGS).catch(() => undefined)
-    if (!handle) return undefined
-    try {
-      if (!(await handle.stat()).isFile()) return undefined
-      const buffer = Buffer.allocUnsafe(MAX_IGNORE_FILE_BYTES)
-      const {bytesRead} = await handle.read(buffer, 0, buffer.length, 0)
-      return buffer.toString('utf8', 0, bytesRead)
-    } finally {
-      await handle.close()
-    }
+    return await readIgnoreFile(folder.entry(names.at(-1) as Buffer))
   } catch {
     return undefined
   } finally {
@@ -295,15 +287,17 @@ async function readTextBelow(lease: FolderLease, names: Buffer[]): Promise<strin
  * always skipped, since `start` was named explicitly.
  * @returns the rules and `start` open, or undefined when a folder on the way cannot be opened.
  */
-async function rulesAbove(workspace: Workspace, start: Buffer): Promise<{rules: IgnoreRules; lease: FolderLease} | undefined> {
+async function rulesAbove(workspace: Workspace, start: Buffer, notes?: IgnoreFileNotes): Promise<{rules: IgnoreRules; lease: FolderLease} | undefined> {
   let lease = openRoot(workspace)
   let rules = IgnoreRules.none()
   let ruled = ''
+  let shown = ''
   for (const name of splitPath(start)) {
     // Reading .git/info/exclude and .gitignore finds nothing where they are not real files.
-    rules = await withFolderRules(lease, ruled, rules, true, true)
+    rules = await withFolderRules(lease, {ruled, shown}, rules, true, true, notes)
     const ruledName = ruleText(name)
     ruled = ruled === '' ? ruledName : `${ruled}/${ruledName}`
+    shown = shown === '' ? displayName(name) : `${shown}/${displayName(name)}`
     if (ALWAYS_SKIPPED_FOLDERS.has(ruledName) || rules.isIgnored(ruled, true)) rules = IgnoreRules.none()
     const child = openChildFolder(lease, name)
     lease.release()
@@ -334,22 +328,27 @@ export function openFolderLease(workspace: Workspace, real: Buffer, requested: s
   return new FolderLease(fd, real)
 }
 
-/** `rules` followed by a folder's `.git/info/exclude` (lower precedence) and its `.gitignore`. */
+/**
+ * `rules` followed by a folder's `.git/info/exclude` (lower precedence) and its `.gitignore`.
+ * @param folder the folder as ignore rules see it (`ruled`) and in the display form (`shown`, for notes)
+ */
 async function withFolderRules(
   lease: FolderLease,
-  shown: string,
+  folder: {ruled: string; shown: string},
   rules: IgnoreRules,
   hasGitFolder: boolean,
   hasGitignore: boolean,
+  notes?: IgnoreFileNotes,
 ): Promise<IgnoreRules> {
   let result = rules
-  if (hasGitFolder) {
-    const text = await readTextBelow(lease, [GIT, INFO, EXCLUDE])
-    if (text !== undefined) result = result.withFile(shown, text)
-  }
-  if (hasGitignore) {
-    const text = await readTextBelow(lease, [GITIGNORE])
-    if (text !== undefined) result = result.withFile(shown, text)
+  const files: Array<[Buffer[], string]> = []
+  if (hasGitFolder) files.push([[GIT, INFO, EXCLUDE], '.git/info/exclude'])
+  if (hasGitignore) files.push([[GITIGNORE], '.gitignore'])
+  for (const [names, name] of files) {
+    const read = await readIgnoreFileBelow(lease, names)
+    if (read === undefined) continue
+    if (read.skipped !== undefined) notes?.add(folder.shown === '' ? name : `${folder.shown}/${name}`, read.skipped)
+    result = result.withFile(folder.ruled, read.text)
   }
   return result
 }

@@ -1,6 +1,8 @@
 import {z} from 'zod'
 
 import {
+  IGNORE_FILE_MAX_BYTES,
+  IGNORE_FILE_MAX_LINE_BYTES,
   SEARCH_DEFAULT_MAX_RESULTS,
   SEARCH_MAX_ANSWER_CHARS,
   SEARCH_MAX_FILE_BYTES,
@@ -65,7 +67,9 @@ export const searchTool = defineTool({
     `Lines longer than ${SEARCH_MAX_LINE_CHARS} characters (Unicode code points) are clipped around the match with a marker. ` +
     'Without query, glob is required and the answer lists the paths of the matching files instead (empty and binary ' +
     'files too, at most max_results). Skips what .gitignore files ' +
-    'ignore (nested ones too, as git does) and .git/info/exclude, the .git and node_modules folders, symlinks, binary ' +
+    'ignore (nested ones too, as git does) and .git/info/exclude (read up to ' +
+    `${IGNORE_FILE_MAX_BYTES / 1024} KiB each, lines up to ${IGNORE_FILE_MAX_LINE_BYTES} bytes; rules past that are skipped with a note), ` +
+    'the .git and node_modules folders, symlinks, binary ' +
     `files and files over ${SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB (named in the answer). A search that runs too long ` +
     'is stopped with an error. Errors: invalid regex, malformed glob (an unclosed [, { or ( is named), neither query nor glob, ' +
     'path outside the workspace or missing, search time limit passed.',
