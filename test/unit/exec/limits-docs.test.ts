@@ -28,6 +28,22 @@ describe('documented limits of read, list, search and edit', () => {
     for (const [name, text] of quoted) expect(doc, name).to.contain(text)
   })
 
+  it('docs/confinement.md and docs/tools.md quote the limits of files opened by their name', async () => {
+    const confinement = (await readFile(path.join(REPO_ROOT, 'docs', 'confinement.md'), 'utf8')).replace(/\s+/g, ' ')
+    const tools = (await readFile(path.join(REPO_ROOT, 'docs', 'tools.md'), 'utf8')).replace(/\s+/g, ' ')
+    const quoted: Array<[string, string]> = [
+      ['EDIT_LOCK_WAIT_MS', `at most ${limits.EDIT_LOCK_WAIT_MS / 1000} s, with pauses`],
+      ['EDIT_LOCK_STALE_MS', `older than ${limits.EDIT_LOCK_STALE_MS / 1000} s, is stale`],
+      ['EDIT_LOCK_MAX_BYTES', `| ${limits.EDIT_LOCK_MAX_BYTES} bytes |`],
+      ['IGNORE_FILE_MAX_BYTES', `up to ${limits.IGNORE_FILE_MAX_BYTES / 1024} KiB and uses its lines of up to ${limits.IGNORE_FILE_MAX_LINE_BYTES} bytes`],
+      ['IGNORE_FILE_MAX_LINE_BYTES', `| ${limits.IGNORE_FILE_MAX_BYTES / 1024} KiB, lines of at most ${limits.IGNORE_FILE_MAX_LINE_BYTES} bytes |`],
+    ]
+    for (const [name, text] of quoted) expect(confinement, name).to.contain(text)
+    expect(tools, 'IGNORE_FILE_MAX_BYTES').to.contain(
+      `read up to ${limits.IGNORE_FILE_MAX_BYTES / 1024} KiB, and only its lines of at most ${limits.IGNORE_FILE_MAX_LINE_BYTES} bytes are used`,
+    )
+  })
+
   it('docs/http.md quotes the HTTP limits of src/exec/limits.ts and the session limit', async () => {
     const doc = (await readFile(path.join(REPO_ROOT, 'docs', 'http.md'), 'utf8')).replace(/\s+/g, ' ')
     const quoted: Array<[string, string]> = [
