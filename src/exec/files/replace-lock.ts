@@ -33,7 +33,7 @@ import {createNamedFile, readNamedFile} from '../../named-file.js'
 import {displayName} from '../display-name.js'
 import {EDIT_LOCK_MAX_BYTES, EDIT_LOCK_STALE_MS, EDIT_LOCK_WAIT_MS} from '../limits.js'
 import type {ConfinedFolder} from './confined-open.js'
-import {errorCode} from './fs-errors.js'
+import {describeSystemError, errorCode} from './fs-errors.js'
 
 /** Lock files: `.ak-edit-lock-<first 16 hex digits of the SHA-256 of the locked name>`. */
 export const LOCK_NAME = /^\.ak-edit-lock-[0-9a-f]{16}$/
@@ -99,7 +99,13 @@ function notALockError(lock: Buffer, what: string, edited: Buffer | undefined): 
  * @throws BadInputError when something other than a regular file is there (see `notALockError`)
  */
 async function inspectLock(folder: ConfinedFolder, name: Buffer, edited: Buffer | undefined): Promise<FoundLock | undefined> {
-  const found = await readNamedFile(folder.entry(name), EDIT_LOCK_MAX_BYTES)
+  const found = await readNamedFile(folder.entry(name), EDIT_LOCK_MAX_BYTES).catch((error: unknown) => {
+    const of = edited ? ` beside "${displayName(edited)}"` : ''
+    throw new BadInputError(
+      `The edit lock file "${displayName(name)}"${of} cannot be read (${describeSystemError(error as NodeJS.ErrnoException)}), ` +
+        'so the file cannot be edited safely. Check its owner and permissions, or remove it, and retry the edit. Nothing was changed.',
+    )
+  })
   if (found.kind === 'missing') return undefined
   if (found.kind === 'not-a-file') throw notALockError(name, found.what, edited)
   const {info, bytes} = found

@@ -41,11 +41,14 @@ describe('temporary files of edits', () => {
     const unrelated = ['.ak-edit-notes.tmp', `.ak-edit-${endedPid()}-abc.tmp`, '.ak-edit-lock-notes']
     const staleLock = '.ak-edit-lock-0123456789abcdef'
     const liveLock = '.ak-edit-lock-fedcba9876543210'
+    // Claims of a takeover, left by a server killed in the middle of one, and one in progress.
+    const staleClaim = '.ak-edit-lock-0123456789abcdef.0011223344556677'
+    const liveClaim = '.ak-edit-lock-fedcba9876543210.8899aabbccddeeff'
     for (const name of [stale, live, ...unrelated]) await writeFile(path.join(ws, 'src', name), 'partial')
-    await writeFile(path.join(ws, 'src', staleLock), `${endedPid()}\n`)
-    await writeFile(path.join(ws, 'src', liveLock), `${process.ppid}\n`)
+    for (const name of [staleLock, staleClaim]) await writeFile(path.join(ws, 'src', name), `${endedPid()} 0123456789abcdef\n`)
+    for (const name of [liveLock, liveClaim]) await writeFile(path.join(ws, 'src', name), `${process.ppid}\n`)
     await runTool(editTool, context, {path: 'src/a.txt', old_text: 'one', new_text: 'two'})
-    expect((await readdir(path.join(ws, 'src'))).sort()).to.deep.equal([live, ...unrelated, liveLock, 'a.txt'].sort())
+    expect((await readdir(path.join(ws, 'src'))).sort()).to.deep.equal([live, ...unrelated, liveLock, liveClaim, 'a.txt'].sort())
   })
 
   it("waits while another server holds the file's replace lock, and takes over one whose process is gone", async () => {
