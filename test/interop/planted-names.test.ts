@@ -2,12 +2,12 @@ import {expect} from 'chai'
 import {execFileSync, spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
-import {mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, truncate, writeFile} from 'node:fs/promises'
+import {chmod, chown, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, truncate, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {IGNORE_FILE_MAX_BYTES, IGNORE_FILE_MAX_LINE_BYTES} from '../../src/exec/limits.js'
-import {CLIENT_LINES, type TestClient, connectStdio} from '../helpers/clients.js'
+import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
 import {waitUntilGone} from '../helpers/processes.js'
 
 // Files ak opens because of their name (edit locks, temporary files, ignore files), planted by
@@ -184,6 +184,45 @@ describe(`lock, temporary and ignore names planted as special files, client ${CL
     }
     if (tried === 0) this.skip()
     expect(await readFile(path.join(ws, 'stuck', 'x.txt'), 'utf8')).to.equal('alpha\n')
+  })
+
+  it("answers with an error naming another user's stale lock in a sticky folder, which it may not replace", async function () {
+    // The server runs as `nobody` through setpriv, so the sticky bit binds it (root may replace anything).
+    const nobody = 65534
+    if (process.getuid?.() !== 0 || !tryRun('setpriv', [`--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', 'true'])) {
+      console.log('      (skipped: running a server as another user needs root and setpriv)')
+      this.skip()
+    }
+    const base = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-sticky-')))
+    try {
+      const sticky = path.join(base, 'ws', 'sticky')
+      await mkdir(sticky, {recursive: true})
+      await mkdir(path.join(base, 'home'))
+      for (const folder of [base, path.join(base, 'ws'), path.join(base, 'home')]) await chmod(folder, 0o777)
+      await chmod(sticky, 0o1777)
+      await chown(path.join(base, 'home'), nobody, nobody)
+      await writeFile(path.join(sticky, 'x.txt'), 'alpha\n')
+      await chown(path.join(sticky, 'x.txt'), nobody, nobody)
+      await writeFile(path.join(sticky, lockNameOf('x.txt')), `${endedPid()}\n`)
+      const entry = path.join(base, 'as-nobody.mjs')
+      await writeFile(
+        entry,
+        "import {spawn} from 'node:child_process'\n" +
+          `const child = spawn('setpriv', ['--reuid=${nobody}', '--regid=${nobody}', '--clear-groups', process.execPath, ${JSON.stringify(RUN_JS)}, ...process.argv.slice(2)], {stdio: 'inherit'})\n` +
+          'child.on("exit", (code) => process.exit(code ?? 1))\n',
+      )
+      const other = await connectStdio(CLIENT_LINES[0], [...SERVE, path.join(base, 'ws')], {entry, cwd: base, env: {HOME: path.join(base, 'home')}})
+      try {
+        const answer = await other.call('edit', {path: 'sticky/x.txt', old_text: 'alpha', new_text: 'ALPHA'})
+        expect(answer.isError, answer.text).to.equal(true)
+        expect(answer.text).to.contain(lockNameOf('x.txt')).and.to.contain('cannot be removed').and.to.contain('Remove it by hand')
+      } finally {
+        await other.close()
+      }
+      expect(await readFile(path.join(sticky, 'x.txt'), 'utf8')).to.equal('alpha\n')
+    } finally {
+      await rm(base, {recursive: true, force: true})
+    }
   })
 
   it('searches past ignore files that are huge, have a giant line, or are FIFOs and links, with one short note', async () => {
