@@ -135,7 +135,7 @@ for (const mode of ['workspace-write', 'read-only'] as const) {
       try {
         const refused = await exec(client, connect)
         expect(refused.exit_code).to.not.equal(0)
-        expect(refused.text).to.match(/Connection refused|Network is unreachable/)
+        expect(refused.text).to.match(/Operation not permitted|Connection refused|Network is unreachable/)
         networked = await serve(['--sandbox-network'])
         expect(await exec(networked, connect)).to.include({exit_code: 0, text: 'hello from the host\n'})
       } finally {

@@ -23,6 +23,8 @@ export interface SandboxPolicy {
 export interface Sandbox extends SandboxPolicy {
   /** Absolute path of bwrap; set whenever `mode` is not `off`. */
   bwrap?: string
+  /** The compiled seccomp filter bubblewrap installs (seccomp-filter.ts); set with `bwrap`. */
+  seccompProgram?: Uint8Array
 }
 
 /** No sandbox: today's behaviour, the default. */
