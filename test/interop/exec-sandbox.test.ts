@@ -7,7 +7,7 @@ import {type AddressInfo, type Server, createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {checkSandbox} from '../../src/exec/terminal/sandbox.js'
+import {MIN_BWRAP_VERSION, checkSandbox, findBwrap} from '../../src/exec/terminal/sandbox.js'
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
 
 /** Where bubblewrap can run here; tests that need it are skipped, saying why, where it cannot. */
@@ -381,6 +381,37 @@ describe('ak exec serve --sandbox when it cannot run', () => {
       const run = serve(['--sandbox', 'read-only'], {...process.env, PATH: `${fakeBin}:/usr/bin:/bin`})
       expect(run.status, run.stderr).to.equal(2)
       expect(run.stderr).to.contain('cannot create the sandbox here').and.contain(message).and.contain('user namespaces')
+    } finally {
+      await rm(fakeBin, {recursive: true, force: true})
+    }
+  })
+
+  it('exits 2 naming the version needed when bubblewrap is too old, never running a weaker sandbox', async function () {
+    const realBwrap = findBwrap(process.env.PATH)
+    if (!realBwrap) {
+      console.log('      skipped: bubblewrap is not installed, so an old one cannot be imitated with it')
+      this.skip()
+    }
+    const fakeBin = await mkdtemp(path.join(tmpdir(), 'ak-old-bwrap-'))
+    try {
+      // An old bubblewrap: it says its version, and would run a sandbox without the options it lacks.
+      await writeFile(
+        path.join(fakeBin, 'bwrap'),
+        `#!/bin/sh\n[ "$1" = --version ] && echo "bubblewrap 0.6.1" && exit 0\nexec ${realBwrap} "$@"\n`,
+        {mode: 0o755},
+      )
+      const old = serve(['--sandbox', 'workspace-write'], {...process.env, PATH: `${fakeBin}:/usr/bin:/bin`})
+      expect(old.status, old.stderr).to.equal(2)
+      expect(old.stderr).to.contain('bubblewrap 0.6.1, too old').and.contain(`needs bubblewrap ${MIN_BWRAP_VERSION} or later`)
+      // One whose version cannot be read, and which does not know --disable-userns.
+      await writeFile(
+        path.join(fakeBin, 'bwrap'),
+        '#!/bin/sh\n[ "$1" = --version ] && echo "bubblewrap" && exit 0\necho "bwrap: Unknown option --disable-userns" >&2\nexit 1\n',
+        {mode: 0o755},
+      )
+      const unknown = serve(['--sandbox', 'read-only'], {...process.env, PATH: `${fakeBin}:/usr/bin:/bin`})
+      expect(unknown.status, unknown.stderr).to.equal(2)
+      expect(unknown.stderr).to.contain(`needs bubblewrap ${MIN_BWRAP_VERSION} or later`)
     } finally {
       await rm(fakeBin, {recursive: true, force: true})
     }

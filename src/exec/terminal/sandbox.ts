@@ -149,7 +149,7 @@ export const BWRAP_INSTALL_HINT =
 
 /** How to get a recent enough bubblewrap, for messages. */
 export const BWRAP_UPGRADE_HINT =
-  `Install bubblewrap ${MIN_BWRAP_VERSION} or later: Debian 12, Ubuntu 24.04 and Fedora 38 ship it (\`sudo apt-get install bubblewrap\`, ` +
+  `Install bubblewrap ${MIN_BWRAP_VERSION} or later: Debian 12 and Ubuntu 24.04 ship it (\`sudo apt-get install bubblewrap\`, ` +
   '`sudo dnf install bubblewrap`); elsewhere put a newer `bwrap` first on PATH'
 
 /** Why bubblewrap may fail to create namespaces, and what to change, for messages. */

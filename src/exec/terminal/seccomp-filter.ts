@@ -112,7 +112,7 @@ const ARCH_OFFSET = 4
 const argLow = (index: number) => 16 + 8 * index
 
 /** One instruction; a jump names its targets by label, resolved by assemble(). */
-type Instruction =
+export type Instruction =
   | {op: 'load'; offset: number}
   | {op: 'jeq' | 'jge' | 'jset'; k: number; then: string; else?: string}
   | {op: 'and'; k: number}
