@@ -6,7 +6,7 @@ import type {Writable} from 'node:stream'
 import {BadInputError} from '../../errors.js'
 import type {Level} from '../level.js'
 import type {Logger} from '../../log.js'
-import {NO_SANDBOX, type Sandbox, type SandboxPolicy} from './sandbox-policy.js'
+import {MIN_BWRAP_VERSION, NO_SANDBOX, type Sandbox, type SandboxPolicy} from './sandbox-policy.js'
 import {SECCOMP_ARCHES, isSeccompArch, seccompProgram} from './seccomp-filter.js'
 
 /**
@@ -46,8 +46,6 @@ import {SECCOMP_ARCHES, isSeccompArch, seccompProgram} from './seccomp-filter.js
 export const BWRAP_PROGRAM = 'bwrap'
 /** Time limit of the start-up check that bubblewrap can create the sandbox, in ms. */
 export const SANDBOX_CHECK_TIMEOUT_MS = 10_000
-/** The oldest bubblewrap the sandbox runs with: 0.8.0 brought `--disable-userns`. */
-export const MIN_BWRAP_VERSION = '0.8.0'
 /**
  * The descriptor on which bubblewrap reads the seccomp filter (`--seccomp`): the spawn gives it a
  * pipe there (withSeccompPipe) and writes the program into it (sendSeccompProgram). It follows the
@@ -146,6 +144,8 @@ export function findBwrap(searchPath: string | undefined): string | undefined {
 export const BWRAP_INSTALL_HINT =
   'Install bubblewrap: `sudo apt-get install bubblewrap` (Debian, Ubuntu), `sudo dnf install bubblewrap` (Fedora), ' +
   '`sudo pacman -S bubblewrap` (Arch), `sudo apk add bubblewrap` (Alpine)'
+
+export {MIN_BWRAP_VERSION} from './sandbox-policy.js'
 
 /** How to get a recent enough bubblewrap, for messages. */
 export const BWRAP_UPGRADE_HINT =

@@ -62,6 +62,16 @@ describe('sandbox settings', () => {
     for (const recent of ['0.8.0', '0.8.1', '0.11.0', '1.0.0']) expect(isBwrapRecentEnough(parseBwrapVersion(recent)!), recent).to.equal(true)
   })
 
+  it('quotes the bubblewrap version needed in the docs, the README and the flag\'s help from the same constant', async () => {
+    const {readFile} = await import('node:fs/promises')
+    const {REPO_ROOT} = await import('../../../helpers/clients.js')
+    const {SANDBOX_FLAG_HELP} = await import('../../../../src/exec/terminal/sandbox-policy.js')
+    for (const file of ['docs/terminal.md', 'README.md']) {
+      expect(await readFile(path.join(REPO_ROOT, file), 'utf8'), file).to.contain(`bubblewrap ${MIN_BWRAP_VERSION} or later`)
+    }
+    expect(SANDBOX_FLAG_HELP).to.contain(`bubblewrap ${MIN_BWRAP_VERSION} or later`)
+  })
+
   it('refuses a machine whose system call numbers the seccomp filter does not know', async () => {
     const check = await checkSandbox({mode: 'workspace-write', network: false}, {workspace: tmpdir(), platform: 'linux', arch: 'riscv64'})
     expect(check.ok === false && check.reason).to.equal('the sandbox\'s system call filter knows x64 and arm64 only; this machine is riscv64')
