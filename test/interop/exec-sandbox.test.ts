@@ -295,6 +295,16 @@ for (const user of SERVER_USERS) {
         expect(answer.text).to.not.contain(token).and.not.contain('exec serve')
       })
 
+      it('cannot change the kernel\'s settings in /proc/sys (core_pattern would run a program as the host\'s root)', async () => {
+        // Writes back the value already there, so that a sandbox that fails this test changes nothing.
+        const answer = await exec(
+          client,
+          'v=$(cat /proc/sys/kernel/printk_ratelimit) && echo "$v" > /proc/sys/kernel/printk_ratelimit && echo changed; ' +
+            '[ -w /proc/sys/kernel/core_pattern ] && echo writable; echo ran',
+        )
+        expect(answer.text).to.match(/ran\n$/).and.not.contain('changed').and.not.contain('writable')
+      })
+
       it('cannot enter the server\'s network namespace to reach a listener on the host\'s loopback', async () => {
         const listener = createServer((socket) => socket.end('hello from the host\n'))
         await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
