@@ -22,9 +22,9 @@ import {SECCOMP_ARCHES, isSeccompArch, seccompProgram} from './seccomp-filter.js
  * but only within that namespace), drops every capability (`--cap-drop ALL`: as root bubblewrap
  * would otherwise keep them all, and `unshare -m` then remounts `/` writable or unmounts the
  * sandbox's `/proc` to show the host's), forbids further user namespaces (`--disable-userns`, in
- * bubblewrap 0.8.0 and later), and installs seccomp-filter.ts's filter (`--seccomp`) against
- * what namespaces do not confine: ptrace, keyrings, io_uring, and without network, sockets to the
- * host's Unix sockets or the hypervisor.
+ * bubblewrap 0.8.0 and later), covers `/proc/sys` read-only (PROC_READ_ONLY), and installs
+ * seccomp-filter.ts's filter (`--seccomp`) against what namespaces do not confine: ptrace,
+ * keyrings, io_uring, and without network, sockets to the host's Unix sockets or the hypervisor.
  *
  * The bubblewrap layout follows Codex's Linux sandbox (`codex-rs/linux-sandbox/src/bwrap.rs`):
  * `--ro-bind / /`, then `--dev /dev`, then the writable roots bound over it, `--unshare-pid` with
@@ -53,6 +53,15 @@ export const SANDBOX_CHECK_TIMEOUT_MS = 10_000
  */
 export const SECCOMP_FD = 4
 
+/**
+ * Parts of the sandbox's own `/proc` covered read-only (bound from the host's, where they exist;
+ * bubblewrap covers `/proc/irq` and `/proc/bus` itself). A server run as root runs commands as
+ * uid 0 in their user namespace, which is the host's root for the kernel's plain permission
+ * checks: without this, `/proc/sys` (`kernel.core_pattern` runs a program as the host's root) and
+ * `/proc/sysrq-trigger` (reboot) would be writable. Docker's default masks cover the same.
+ */
+export const PROC_READ_ONLY: readonly string[] = ['/proc/sys', '/proc/sysrq-trigger', '/proc/fs']
+
 /** Where the sandbox is laid out for one command. */
 export interface SandboxLayout {
   /** Real path of the workspace. */
@@ -70,7 +79,9 @@ export interface SandboxLayout {
 export function bwrapArguments(sandbox: SandboxPolicy, layout: SandboxLayout): string[] {
   const args = ['--die-with-parent', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid']
   if (!sandbox.network) args.push('--unshare-net')
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp')
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
+  for (const entry of PROC_READ_ONLY) args.push('--ro-bind-try', entry, entry)
+  args.push('--tmpfs', '/tmp')
   const workspaceBind = sandbox.mode === 'workspace-write' ? '--bind' : '--ro-bind'
   args.push(workspaceBind, layout.workspace, layout.workspace)
   for (const file of layout.readOnlyPaths ?? []) args.push('--ro-bind', file, file)

@@ -37,7 +37,9 @@ describe('sandbox settings', () => {
     const args = bwrapArguments({mode: 'workspace-write', network: false}, {workspace: '/tmp/ws', readOnlyPaths: ['/tmp/snap']})
     expect(args).to.deep.equal([
       '--die-with-parent', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-net',
-      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
+      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
+      '--ro-bind-try', '/proc/sys', '/proc/sys', '--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger',
+      '--ro-bind-try', '/proc/fs', '/proc/fs', '--tmpfs', '/tmp',
       '--bind', '/tmp/ws', '/tmp/ws', '--ro-bind', '/tmp/snap', '/tmp/snap',
       '--seccomp', String(SECCOMP_FD), '--setenv', 'TMPDIR', '/tmp', '--',
     ])
