@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {readFileSync, readdirSync} from 'node:fs'
+import {readFileSync, readdirSync, statSync} from 'node:fs'
 import {chmod, chown, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile} from 'node:fs/promises'
 import {type AddressInfo, type Server, createServer} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -303,6 +303,19 @@ for (const user of SERVER_USERS) {
             '[ -w /proc/sys/kernel/core_pattern ] && echo writable; echo ran',
         )
         expect(answer.text).to.match(/ran\n$/).and.not.contain('changed').and.not.contain('writable')
+      })
+
+      it('cannot leave a set-user-ID or set-group-ID program in the workspace for the host\'s users to run', async () => {
+        await exec(
+          client,
+          'cp /bin/true suid-chmod && chmod u+s,g+s suid-chmod; ' +
+            '/usr/bin/python3 -c "import os; os.close(os.open(\'suid-open\', os.O_CREAT | os.O_WRONLY, 0o6755))"; ' +
+            'mkdir setgid-dir && chmod g+s setgid-dir; echo ran',
+        )
+        for (const name of readdirSync(workspace)) {
+          const {mode} = statSync(path.join(workspace, name))
+          expect(mode & 0o6000, `${name} is ${mode.toString(8)}`).to.equal(0)
+        }
       })
 
       it('cannot enter the server\'s network namespace to reach a listener on the host\'s loopback', async () => {
