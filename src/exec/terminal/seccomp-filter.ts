@@ -12,7 +12,11 @@
  *   dropped capabilities and `--disable-userns` already refuse these, the filter says so a second
  *   time; `bpf`, `perf_event_open`, `userfaultfd` (kernel attack surface no build tool needs).
  *   `clone3` answers ENOSYS: its flags lie in memory the filter cannot read, and C libraries then
- *   fall back to `clone`, whose flags it can.
+ *   fall back to `clone`, whose flags it can; `openat2` too, for the same reason (its mode).
+ * - always: a mode with set-user-ID or set-group-ID (`chmod u+s`, `open(…, O_CREAT, 04755)`,
+ *   `mknod`). The workspace is mounted `nosuid` inside the sandbox, but on the host it is not: a
+ *   command of a server run as root would otherwise leave a set-user-ID root program there for
+ *   any local user to run (or, as a user, one that runs as that user).
  * - when the network is off: `socket` and `socketpair` for anything but Unix sockets (and
  *   `NETLINK_ROUTE`, which only describes the sandbox's own network and which `getifaddrs` needs),
  *   so no vsock or packet socket reaches the host past the network namespace; `connect`, and
@@ -67,7 +71,17 @@ const SYSCALLS = {
   socket: {x64: 41, arm64: 198},
   socketpair: {x64: 53, arm64: 199},
   connect: {x64: 42, arm64: 203},
-} as const satisfies Record<string, Record<SeccompArch, number>>
+  chmod: {x64: 90, arm64: undefined},
+  fchmod: {x64: 91, arm64: 52},
+  fchmodat: {x64: 268, arm64: 53},
+  fchmodat2: {x64: 452, arm64: 452},
+  open: {x64: 2, arm64: undefined},
+  creat: {x64: 85, arm64: undefined},
+  openat: {x64: 257, arm64: 56},
+  openat2: {x64: 437, arm64: 437},
+  mknod: {x64: 133, arm64: undefined},
+  mknodat: {x64: 259, arm64: 33},
+} as const satisfies Record<string, Record<SeccompArch, number | undefined>>
 export type SyscallName = keyof typeof SYSCALLS
 
 /** Refused outright in every sandbox. */
@@ -79,6 +93,17 @@ export const ALWAYS_DENIED: readonly SyscallName[] = [
   'open_tree', 'move_mount', 'fsopen', 'fsconfig', 'fsmount', 'fspick', 'mount_setattr',
   'bpf', 'perf_event_open', 'userfaultfd',
 ]
+/**
+ * The calls that set a file's mode, and which argument holds it: refused when it asks for
+ * set-user-ID or set-group-ID (MODE_SETID_BITS).
+ */
+export const MODE_ARGUMENT: ReadonlyArray<[SyscallName, number]> = [
+  ['chmod', 1], ['fchmod', 1], ['fchmodat', 2], ['fchmodat2', 2],
+  ['open', 2], ['creat', 1], ['openat', 3], ['mknod', 1], ['mknodat', 2],
+]
+/** S_ISUID | S_ISGID. */
+export const MODE_SETID_BITS = 0o6000
+
 /** Refused outright when the network is off. */
 export const DENIED_WITHOUT_NETWORK: readonly SyscallName[] = ['connect']
 
@@ -175,7 +200,11 @@ export function assemble(program: readonly Instruction[]): Buffer {
  * module's comment for what it refuses and why). Pure.
  */
 export function seccompInstructions(arch: SeccompArch, options: {network: boolean}): Instruction[] {
-  const nr = (name: SyscallName) => SYSCALLS[name][arch]
+  const nr = (name: SyscallName) => {
+    const number = SYSCALLS[name][arch]
+    if (number === undefined) throw new Error(`seccomp filter: ${name} does not exist on ${arch}`)
+    return number
+  }
   const program: Instruction[] = [
     {op: 'load', offset: ARCH_OFFSET},
     {op: 'jeq', k: AUDIT_ARCH[arch], then: 'native', else: 'deny'},
@@ -185,7 +214,15 @@ export function seccompInstructions(arch: SeccompArch, options: {network: boolea
   if (arch === 'x64') program.push({op: 'jge', k: X32_SYSCALL_BIT, then: 'deny'})
   const denied = [...ALWAYS_DENIED, ...(options.network ? [] : DENIED_WITHOUT_NETWORK)]
   for (const name of denied) program.push({op: 'jeq', k: nr(name), then: 'deny'})
-  program.push({op: 'jeq', k: nr('clone3'), then: 'no-such-call'}, {op: 'jeq', k: nr('clone'), then: 'clone'})
+  program.push(
+    {op: 'jeq', k: nr('clone3'), then: 'no-such-call'},
+    {op: 'jeq', k: nr('openat2'), then: 'no-such-call'},
+    {op: 'jeq', k: nr('clone'), then: 'clone'},
+  )
+  for (const [name, argument] of MODE_ARGUMENT) {
+    const number = SYSCALLS[name][arch]
+    if (number !== undefined) program.push({op: 'jeq', k: number, then: `mode-${argument}`})
+  }
   if (!options.network) {
     program.push(
       {op: 'jeq', k: nr('socket'), then: 'socket'},
@@ -200,6 +237,13 @@ export function seccompInstructions(arch: SeccompArch, options: {network: boolea
     {op: 'load', offset: argLow(0)},
     {op: 'jset', k: CLONE_NAMESPACE_FLAGS, then: 'deny', else: 'allow'},
   )
+  for (const argument of new Set(MODE_ARGUMENT.map(([, index]) => index))) {
+    program.push(
+      {op: 'label', name: `mode-${argument}`},
+      {op: 'load', offset: argLow(argument)},
+      {op: 'jset', k: MODE_SETID_BITS, then: 'deny', else: 'allow'},
+    )
+  }
   if (!options.network) {
     program.push(
       {op: 'label', name: 'socket'},

@@ -15,8 +15,8 @@ const ENOSYS = 0x00_05_00_26
 
 /** System call numbers the tests use, from the same headers as the filter (checked by hand, not imported). */
 const NR = {
-  x64: {read: 0, write: 1, openat: 257, clone: 56, clone3: 435, socket: 41, socketpair: 53, connect: 42, sendto: 44, sendmsg: 46, ptrace: 101, keyctl: 250, io_uring_setup: 425, unshare: 272, setns: 308, mount: 165, bind: 49},
-  arm64: {read: 63, write: 64, openat: 56, clone: 220, clone3: 435, socket: 198, socketpair: 199, connect: 203, sendto: 206, sendmsg: 211, ptrace: 117, keyctl: 219, io_uring_setup: 425, unshare: 97, setns: 268, mount: 40, bind: 200},
+  x64: {chmod: 90, fchmod: 91, fchmodat: 268, fchmodat2: 452, openat2: 437, mknodat: 259, read: 0, write: 1, openat: 257, clone: 56, clone3: 435, socket: 41, socketpair: 53, connect: 42, sendto: 44, sendmsg: 46, ptrace: 101, keyctl: 250, io_uring_setup: 425, unshare: 272, setns: 308, mount: 165, bind: 49},
+  arm64: {chmod: -1, fchmod: 52, fchmodat: 53, fchmodat2: 452, openat2: 437, mknodat: 33, read: 63, write: 64, openat: 56, clone: 220, clone3: 435, socket: 198, socketpair: 199, connect: 203, sendto: 206, sendmsg: 211, ptrace: 117, keyctl: 219, io_uring_setup: 425, unshare: 97, setns: 268, mount: 40, bind: 200},
 } as const
 
 /**
@@ -103,9 +103,25 @@ for (const arch of ['x64', 'arm64'] as const satisfies readonly SeccompArch[]) {
       expect(ALWAYS_DENIED).to.include.members(['ptrace', 'process_vm_readv', 'io_uring_enter', 'add_key', 'request_key', 'umount2', 'pivot_root', 'bpf'])
     })
 
-    it('answers clone3 with ENOSYS, so that C libraries fall back to clone, whose flags it can check', () => {
+    it('refuses a mode with set-user-ID or set-group-ID, and lets every other mode through', () => {
+      for (const program of [off, on]) {
+        const modeCalls = [['fchmod', 1], ['fchmodat', 2], ['fchmodat2', 2], ['openat', 3], ['mknodat', 2]] as const
+        for (const [name, index] of modeCalls) {
+          const args = (mode: number) => Array.from({length: index + 1}, (_, at) => (at === index ? mode : 3))
+          for (const mode of [0o4755, 0o2755, 0o6777, 0o104_755]) expect(call(program, name, args(mode)), `${name} ${mode.toString(8)}`).to.equal(EPERM)
+          for (const mode of [0o755, 0o644, 0o1777, 0o100_644, 0]) expect(call(program, name, args(mode)), `${name} ${mode.toString(8)}`).to.equal(ALLOW)
+        }
+        if (arch === 'x64') {
+          expect(call(program, 'chmod', [0, 0o4755])).to.equal(EPERM)
+          expect(call(program, 'chmod', [0, 0o755])).to.equal(ALLOW)
+        }
+      }
+    })
+
+    it('answers clone3 and openat2 with ENOSYS, so that callers fall back to clone and openat, whose arguments it can check', () => {
       expect(call(off, 'clone3')).to.equal(ENOSYS)
       expect(call(on, 'clone3')).to.equal(ENOSYS)
+      expect(call(on, 'openat2')).to.equal(ENOSYS)
     })
 
     it('without network, allows Unix stream sockets and route netlink only, and no connect', () => {
