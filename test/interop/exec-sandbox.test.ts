@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {readFileSync, readdirSync, statSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, statSync} from 'node:fs'
 import {chmod, chown, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile} from 'node:fs/promises'
 import {type AddressInfo, type Server, createServer} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -209,6 +209,9 @@ const SERVER_USERS = [
   },
 ]
 
+/** The Python the sandboxed probes run: the system's, which every user can run (a pyenv under /root is not). */
+const SYSTEM_PYTHON = '/usr/bin/python3'
+
 /**
  * What a command tries beyond bubblewrap's own confinement, through Python's ctypes (no compiler
  * needed): each line is `<what> allowed` or `<what> <errno name>`. `sys.argv[1]` is the path of a
@@ -309,7 +312,7 @@ for (const user of SERVER_USERS) {
         await exec(
           client,
           'cp /bin/true suid-chmod && chmod u+s,g+s suid-chmod; ' +
-            '/usr/bin/python3 -c "import os; os.close(os.open(\'suid-open\', os.O_CREAT | os.O_WRONLY, 0o6755))"; ' +
+            `${SYSTEM_PYTHON} -c "import os; os.close(os.open('suid-open', os.O_CREAT | os.O_WRONLY, 0o6755))"; ` +
             'mkdir setgid-dir && chmod g+s setgid-dir; echo ran',
         )
         for (const name of readdirSync(workspace)) {
@@ -334,8 +337,12 @@ for (const user of SERVER_USERS) {
         }
       })
 
-      it('refuses ptrace, keyctl, io_uring, new namespaces, vsock and the host\'s Unix sockets (network off)', async () => {
-        const answer = await exec(client, `/usr/bin/python3 probe.py ${path.join(outside, 'host.sock')}`)
+      it('refuses ptrace, keyctl, io_uring, new namespaces, vsock and the host\'s Unix sockets (network off)', async function () {
+        if (!existsSync(SYSTEM_PYTHON)) {
+          console.log(`      skipped: the system calls are tried from Python, and ${SYSTEM_PYTHON} is not installed`)
+          this.skip()
+        }
+        const answer = await exec(client, `${SYSTEM_PYTHON} probe.py ${path.join(outside, 'host.sock')}`)
         expect(answer.text).to.equal(
           ['ptrace', 'keyctl', 'io_uring', 'unshare', 'vsock', 'unix-connect'].map((name) => `${name} EPERM\n`).join(''),
         )
