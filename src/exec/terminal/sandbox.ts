@@ -38,7 +38,7 @@ import {SECCOMP_ARCHES, isSeccompArch, seccompProgram} from './seccomp-filter.js
  *   ak's commands have none (pipes, started in a session of their own), and keeping the command
  *   in the spawned process group lets Ctrl-C (`\u0003`) reach it;
  * - the seccomp filter also refuses ptrace, keyrings, mounts and new namespaces with the network
- *   on (Codex's refuses ptrace and io_uring with it on), and no Landlock rules are added.
+ *   on (Codex's refuses only io_uring and vsock with it on), and no Landlock rules are added.
  * Reads are not confined (as in Codex): a command can read whatever the server's user can.
  */
 

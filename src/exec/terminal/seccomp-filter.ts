@@ -24,6 +24,8 @@
  *   Unix socket of the host's file system (Docker's, D-Bus's, the journal's) — abstract Unix
  *   sockets belong to the network namespace and are out of reach already. Socket pairs keep
  *   working (`send`, `sendmsg`, passing descriptors), as do pipes.
+ * - with the network on: vsock sockets still (as Codex): they reach the hypervisor's services,
+ *   outside the sandbox and the network's rules (in WSL2, one starts Windows programs).
  *
  * A forbidden call fails with EPERM ("Operation not permitted"); the command keeps running. A
  * system call of another architecture (a 32-bit program on x86_64, the x32 ABI) fails the same
@@ -112,6 +114,7 @@ export const CLONE_NAMESPACE_FLAGS = 0x00_02_00_00 | 0x02_00_00_00 | 0x04_00_00_
 /** Socket families (linux/socket.h) and the one netlink protocol allowed without network. */
 const AF_UNIX = 1
 const AF_NETLINK = 16
+const AF_VSOCK = 40
 const NETLINK_ROUTE = 0
 /** The bits of socket()'s type that name it (the rest are SOCK_NONBLOCK and SOCK_CLOEXEC), and the datagram type. */
 const SOCK_TYPE_MASK = 0xf
@@ -223,11 +226,11 @@ export function seccompInstructions(arch: SeccompArch, options: {network: boolea
     const number = SYSCALLS[name][arch]
     if (number !== undefined) program.push({op: 'jeq', k: number, then: `mode-${argument}`})
   }
+  program.push(
+    {op: 'jeq', k: nr('socket'), then: options.network ? 'socket-any' : 'socket'},
+    {op: 'jeq', k: nr('socketpair'), then: options.network ? 'socket-any' : 'socketpair'},
+  )
   if (!options.network) {
-    program.push(
-      {op: 'jeq', k: nr('socket'), then: 'socket'},
-      {op: 'jeq', k: nr('socketpair'), then: 'socketpair'},
-    )
   }
   // Everything else is allowed; the checks of arguments follow, then the shared answers, so that
   // every jump goes forward (classic BPF has no backward jumps).
@@ -244,7 +247,13 @@ export function seccompInstructions(arch: SeccompArch, options: {network: boolea
       {op: 'jset', k: MODE_SETID_BITS, then: 'deny', else: 'allow'},
     )
   }
-  if (!options.network) {
+  if (options.network) {
+    program.push(
+      {op: 'label', name: 'socket-any'},
+      {op: 'load', offset: argLow(0)},
+      {op: 'jeq', k: AF_VSOCK, then: 'deny', else: 'allow'},
+    )
+  } else {
     program.push(
       {op: 'label', name: 'socket'},
       {op: 'load', offset: argLow(0)},
