@@ -70,15 +70,19 @@ function answerOf(raw: unknown): ToolCallAnswer {
  * Spawns `node bin/run.js <args>` and connects the given client line over stdio.
  * @param args ak's arguments, e.g. `['exec', 'serve', '--workspace', dir]`
  * @param options.entry the file to run instead of bin/run.js (e.g. the one-file bundle)
+ * @param options.runAs a program and arguments that exec node in turn (e.g. `setpriv --reuid …`
+ *   to serve as another user); its process keeps the pid, so `pid` is still the server's
  */
 export async function connectStdio(
   line: ClientLine,
   args: string[],
-  options: {cwd?: string; env?: Record<string, string>; entry?: string} = {},
+  options: {cwd?: string; env?: Record<string, string>; entry?: string; runAs?: readonly string[]} = {},
 ): Promise<TestClient> {
+  const node = [process.execPath, options.entry ?? RUN_JS, ...args]
+  const argv = [...(options.runAs ?? []), ...node]
   const params = {
-    command: process.execPath,
-    args: [options.entry ?? RUN_JS, ...args],
+    command: argv[0]!,
+    args: argv.slice(1),
     cwd: options.cwd ?? REPO_ROOT,
     env: {...(process.env as Record<string, string>), ...options.env},
     stderr: 'pipe' as const,

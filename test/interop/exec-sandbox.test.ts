@@ -1,13 +1,13 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {readFileSync, readdirSync} from 'node:fs'
-import {mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile} from 'node:fs/promises'
-import {type AddressInfo, createServer} from 'node:net'
+import {existsSync, readFileSync, readdirSync, statSync} from 'node:fs'
+import {chmod, chown, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile} from 'node:fs/promises'
+import {type AddressInfo, type Server, createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {checkSandbox} from '../../src/exec/terminal/sandbox.js'
+import {MIN_BWRAP_VERSION, checkSandbox, findBwrap} from '../../src/exec/terminal/sandbox.js'
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
 
 /** Where bubblewrap can run here; tests that need it are skipped, saying why, where it cannot. */
@@ -135,7 +135,7 @@ for (const mode of ['workspace-write', 'read-only'] as const) {
       try {
         const refused = await exec(client, connect)
         expect(refused.exit_code).to.not.equal(0)
-        expect(refused.text).to.match(/Connection refused|Network is unreachable/)
+        expect(refused.text).to.match(/Operation not permitted|Connection refused|Network is unreachable/)
         networked = await serve(['--sandbox-network'])
         expect(await exec(networked, connect)).to.include({exit_code: 0, text: 'hello from the host\n'})
       } finally {
@@ -190,6 +190,197 @@ for (const mode of ['workspace-write', 'read-only'] as const) {
   })
 }
 
+/**
+ * Who the server runs as in the escape tests: root (how containers and CI run it) and, where this
+ * process is root and `setpriv` exists, an unprivileged user that owns the test's folders.
+ */
+const UNPRIVILEGED = {uid: 65534, gid: 65534}
+const SERVER_USERS = [
+  {name: 'root', runAs: undefined as string[] | undefined, skip: process.getuid?.() === 0 ? '' : ' (skipped: the tests run as a user, not root)'},
+  {
+    name: `an unprivileged user (uid ${UNPRIVILEGED.uid})`,
+    runAs: ['setpriv', `--reuid=${UNPRIVILEGED.uid}`, `--regid=${UNPRIVILEGED.gid}`, '--clear-groups'],
+    skip:
+      process.getuid?.() !== 0
+        ? ' (skipped: only root can start a server as another user)'
+        : spawnSync('setpriv', ['--version']).status === 0
+          ? ''
+          : ' (skipped: setpriv is not installed)',
+  },
+]
+
+/** The Python the sandboxed probes run: the system's, which every user can run (a pyenv under /root is not). */
+const SYSTEM_PYTHON = '/usr/bin/python3'
+
+/**
+ * What a command tries beyond bubblewrap's own confinement, through Python's ctypes (no compiler
+ * needed): each line is `<what> allowed` or `<what> <errno name>`. `sys.argv[1]` is the path of a
+ * Unix socket listening on the host.
+ */
+const SYSCALL_PROBE = `import ctypes, errno, platform, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+L = ctypes.c_long
+arm = platform.machine() in ('aarch64', 'arm64')
+def report(name, attempt):
+    try:
+        result = attempt()
+        if isinstance(result, int) and result < 0:
+            print(name, errno.errorcode[ctypes.get_errno()])
+        else:
+            print(name, 'allowed')
+    except OSError as error:
+        print(name, errno.errorcode.get(error.errno, error.errno))
+report('ptrace', lambda: libc.ptrace(L(0), L(0), L(0), L(0)))
+report('keyctl', lambda: libc.syscall(L(219 if arm else 250), L(0), L(-3), L(0)))
+params = ctypes.create_string_buffer(120)
+report('io_uring', lambda: libc.syscall(L(425), L(1), params))
+report('unshare', lambda: libc.syscall(L(97 if arm else 272), L(0x10000000)))
+report('vsock', lambda: socket.socket(40, socket.SOCK_STREAM))
+report('unix-connect', lambda: socket.socket(socket.AF_UNIX).connect(sys.argv[1]))
+`
+
+for (const user of SERVER_USERS) {
+  for (const mode of ['workspace-write', 'read-only'] as const) {
+    describe(`the ${mode} sandbox holds against its own commands when the server runs as ${user.name}${SKIP_REASON || user.skip}`, function () {
+      this.timeout(120_000)
+      const token = `token-${randomBytes(8).toString('hex')}`
+      let workspace: string
+      let outside: string
+      let home: string
+      let hostSocket: Server
+      let client: TestClient
+
+      const owned = async (folder: string) => {
+        if (user.runAs) await chown(folder, UNPRIVILEGED.uid, UNPRIVILEGED.gid)
+        return folder
+      }
+
+      const serve = (extra: string[] = []) =>
+        connectStdio(
+          CLIENT_LINES[1],
+          ['exec', 'serve', '--workspace', workspace, '--level', 'terminal', '--sandbox', mode, ...extra],
+          {env: {HOME: home, SHELL: '/bin/bash', AGENTEXEC_TOKEN: token}, runAs: user.runAs},
+        )
+
+      before(async function () {
+        if (!SANDBOX.ok || user.skip) this.skip()
+        workspace = await owned(await realpath(await mkdtemp(path.join(tmpdir(), 'ak-sandbox-escape-ws-'))))
+        outside = await owned(await realpath(await mkdtemp(path.join(OUTSIDE_ROOT, 'ak-sandbox-escape-outside-'))))
+        home = await owned(await realpath(await mkdtemp(path.join(OUTSIDE_ROOT, 'ak-sandbox-escape-home-'))))
+        await writeFile(path.join(workspace, 'probe.py'), SYSCALL_PROBE, {mode: 0o644})
+        hostSocket = createServer((socket) => socket.on('error', () => {}).end('hello from a host socket\n'))
+        await new Promise<void>((resolve) => hostSocket.listen(path.join(outside, 'host.sock'), resolve))
+        await chmod(path.join(outside, 'host.sock'), 0o777)
+        client = await serve()
+      })
+
+      after(async () => {
+        await client?.close()
+        hostSocket?.close()
+        for (const folder of [workspace, outside, home]) if (folder) await rm(folder, {recursive: true, force: true})
+      })
+
+      it('gives commands no capabilities, so a mount namespace of their own cannot make the host writable', async () => {
+        const escaped = path.join(outside, 'escaped')
+        const answer = await exec(client, `unshare -m sh -c "mount -o remount,bind,rw / && echo x > ${escaped}"; unshare -Ur sh -c "mount -o remount,bind,rw / && echo x > ${escaped}"; echo ran`)
+        expect(answer.text).to.match(/ran\n$/)
+        expect(readdirSync(outside)).to.not.include('escaped')
+        expect((await exec(client, 'grep CapEff /proc/self/status')).text).to.equal('CapEff:\t0000000000000000\n')
+      })
+
+      it('shows no host process, nor the server\'s environment, even after unmounting its /proc', async () => {
+        const serverPid = client.pid
+        const answer = await exec(
+          client,
+          `unshare -m sh -c 'umount -l /proc; cat /proc/${serverPid}/environ; tr "\\0" " " < /proc/${serverPid}/cmdline; ls /proc'; ` +
+            `cat /proc/${serverPid}/environ; for f in /proc/[0-9]*/cmdline; do tr "\\0" " " < "$f"; echo; done`,
+        )
+        expect(answer.text).to.not.contain(token).and.not.contain('exec serve')
+      })
+
+      it('cannot change the kernel\'s settings in /proc/sys (core_pattern would run a program as the host\'s root)', async () => {
+        // Writes back the value already there, so that a sandbox that fails this test changes nothing.
+        const answer = await exec(
+          client,
+          'v=$(cat /proc/sys/kernel/printk_ratelimit) && echo "$v" > /proc/sys/kernel/printk_ratelimit && echo changed; ' +
+            '[ -w /proc/sys/kernel/core_pattern ] && echo writable; echo ran',
+        )
+        expect(answer.text).to.match(/ran\n$/).and.not.contain('changed').and.not.contain('writable')
+      })
+
+      it('cannot leave a set-user-ID or set-group-ID program in the workspace for the host\'s users to run', async () => {
+        await exec(
+          client,
+          'cp /bin/true suid-chmod && chmod u+s,g+s suid-chmod; ' +
+            `${SYSTEM_PYTHON} -c "import os; os.close(os.open('suid-open', os.O_CREAT | os.O_WRONLY, 0o6755))"; ` +
+            'mkdir setgid-dir && chmod g+s setgid-dir; echo ran',
+        )
+        for (const name of readdirSync(workspace)) {
+          const {mode} = statSync(path.join(workspace, name))
+          expect(mode & 0o6000, `${name} is ${mode.toString(8)}`).to.equal(0)
+        }
+      })
+
+      it('cannot enter the server\'s network namespace to reach a listener on the host\'s loopback', async () => {
+        const listener = createServer((socket) => socket.end('hello from the host\n'))
+        await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+        const {port} = listener.address() as AddressInfo
+        try {
+          const connect = `bash -c "exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3"`
+          const answer = await exec(
+            client,
+            `unshare -m sh -c 'umount -l /proc; nsenter -t ${client.pid} -n ${connect}'; nsenter -t ${client.pid} -n ${connect}; echo ran`,
+          )
+          expect(answer.text).to.match(/ran\n$/).and.not.contain('hello from the host')
+        } finally {
+          listener.close()
+        }
+      })
+
+      it('refuses ptrace, keyctl, io_uring, new namespaces, vsock and the host\'s Unix sockets (network off)', async function () {
+        if (!existsSync(SYSTEM_PYTHON)) {
+          console.log(`      skipped: the system calls are tried from Python, and ${SYSTEM_PYTHON} is not installed`)
+          this.skip()
+        }
+        const answer = await exec(client, `${SYSTEM_PYTHON} probe.py ${path.join(outside, 'host.sock')}`)
+        expect(answer.text).to.equal(
+          ['ptrace', 'keyctl', 'io_uring', 'unshare', 'vsock', 'unix-connect'].map((name) => `${name} EPERM\n`).join(''),
+        )
+      })
+
+      it('still lets commands write where the mode allows, and reach a loopback listener with --sandbox-network', async () => {
+        const write = await exec(client, 'echo scratch > /tmp/scratch && cat /tmp/scratch; echo inside > inside.txt && cat inside.txt')
+        if (mode === 'workspace-write') {
+          expect(write).to.include({exit_code: 0, text: 'scratch\ninside\n'})
+          expect(await readFile(path.join(workspace, 'inside.txt'), 'utf8')).to.equal('inside\n')
+        } else {
+          expect(write.text).to.contain('Read-only file system')
+        }
+        const listener = createServer((socket) => socket.end('hello from the host\n'))
+        await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+        const {port} = listener.address() as AddressInfo
+        const networked = await serve(['--sandbox-network'])
+        try {
+          expect(await exec(networked, `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`)).to.include({exit_code: 0, text: 'hello from the host\n'})
+          expect((await exec(networked, 'grep CapEff /proc/self/status')).text).to.equal('CapEff:\t0000000000000000\n')
+        } finally {
+          await networked.close()
+          listener.close()
+        }
+      })
+
+      it('leaves no process behind once the session ends', async () => {
+        const marker = `4${randomBytes(3).readUIntBE(0, 3)}.5`
+        const own = await serve()
+        const answer = await exec(own, `env -i setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & echo started`)
+        expect(answer).to.include({exit_code: 0, text: 'started\n'})
+        await own.close()
+        expect(processesWith(`sleep\0${marker}`)).to.deep.equal([])
+      })
+    })
+  }
+}
+
 describe('ak exec serve --sandbox when it cannot run', () => {
   let workspace: string
   before(async () => {
@@ -220,6 +411,37 @@ describe('ak exec serve --sandbox when it cannot run', () => {
       const run = serve(['--sandbox', 'read-only'], {...process.env, PATH: `${fakeBin}:/usr/bin:/bin`})
       expect(run.status, run.stderr).to.equal(2)
       expect(run.stderr).to.contain('cannot create the sandbox here').and.contain(message).and.contain('user namespaces')
+    } finally {
+      await rm(fakeBin, {recursive: true, force: true})
+    }
+  })
+
+  it('exits 2 naming the version needed when bubblewrap is too old, never running a weaker sandbox', async function () {
+    const realBwrap = findBwrap(process.env.PATH)
+    if (!realBwrap) {
+      console.log('      skipped: bubblewrap is not installed, so an old one cannot be imitated with it')
+      this.skip()
+    }
+    const fakeBin = await mkdtemp(path.join(tmpdir(), 'ak-old-bwrap-'))
+    try {
+      // An old bubblewrap: it says its version, and would run a sandbox without the options it lacks.
+      await writeFile(
+        path.join(fakeBin, 'bwrap'),
+        `#!/bin/sh\n[ "$1" = --version ] && echo "bubblewrap 0.6.1" && exit 0\nexec ${realBwrap} "$@"\n`,
+        {mode: 0o755},
+      )
+      const old = serve(['--sandbox', 'workspace-write'], {...process.env, PATH: `${fakeBin}:/usr/bin:/bin`})
+      expect(old.status, old.stderr).to.equal(2)
+      expect(old.stderr).to.contain('bubblewrap 0.6.1, too old').and.contain(`needs bubblewrap ${MIN_BWRAP_VERSION} or later`)
+      // One whose version cannot be read, and which does not know --disable-userns.
+      await writeFile(
+        path.join(fakeBin, 'bwrap'),
+        '#!/bin/sh\n[ "$1" = --version ] && echo "bubblewrap" && exit 0\necho "bwrap: Unknown option --disable-userns" >&2\nexit 1\n',
+        {mode: 0o755},
+      )
+      const unknown = serve(['--sandbox', 'read-only'], {...process.env, PATH: `${fakeBin}:/usr/bin:/bin`})
+      expect(unknown.status, unknown.stderr).to.equal(2)
+      expect(unknown.stderr).to.contain(`needs bubblewrap ${MIN_BWRAP_VERSION} or later`)
     } finally {
       await rm(fakeBin, {recursive: true, force: true})
     }

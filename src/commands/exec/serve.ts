@@ -5,6 +5,7 @@ import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
 import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, HTTP_SESSION_IDLE_MS} from '../../exec/limits.js'
 import {serveAgentExec} from '../../exec/serve.js'
 import {resolveServeSettings} from '../../exec/serve-options.js'
+import {MIN_BWRAP_VERSION} from '../../exec/terminal/sandbox-policy.js'
 
 export default class ExecServe extends BaseCommand {
   static override summary = 'Serve AgentExec: files and a terminal confined to one workspace, over MCP.'
@@ -15,7 +16,7 @@ With --http HOST:PORT it serves Streamable HTTP at http://HOST:PORT/mcp instead,
 
 Levels, each containing the one before: read (read, list, search), files (adds edit), terminal (adds exec_command and write_stdin).
 
-The file tools check that paths stay inside the workspace, but without a sandbox this is not a security boundary: at the terminal level a command can do anything the server's user can. With --sandbox workspace-write (Linux, needs bubblewrap) commands can write only inside the workspace and a private /tmp, have no network unless --sandbox-network is given, and leave no process behind; --sandbox read-only allows no writes at all. Reads are not confined.`
+The file tools check that paths stay inside the workspace, but without a sandbox this is not a security boundary: at the terminal level a command can do anything the server's user can. With --sandbox workspace-write (Linux, needs bubblewrap ${MIN_BWRAP_VERSION} or later) commands hold no capabilities, even when the server runs as root: they can write only inside the workspace and a private /tmp, see no host process, have no network unless --sandbox-network is given, and leave no process behind; --sandbox read-only allows no writes at all. Reads are not confined.`
 
   static override examples = [
     {description: 'Serve the current folder read-only over stdio', command: '<%= config.bin %> <%= command.id %>'},

@@ -10,6 +10,7 @@ import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
 import {noteOutputRead} from './output-collection.js'
 import {outputSettled, paceOutput} from './output-pacer.js'
 import {channelIdentity, listProcesses} from './process-tree.js'
+import {sendSeccompProgram, withSeccompPipe} from './sandbox.js'
 import {START_GATE_FD, shellInvocation} from './shell.js'
 
 /** How to start one command. */
@@ -34,6 +35,8 @@ export interface CommandSpec {
   snapshotFile?: string
   /** The sandbox's wrapper (`bwrap … --`) the shell runs under, if any. */
   wrapper?: readonly string[]
+  /** The seccomp filter the wrapper reads on SECCOMP_FD (sandbox.ts), if it asks for one. */
+  seccompProgram?: Uint8Array
 }
 
 /** The exit code a shell reports for a child: the code, or 128 + the signal's number. */
@@ -122,7 +125,9 @@ export class CommandSession {
    */
   static async start(spec: CommandSpec): Promise<CommandSession> {
     const {file, args} = shellInvocation(spec.shell, spec.command, {snapshotFile: spec.snapshotFile, wrapper: spec.wrapper})
-    const child = spawn(file, args, {cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe']})
+    const stdio = ['pipe', 'pipe', 'pipe', 'pipe'] as const
+    const child = spawn(file, args, {cwd: spec.cwd, env: spec.env, detached: true, stdio: spec.seccompProgram ? withSeccompPipe(stdio) : [...stdio]})
+    if (spec.seccompProgram) sendSeccompProgram(child, spec.seccompProgram)
     const outputPipe = outputPipeOf(child)
     const gate = child.stdio[START_GATE_FD] as Writable | null
     gate?.on('error', () => {}) // EPIPE when the process is already gone

@@ -194,6 +194,7 @@ export class CommandSessions implements RuntimeService {
         bufferChars: this.bufferChars,
         snapshotFile,
         wrapper: this.wrapper(this.workspace ?? cwd),
+        seccompProgram: this.sandbox.seccompProgram,
       })
     } finally {
       this.starting--
@@ -333,6 +334,7 @@ export class CommandSessions implements RuntimeService {
       cwd: root,
       log: this.log,
       wrap: this.sandbox.bwrap ? (argv, snapshotDir) => [...this.wrapper(root, snapshotDir)!, ...argv] : undefined,
+      seccompProgram: this.sandbox.seccompProgram,
     })
   }
 

@@ -9,6 +9,8 @@ import {BadInputError} from '../../errors.js'
 /** The sandbox modes, Codex's names; `off` runs commands as the server's user, unconfined. */
 export const SANDBOX_MODES = ['off', 'workspace-write', 'read-only'] as const
 export type SandboxMode = (typeof SANDBOX_MODES)[number]
+/** The oldest bubblewrap the sandbox runs with: 0.8.0 brought `--disable-userns`. */
+export const MIN_BWRAP_VERSION = '0.8.0'
 /** The mode when none is given. */
 export const DEFAULT_SANDBOX_MODE: SandboxMode = 'off'
 
@@ -23,6 +25,8 @@ export interface SandboxPolicy {
 export interface Sandbox extends SandboxPolicy {
   /** Absolute path of bwrap; set whenever `mode` is not `off`. */
   bwrap?: string
+  /** The compiled seccomp filter bubblewrap installs (seccomp-filter.ts); set with `bwrap`. */
+  seccompProgram?: Uint8Array
 }
 
 /** No sandbox: today's behaviour, the default. */
@@ -31,7 +35,8 @@ export const NO_SANDBOX: Sandbox = {mode: 'off', network: true}
 /** Help text of `--sandbox`, shared by every command line that takes it. */
 export const SANDBOX_FLAG_HELP =
   'Run each command in a sandbox (Linux, bubblewrap): workspace-write lets commands write only in the workspace and a ' +
-  'private /tmp; read-only lets them write nowhere; off (the default) does not confine them. Reads are not confined.'
+  'private /tmp; read-only lets them write nowhere; off (the default) does not confine them. Reads are not confined. ' +
+  `Sandboxed commands hold no capabilities, even when ak runs as root. Needs bubblewrap ${MIN_BWRAP_VERSION} or later.`
 /** Help text of `--sandbox-network`. */
 export const SANDBOX_NETWORK_FLAG_HELP = 'Let sandboxed commands use the network (off by default inside the sandbox).'
 
@@ -67,7 +72,9 @@ export function parseSandboxPolicy(options: {sandbox?: string; sandboxNetwork?: 
 
 /** One line for the model saying what the sandbox allows (tool description, server instructions). */
 export function describeSandbox(sandbox: SandboxPolicy): string {
-  const network = sandbox.network ? 'Network access is allowed.' : 'There is no network access (not even to localhost services outside the sandbox).'
+  const network = sandbox.network
+    ? 'Network access is allowed.'
+    : 'There is no network access: no TCP or UDP socket, not even to localhost, and no connection to Unix sockets (pipes and socket pairs work).'
   switch (sandbox.mode) {
     case 'off': {
       return 'Commands run unsandboxed, with all the rights of the server\'s user.'
@@ -76,13 +83,15 @@ export function describeSandbox(sandbox: SandboxPolicy): string {
       return (
         'Commands run in a sandbox (workspace-write): they can read everything but write only inside the workspace and ' +
         'in a private /tmp that is emptied when the command ends; writing anywhere else fails with "Read-only file system". ' +
-        `${network} Background processes end with the command.`
+        `${network} Commands have no privileges (no mount, namespace, ptrace or capability), even as root. ` +
+        'Background processes end with the command.'
       )
     }
     case 'read-only': {
       return (
         'Commands run in a sandbox (read-only): they can read everything but write nowhere, not even in the workspace or ' +
-        `/tmp; writes fail with "Read-only file system". ${network} Background processes end with the command.`
+        `/tmp; writes fail with "Read-only file system". ${network} Commands have no privileges (no mount, namespace, ptrace ` +
+        'or capability), even as root. Background processes end with the command.'
       )
     }
   }

@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import type {Logger} from '../../log.js'
+import {sendSeccompProgram, withSeccompPipe} from './sandbox.js'
 import {COMMAND_TAG_VARIABLE, quoteForShell} from './shell.js'
 
 /**
@@ -157,6 +158,8 @@ export interface ShellSnapshotsOptions {
    * given the folder the snapshot files live in, which the wrapper must let the shell read.
    */
   wrap?: (argv: string[], snapshotDir: string) => string[]
+  /** The seccomp filter the wrapper reads on SECCOMP_FD (sandbox.ts), if it asks for one. */
+  seccompProgram?: Uint8Array
   /** Time limit of capture and check, in ms. Default: SNAPSHOT_TIMEOUT_ENV, else SNAPSHOT_TIMEOUT_MS. */
   timeoutMs?: number
   /** Wait before trying again after a time-out, in ms. Default SNAPSHOT_RETRY_AFTER_TIMEOUT_MS. */
@@ -177,14 +180,22 @@ interface RunResult {
 
 /**
  * Runs `argv` detached with stdin closed; kills its process group at `timeoutMs` or when `signal`
- * aborts. Output past MAX_SNAPSHOT_BYTES empties stdout.
+ * aborts. Output past MAX_SNAPSHOT_BYTES empties stdout. `seccompProgram` goes to the sandbox's
+ * bubblewrap (sendSeccompProgram).
  */
 function runBounded(
   argv: string[],
-  options: {cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal},
+  options: {cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal; seccompProgram?: Uint8Array},
 ): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), {cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe']})
+    const stdio = ['ignore', 'pipe', 'pipe'] as const
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: options.seccompProgram ? withSeccompPipe(stdio) : [...stdio],
+    })
+    if (options.seccompProgram) sendSeccompProgram(child, options.seccompProgram)
     const out: Buffer[] = []
     const err: Buffer[] = []
     let outBytes = 0
@@ -338,7 +349,13 @@ export class ShellSnapshots {
     this.dir ??= mkdtempSync(path.join(tmpdir(), 'ak-shell-snapshot-'))
     const wrap = (argv: string[]) => (this.options.wrap ? this.options.wrap(argv, this.dir!) : argv)
     const run = (argv: string[]) =>
-      runBounded(wrap(argv), {cwd: this.options.cwd, env: this.options.env, timeoutMs: this.timeoutMs, signal: this.closing.signal})
+      runBounded(wrap(argv), {
+        cwd: this.options.cwd,
+        env: this.options.env,
+        timeoutMs: this.timeoutMs,
+        signal: this.closing.signal,
+        seccompProgram: this.options.seccompProgram,
+      })
     const seconds = `${this.timeoutMs / 1000} s`
     const captured = await run([this.options.shell, '-lc', snapshotScript(shell)])
     if (this.isClosed) return {reason: 'the server is closing'}

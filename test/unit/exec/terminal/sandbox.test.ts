@@ -9,7 +9,16 @@ import {BadInputError} from '../../../../src/errors.js'
 import {createExecConnection, createExecRuntime} from '../../../../src/exec/runtime.js'
 import {createExecServer} from '../../../../src/exec/server.js'
 import {describeSandbox, parseSandboxPolicy} from '../../../../src/exec/terminal/sandbox-policy.js'
-import {bwrapArguments, checkSandbox, openSandbox} from '../../../../src/exec/terminal/sandbox.js'
+import {
+  MIN_BWRAP_VERSION,
+  SECCOMP_FD,
+  bwrapArguments,
+  checkSandbox,
+  isBwrapRecentEnough,
+  openSandbox,
+  parseBwrapVersion,
+  withSeccompPipe,
+} from '../../../../src/exec/terminal/sandbox.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
 
 describe('sandbox settings', () => {
@@ -27,11 +36,47 @@ describe('sandbox settings', () => {
   it('lays out workspace-write: read-only root, own /dev and /proc, private /tmp, the workspace writable, no network', () => {
     const args = bwrapArguments({mode: 'workspace-write', network: false}, {workspace: '/tmp/ws', readOnlyPaths: ['/tmp/snap']})
     expect(args).to.deep.equal([
-      '--die-with-parent', '--unshare-pid', '--unshare-net',
-      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
+      '--die-with-parent', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-net',
+      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
+      '--ro-bind-try', '/proc/sys', '/proc/sys', '--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger',
+      '--ro-bind-try', '/proc/fs', '/proc/fs', '--tmpfs', '/tmp',
       '--bind', '/tmp/ws', '/tmp/ws', '--ro-bind', '/tmp/snap', '/tmp/snap',
-      '--setenv', 'TMPDIR', '/tmp', '--',
+      '--seccomp', String(SECCOMP_FD), '--setenv', 'TMPDIR', '/tmp', '--',
     ])
+  })
+
+  it('drops every capability and further user namespaces, and installs the seccomp filter, in every mode', () => {
+    for (const policy of [{mode: 'workspace-write', network: true}, {mode: 'read-only', network: false}] as const) {
+      const line = bwrapArguments(policy, {workspace: '/srv/ws'}).join(' ')
+      expect(line).to.contain('--unshare-user --disable-userns --cap-drop ALL').and.contain(`--seccomp ${SECCOMP_FD}`)
+    }
+  })
+
+  it('gives bubblewrap a pipe on the seccomp descriptor after the ones the spawn already has', () => {
+    expect(withSeccompPipe(['ignore', 'pipe', 'pipe'])).to.deep.equal(['ignore', 'pipe', 'pipe', 'ignore', 'pipe'])
+    expect(withSeccompPipe(['pipe', 'pipe', 'pipe', 'pipe'])).to.deep.equal(['pipe', 'pipe', 'pipe', 'pipe', 'pipe'])
+  })
+
+  it(`needs bubblewrap ${MIN_BWRAP_VERSION} or later`, () => {
+    expect(parseBwrapVersion('bubblewrap 0.8.0\n')).to.deep.equal([0, 8, 0])
+    expect(parseBwrapVersion('bubblewrap 0.0')).to.equal(undefined)
+    for (const old of ['0.4.1', '0.6.1', '0.7.0']) expect(isBwrapRecentEnough(parseBwrapVersion(old)!), old).to.equal(false)
+    for (const recent of ['0.8.0', '0.8.1', '0.11.0', '1.0.0']) expect(isBwrapRecentEnough(parseBwrapVersion(recent)!), recent).to.equal(true)
+  })
+
+  it('quotes the bubblewrap version needed in the docs, the README and the flag\'s help from the same constant', async () => {
+    const {readFile} = await import('node:fs/promises')
+    const {REPO_ROOT} = await import('../../../helpers/clients.js')
+    const {SANDBOX_FLAG_HELP} = await import('../../../../src/exec/terminal/sandbox-policy.js')
+    for (const file of ['docs/terminal.md', 'README.md']) {
+      expect(await readFile(path.join(REPO_ROOT, file), 'utf8'), file).to.contain(`bubblewrap ${MIN_BWRAP_VERSION} or later`)
+    }
+    expect(SANDBOX_FLAG_HELP).to.contain(`bubblewrap ${MIN_BWRAP_VERSION} or later`)
+  })
+
+  it('refuses a machine whose system call numbers the seccomp filter does not know', async () => {
+    const check = await checkSandbox({mode: 'workspace-write', network: false}, {workspace: tmpdir(), platform: 'linux', arch: 'riscv64'})
+    expect(check.ok === false && check.reason).to.equal('the sandbox\'s system call filter knows x64 and arm64 only; this machine is riscv64')
   })
 
   it('lays out read-only: the workspace bound read-only and /tmp remounted read-only, network kept when allowed', () => {
