@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {existsSync, readFileSync, readdirSync, statSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, readlinkSync, statSync} from 'node:fs'
 import {chmod, chown, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile} from 'node:fs/promises'
 import {type AddressInfo, type Server, createServer} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -346,6 +346,49 @@ for (const user of SERVER_USERS) {
         expect(answer.text).to.equal(
           ['ptrace', 'keyctl', 'io_uring', 'unshare', 'vsock', 'unix-connect'].map((name) => `${name} EPERM\n`).join(''),
         )
+      })
+
+      it('shares no System V shared memory, message queue or semaphore with the host (its own IPC namespace)', async function () {
+        const made = spawnSync('ipcmk', ['-M', '4096'], {encoding: 'utf8'})
+        if (made.status !== 0) {
+          console.log(`      (skipped: ipcmk could not make a host segment: ${made.stderr || made.error})`)
+          this.skip()
+        }
+        const shmid = /(\d+)\s*$/.exec(made.stdout)![1]!
+        try {
+          const answer = await exec(client, `readlink /proc/self/ns/ipc; ipcs -m | awk '{print $2}'`)
+          const [namespace, ...ids] = answer.text.trim().split('\n')
+          expect(namespace).to.match(/^ipc:/).and.not.equal(readlinkSync('/proc/self/ns/ipc'))
+          expect(ids).to.not.include(shmid)
+        } finally {
+          spawnSync('ipcrm', ['-m', shmid])
+        }
+      })
+
+      it('hands a command none of the descriptors the server inherited (they would reach the host past the read-only view)', async () => {
+        const leak = path.join(outside, 'leak.txt')
+        await writeFile(leak, '')
+        await chown(leak, UNPRIVILEGED.uid, UNPRIVILEGED.gid)
+        // The server's parent leaves a file and a folder of the host open without close-on-exec.
+        const leaky = await connectStdio(
+          CLIENT_LINES[1],
+          ['exec', 'serve', '--workspace', workspace, '--level', 'terminal', '--sandbox', mode],
+          {
+            env: {HOME: home, SHELL: '/bin/bash', AGENTEXEC_TOKEN: token},
+            runAs: ['bash', '-c', 'exec 200>>"$1" 201<"$2"; shift 2; exec "$@"', 'bash', leak, outside, ...(user.runAs ?? [])],
+          },
+        )
+        try {
+          const answer = await exec(
+            leaky,
+            `echo pwned >&200; echo pwned > /proc/self/fd/201/escaped; ls -l /proc/self/fd/ | grep -c ${path.basename(outside)}; echo ran`,
+          )
+          expect(answer.text).to.match(/^0\nran\n$/m)
+          expect(readFileSync(leak, 'utf8')).to.equal('')
+          expect(readdirSync(outside)).to.not.include('escaped')
+        } finally {
+          await leaky.close()
+        }
       })
 
       it('still lets commands write where the mode allows, and reach a loopback listener with --sandbox-network', async () => {

@@ -10,6 +10,7 @@ import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
 import {noteOutputRead} from './output-collection.js'
 import {outputSettled, paceOutput} from './output-pacer.js'
 import {channelIdentity, listProcesses} from './process-tree.js'
+import {withoutInheritedDescriptors} from './inherited-descriptors.js'
 import {sendSeccompProgram, withSeccompPipe} from './sandbox.js'
 import {START_GATE_FD, shellInvocation} from './shell.js'
 
@@ -126,7 +127,7 @@ export class CommandSession {
   static async start(spec: CommandSpec): Promise<CommandSession> {
     const {file, args} = shellInvocation(spec.shell, spec.command, {snapshotFile: spec.snapshotFile, wrapper: spec.wrapper})
     const stdio = ['pipe', 'pipe', 'pipe', 'pipe'] as const
-    const child = spawn(file, args, {cwd: spec.cwd, env: spec.env, detached: true, stdio: spec.seccompProgram ? withSeccompPipe(stdio) : [...stdio]})
+    const child = spawn(file, args, {cwd: spec.cwd, env: spec.env, detached: true, stdio: withoutInheritedDescriptors(spec.seccompProgram ? withSeccompPipe(stdio) : [...stdio])})
     if (spec.seccompProgram) sendSeccompProgram(child, spec.seccompProgram)
     const outputPipe = outputPipeOf(child)
     const gate = child.stdio[START_GATE_FD] as Writable | null

@@ -6,6 +6,7 @@ import type {Writable} from 'node:stream'
 import {BadInputError} from '../../errors.js'
 import type {Level} from '../level.js'
 import type {Logger} from '../../log.js'
+import {withoutInheritedDescriptors} from './inherited-descriptors.js'
 import {MIN_BWRAP_VERSION, NO_SANDBOX, type Sandbox, type SandboxPolicy} from './sandbox-policy.js'
 import {SECCOMP_ARCHES, isSeccompArch, seccompProgram} from './seccomp-filter.js'
 
@@ -25,6 +26,11 @@ import {SECCOMP_ARCHES, isSeccompArch, seccompProgram} from './seccomp-filter.js
  * bubblewrap 0.8.0 and later), covers `/proc/sys` read-only (PROC_READ_ONLY), and installs
  * seccomp-filter.ts's filter (`--seccomp`) against what namespaces do not confine: ptrace,
  * keyrings, io_uring, and without network, sockets to the host's Unix sockets or the hypervisor.
+ * It has an IPC namespace of its own (`--unshare-ipc`): a root server's command is the owner of
+ * the host's root-owned System V segments, queues and semaphores and POSIX message queues, and
+ * could read, change or pile them up. It inherits no descriptor the server was handed without
+ * close-on-exec (inherited-descriptors.ts): a host folder's descriptor opens any file under it,
+ * past the read-only view.
  *
  * The bubblewrap layout follows Codex's Linux sandbox (`codex-rs/linux-sandbox/src/bwrap.rs`):
  * `--ro-bind / /`, then `--dev /dev`, then the writable roots bound over it, `--unshare-pid` with
@@ -77,7 +83,7 @@ export interface SandboxLayout {
  * stays visible), and a read-only `/tmp` is remounted read-only after its mount points exist.
  */
 export function bwrapArguments(sandbox: SandboxPolicy, layout: SandboxLayout): string[] {
-  const args = ['--die-with-parent', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid']
+  const args = ['--die-with-parent', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc']
   if (!sandbox.network) args.push('--unshare-net')
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
   for (const entry of PROC_READ_ONLY) args.push('--ro-bind-try', entry, entry)
@@ -184,7 +190,7 @@ function runBwrap(
 ): Promise<{code: number | null; output: string}> {
   return new Promise((resolve) => {
     const stdio: Array<StdioNull | StdioPipe> = ['ignore', 'pipe', 'pipe']
-    const child = spawn(bwrap, args, {env, stdio: seccomp ? withSeccompPipe(stdio) : stdio})
+    const child = spawn(bwrap, args, {env, stdio: withoutInheritedDescriptors(seccomp ? withSeccompPipe(stdio) : stdio)})
     if (seccomp) sendSeccompProgram(child, seccomp)
     let output = ''
     const collect = (chunk: Buffer) => {

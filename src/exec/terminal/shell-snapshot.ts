@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import type {Logger} from '../../log.js'
+import {withoutInheritedDescriptors} from './inherited-descriptors.js'
 import {sendSeccompProgram, withSeccompPipe} from './sandbox.js'
 import {COMMAND_TAG_VARIABLE, quoteForShell} from './shell.js'
 
@@ -193,7 +194,7 @@ function runBounded(
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: options.seccompProgram ? withSeccompPipe(stdio) : [...stdio],
+      stdio: withoutInheritedDescriptors(options.seccompProgram ? withSeccompPipe(stdio) : [...stdio]),
     })
     if (options.seccompProgram) sendSeccompProgram(child, options.seccompProgram)
     const out: Buffer[] = []

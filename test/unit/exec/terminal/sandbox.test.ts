@@ -36,7 +36,7 @@ describe('sandbox settings', () => {
   it('lays out workspace-write: read-only root, own /dev and /proc, private /tmp, the workspace writable, no network', () => {
     const args = bwrapArguments({mode: 'workspace-write', network: false}, {workspace: '/tmp/ws', readOnlyPaths: ['/tmp/snap']})
     expect(args).to.deep.equal([
-      '--die-with-parent', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-net',
+      '--die-with-parent', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-net',
       '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
       '--ro-bind-try', '/proc/sys', '/proc/sys', '--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger',
       '--ro-bind-try', '/proc/fs', '/proc/fs', '--tmpfs', '/tmp',
