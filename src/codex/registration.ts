@@ -7,6 +7,7 @@ import {createTwoFilesPatch} from 'diff'
 
 import {BadInputError, DispatchFailedError, NotFoundError} from '../errors.js'
 import {akLaunch} from '../launch/ak-launch.js'
+import {CODEX_APPROVAL_COMMENT, CODEX_APPROVAL_KEY, CODEX_APPROVAL_WITHOUT_ASKING} from '../launch/codex-tool-approval.js'
 import {codexConfigPath} from './codex-config.js'
 import {shellQuote} from './inspect.js'
 import {CODEX_CONFIG_MAX_BYTES, REGISTERED_TOOL_TIMEOUT_SEC, SERVER_NAME_MAX_CHARS} from './limits.js'
@@ -29,6 +30,8 @@ export interface RegistrationEntry {
   args: string[]
   env_vars?: string[]
   tool_timeout_sec?: number
+  /** `approve`, so `codex exec` runs agent calls instead of declining them (codex-tool-approval.ts). */
+  [CODEX_APPROVAL_KEY]?: string
 }
 
 /** A planned edit of `<codexHome>/config.toml`, shown to the user before it is written. */
@@ -76,18 +79,31 @@ export function registrationEntry(roots: CodexRoots, config: Record<string, unkn
   const entry: RegistrationEntry = {command: launch.command, args: launch.args}
   if (envVars.length > 0) entry.env_vars = envVars
   entry.tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC
+  entry[CODEX_APPROVAL_KEY] = CODEX_APPROVAL_WITHOUT_ASKING
   return entry
 }
 
-/** The entry as TOML lines, without terminators. */
+/** The entry as TOML lines, without terminators; the approval mode under its comment line. */
 export function renderEntry(name: string, entry: RegistrationEntry): string[] {
-  return [`[mcp_servers.${tomlKey(name)}]`, ...Object.entries(entry).map(([key, value]) => `${key} = ${tomlValue(value)}`)]
+  return [
+    `[mcp_servers.${tomlKey(name)}]`,
+    ...Object.entries(entry).flatMap(([key, value]) => {
+      const comment = commentAbove(key)
+      return [...(comment === undefined ? [] : [`# ${comment}`]), `${key} = ${tomlValue(value)}`]
+    }),
+  ]
+}
+
+/** The comment ak writes on the line above a key it owns, if any. */
+function commentAbove(key: string): string | undefined {
+  return key === CODEX_APPROVAL_KEY ? CODEX_APPROVAL_COMMENT : undefined
 }
 
 /**
  * The keys `register` owns in an existing entry of this runtime and the values to write: the
  * command and args when they differ, `tool_timeout_sec` when it is missing or shorter than
- * REGISTERED_TOOL_TIMEOUT_SEC, and `env_vars` only when the entry has none. Every other key is the
+ * REGISTERED_TOOL_TIMEOUT_SEC, and `env_vars` and `default_tools_approval_mode` only when the
+ * entry has none (a user who set the mode, e.g. to be asked, keeps it). Every other key is the
  * user's and is kept (DESIGN §5.5).
  */
 export function ownedKeyUpdates(existing: Record<string, unknown>, entry: RegistrationEntry): Partial<RegistrationEntry> {
@@ -95,6 +111,7 @@ export function ownedKeyUpdates(existing: Record<string, unknown>, entry: Regist
   if (!sameToml(existing.command, entry.command)) updates.command = entry.command
   if (!sameToml(existing.args, entry.args)) updates.args = entry.args
   if (entry.env_vars && existing.env_vars === undefined) updates.env_vars = entry.env_vars
+  if (entry[CODEX_APPROVAL_KEY] !== undefined && existing[CODEX_APPROVAL_KEY] === undefined) updates[CODEX_APPROVAL_KEY] = entry[CODEX_APPROVAL_KEY]
   const timeout = existing.tool_timeout_sec
   if (!(typeof timeout === 'number' && timeout >= REGISTERED_TOOL_TIMEOUT_SEC)) updates.tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC
   return updates
@@ -130,7 +147,7 @@ export async function planRegister(roots: CodexRoots, name: string, env: NodeJS.
   }
   const table = tablesOf(documentOf(configPath, text), ['mcp_servers', name]).find((candidate) => candidate.resolvedKey.length === 2)
   if (!table) throw cannotEditAsText(configPath, name)
-  const edits: KeyEdit[] = Object.entries(updates).map(([key, value]) => ({key, value: tomlValue(value)}))
+  const edits: KeyEdit[] = Object.entries(updates).map(([key, value]) => ({key, value: tomlValue(value), comment: commentAbove(key)}))
   const after = setTableKeys(text, table, edits, eol)
   checkEdit(configPath, name, data, after, {...existing, ...updates})
   const [written] = tablesOf(parseTomlDocument(after), ['mcp_servers', name])

@@ -1,8 +1,9 @@
 import {stringify as stringifyToml} from 'smol-toml'
 
 import {type AkLaunch, akLaunch} from '../launch/ak-launch.js'
+import {CODEX_APPROVAL_KEY, CODEX_APPROVAL_LINES, CODEX_APPROVAL_WITHOUT_ASKING} from '../launch/codex-tool-approval.js'
 import {BadInputError} from '../errors.js'
-import type {Level} from './level.js'
+import {type Level, levelIncludes} from './level.js'
 import type {SandboxPolicy} from './terminal/sandbox-policy.js'
 
 /** The MCP clients `ak exec config` writes a block for. */
@@ -18,8 +19,11 @@ export const DEFAULT_CONFIG_SERVER_NAME = 'ak-exec'
  */
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
-/** A server's entry in a client config: the launch line, plus `type: "stdio"` for VS Code. */
-export type ServerEntry = AkLaunch & {type?: 'stdio'}
+/**
+ * A server's entry in a client config: the launch line, plus `type: "stdio"` for VS Code, and for
+ * Codex at `files` and `terminal` the approval mode that lets `codex exec` run the tools.
+ */
+export type ServerEntry = AkLaunch & {type?: 'stdio'; [CODEX_APPROVAL_KEY]?: string}
 
 /** A rendered client config block. */
 export interface ClientConfig {
@@ -42,7 +46,9 @@ export interface ClientConfig {
  * the reduced environment clients give MCP servers.
  *
  * Shapes: Codex `config.toml` `[mcp_servers.<name>]` with `command`/`args` (Codex
- * `RawMcpServerConfig`); Claude (Claude Code `.mcp.json` and Claude Desktop) `{"mcpServers":
+ * `RawMcpServerConfig`), and at `files` and `terminal` `default_tools_approval_mode = "approve"`
+ * under a comment saying why (`codex exec` declines tools that need approval; see
+ * codex-tool-approval.ts); Claude (Claude Code `.mcp.json` and Claude Desktop) `{"mcpServers":
  * {<name>: {command, args}}}`; VS Code `.vscode/mcp.json` `{"servers": {<name>: {type: "stdio",
  * command, args}}}`.
  * @throws BadInputError for a server name clients would refuse.
@@ -73,15 +79,19 @@ export function renderClientConfig(options: {
   ])
   const server: ServerEntry = {command: launch.command, args: launch.args}
   switch (options.client) {
-    case 'codex':
+    case 'codex': {
+      // At read level every tool is annotated read-only, so Codex runs them without asking.
+      const runsWrites = levelIncludes(options.level, 'files')
+      const table = stringifyToml({mcp_servers: {[name]: {...server}}}).trimEnd()
       return {
         client: 'codex',
         name,
         destination: '~/.codex/config.toml (or $CODEX_HOME/config.toml)',
         format: 'toml',
-        server,
-        text: stringifyToml({mcp_servers: {[name]: {...server}}}).trimEnd() + '\n',
+        server: runsWrites ? {...server, [CODEX_APPROVAL_KEY]: CODEX_APPROVAL_WITHOUT_ASKING} : server,
+        text: [table, ...(runsWrites ? CODEX_APPROVAL_LINES : [])].join('\n') + '\n',
       }
+    }
     case 'claude':
       return {
         client: 'claude',

@@ -17,8 +17,8 @@ import {
 
 /**
  * The Codex CLI (`@openai/codex`, pinned in package.json) as the MCP client: a temporary
- * CODEX_HOME registers the built `ak exec serve --level terminal` as an MCP server and points
- * Codex at a mock model on loopback. The mock model calls exec_command, then read, then edit,
+ * CODEX_HOME holds the block `ak exec config --client codex --level terminal` prints, unchanged,
+ * and points Codex at a mock model on loopback. The mock model calls exec_command, then read, then edit,
  * one call per turn, and each turn checks the tool answer Codex passed back from the one before.
  */
 const CODEX_BIN = path.join(path.dirname(createRequire(import.meta.url).resolve('@openai/codex/package.json')), 'bin', 'codex.js')
@@ -82,11 +82,16 @@ describe('Codex CLI as the MCP client of ak exec serve', function () {
     codexHome = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-codex-home-')))
     await writeFile(path.join(workspace, 'notes.txt'), 'status: draft\n')
     mock = await startMockResponsesProvider(script)
+    // The block exactly as `ak exec config` prints it, after the test's own model settings.
+    const block = await execa(process.execPath, [RUN_JS, 'exec', 'config', '--client', 'codex', '--name', SERVER_NAME, '--workspace', workspace, '--level', 'terminal', '--quiet'])
     await writeFile(
       path.join(codexHome, 'config.toml'),
       [
         'model = "mock-model"',
         'model_provider = "mock"',
+        // Codex gives an optional MCP server one second to start before it builds the first
+        // turn's tool list without it; 0 makes it wait up to the server's startup timeout.
+        'mcp_optional_startup_grace_ms = 0',
         '',
         '[model_providers.mock]',
         'name = "mock"',
@@ -94,18 +99,7 @@ describe('Codex CLI as the MCP client of ak exec serve', function () {
         'wire_api = "responses"',
         'request_max_retries = 0',
         'stream_max_retries = 0',
-        '',
-        `[mcp_servers.${SERVER_NAME}]`,
-        `command = ${JSON.stringify(process.execPath)}`,
-        `args = ${JSON.stringify([RUN_JS, 'exec', 'serve', '--workspace', workspace, '--level', 'terminal'])}`,
-        // Without this, `codex exec` (which never asks) declines every MCP tool call.
-        'default_tools_approval_mode = "approve"',
-        // Codex gives an optional MCP server one second to start before leaving its tools out
-        // of a turn; a required one is waited for (up to startup_timeout_sec).
-        'required = true',
-        'startup_timeout_sec = 60',
-        'tool_timeout_sec = 60',
-        '',
+        block.stdout,
       ].join('\n'),
     )
     run = await execa(process.execPath, [CODEX_BIN, 'exec', '--skip-git-repo-check', '-C', workspace, 'Show the notes, then mark them final.'], {

@@ -3,6 +3,7 @@ import {parse as parseToml} from 'smol-toml'
 
 import {BadInputError} from '../../../src/errors.js'
 import {renderClientConfig} from '../../../src/exec/client-config.js'
+import {CODEX_APPROVAL_COMMENT} from '../../../src/launch/codex-tool-approval.js'
 import {RUN_JS} from '../../helpers/clients.js'
 
 const workspace = '/home/dev/my "app"'
@@ -13,8 +14,29 @@ describe('renderClientConfig', () => {
     const config = renderClientConfig({client: 'codex', workspace, level: 'files'})
     expect(config.text.startsWith('[mcp_servers.ak-exec]\n')).to.equal(true)
     expect(parseToml(config.text)).to.deep.equal({
-      mcp_servers: {'ak-exec': {command: process.execPath, args: expectedArgs}},
+      mcp_servers: {'ak-exec': {command: process.execPath, args: expectedArgs, default_tools_approval_mode: 'approve'}},
     })
+    expect(parseToml(config.text)).to.deep.equal({mcp_servers: {'ak-exec': config.server}})
+  })
+
+  for (const level of ['files', 'terminal'] as const) {
+    it(`lets codex exec run the tools at ${level}, under a one-line comment saying how to be asked instead`, () => {
+      const lines = renderClientConfig({client: 'codex', workspace, level}).text.trimEnd().split('\n')
+      expect(lines.slice(-2)).to.deep.equal([`# ${CODEX_APPROVAL_COMMENT}`, 'default_tools_approval_mode = "approve"'])
+      expect(CODEX_APPROVAL_COMMENT).to.contain('codex exec').and.contain('"writes"')
+    })
+  }
+
+  it('leaves the approval mode to Codex at read, where every tool is read-only', () => {
+    const config = renderClientConfig({client: 'codex', workspace, level: 'read'})
+    expect(config.text).not.to.contain('approval')
+    expect(config.server).not.to.have.property('default_tools_approval_mode')
+  })
+
+  it('writes no Codex key into the JSON of the other clients', () => {
+    for (const client of ['claude', 'vscode'] as const) {
+      expect(renderClientConfig({client, workspace, level: 'terminal'}).text).not.to.contain('approval')
+    }
   })
 
   it('writes Claude mcpServers JSON', () => {
