@@ -9,11 +9,12 @@ import {checkExecSandbox} from './sandbox-check.js'
 import {checkNode} from './node-check.js'
 import {checkRegistration} from './registration-check.js'
 import {checkProjectTrust} from './trust-check.js'
+import {checkExecApproval} from './tool-approval-check.js'
 
 /**
  * Runs every `ak doctor` check, in report order and grouped by server: Node.js (ak); that
- * `ak exec serve` starts on the current folder and whether its terminal sandbox can run here
- * (AgentExec); the codex CLI, the Codex home and its
+ * `ak exec serve` starts on the current folder, whether its terminal sandbox can run here, and
+ * whether Codex would decline the tools of the AgentExec entries in its config.toml (AgentExec); the codex CLI, the Codex home and its
  * config.toml, the trust of the current project's agents, the agent runtime's registration, the
  * plugin root and the agents discovery finds (Codex agent runtime). Fix commands repeat the
  * `--codex-home` and `--plugin-root` doctor was given. Checks never
@@ -35,7 +36,7 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
   const inPart = (server: DoctorServer, results: CheckResult[]): ReportedCheck[] => results.map((result) => ({server, ...result}))
   const checks: ReportedCheck[] = [
     ...inPart('ak', [checkNode()]),
-    ...inPart('exec', [await checkExecServe(environment), await checkExecSandbox(environment)]),
+    ...inPart('exec', [await checkExecServe(environment), await checkExecSandbox(environment), checkExecApproval(roots.codexHome, config)]),
     ...inPart('codex-agent-runtime', [
       registration.status === 'ok' && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
       home,
