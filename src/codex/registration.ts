@@ -47,6 +47,11 @@ export interface ConfigChange {
   block: string
   /** A unified diff of the file from `before` to `after`; empty when nothing changes. */
   diff: string
+  /**
+   * register over an entry whose `default_tools_approval_mode` the user set to something other
+   * than `approve`: that value, kept (Codex then asks before each agent call; codex exec declines them).
+   */
+  keptApprovalMode?: string
 }
 
 /**
@@ -141,9 +146,11 @@ export async function planRegister(roots: CodexRoots, name: string, env: NodeJS.
     return change(configPath, name, 'add', before, after, lines.join(eol) + eol)
   }
   const updates = ownedKeyUpdates(existing, entry)
+  const userMode = existing[CODEX_APPROVAL_KEY]
+  const kept = userMode !== undefined && userMode !== CODEX_APPROVAL_WITHOUT_ASKING ? {keptApprovalMode: String(userMode)} : {}
   if (Object.keys(updates).length === 0) {
     const [table] = tablesOf(documentOf(configPath, text), ['mcp_servers', name])
-    return change(configPath, name, 'none', before, text, table ? tableText(text, table) : '')
+    return {...change(configPath, name, 'none', before, text, table ? tableText(text, table) : ''), ...kept}
   }
   const table = tablesOf(documentOf(configPath, text), ['mcp_servers', name]).find((candidate) => candidate.resolvedKey.length === 2)
   if (!table) throw cannotEditAsText(configPath, name)
@@ -151,7 +158,7 @@ export async function planRegister(roots: CodexRoots, name: string, env: NodeJS.
   const after = setTableKeys(text, table, edits, eol)
   checkEdit(configPath, name, data, after, {...existing, ...updates})
   const [written] = tablesOf(parseTomlDocument(after), ['mcp_servers', name])
-  return change(configPath, name, 'replace', before, after, written ? tableText(after, written) : '')
+  return {...change(configPath, name, 'replace', before, after, written ? tableText(after, written) : ''), ...kept}
 }
 
 /**

@@ -83,6 +83,8 @@ describe('registration in config.toml', () => {
     const again = await planRegister(roots, 'agents', {})
     expect(again.action).to.equal('none')
     expect(again.after).to.equal(asked)
+    expect(again.keptApprovalMode).to.equal('writes')
+    expect((await planRegister(roots, 'other', {})).keptApprovalMode).to.equal(undefined)
   })
 
   it("forwards a provider's env_key when it is set", async () => {
