@@ -6,7 +6,7 @@ import {isDeepStrictEqual} from 'node:util'
 import {createTwoFilesPatch} from 'diff'
 
 import {BadInputError, DispatchFailedError, NotFoundError} from '../errors.js'
-import {akLaunch} from '../launch/ak-launch.js'
+import {type AkInstall, akCommandLaunch, currentAkInstall} from '../launch/config-launch.js'
 import {CODEX_APPROVAL_COMMENT, CODEX_APPROVAL_KEY, CODEX_APPROVAL_WITHOUT_ASKING} from '../launch/codex-tool-approval.js'
 import {codexConfigPath} from './codex-config.js'
 import {shellQuote} from './inspect.js'
@@ -70,17 +70,21 @@ export function checkServerName(name: string): string {
 }
 
 /**
- * The entry that starts `ak codex-agent-runtime serve` with absolute paths (the Node binary
- * running ak and ak's entry file), the roots passed explicitly, `tool_timeout_sec =
- * REGISTERED_TOOL_TIMEOUT_SEC`, and `env_vars` naming the variables of FORWARDED_ENV_VARS and the
- * config's provider `env_key`s that are set in `env`.
+ * The entry that starts `ak codex-agent-runtime serve` in the form that fits where ak runs from
+ * (`akCommandLaunch`: absolute paths of the Node.js binary and ak's entry file from a clone, the
+ * `ak` bin or `npx -y @agentorg/ak@<version>` from an installed package; `install` defaults to
+ * this ak, its bins looked for on `env.PATH`), the roots passed explicitly, `tool_timeout_sec =
+ * REGISTERED_TOOL_TIMEOUT_SEC`, `env_vars` naming the variables of FORWARDED_ENV_VARS and the
+ * config's provider `env_key`s that are set in `env`, and `default_tools_approval_mode =
+ * "approve"`: agent tools are not read-only, so `codex exec`, which cannot ask, would decline
+ * every agent call without it.
  */
-export function registrationEntry(roots: CodexRoots, config: Record<string, unknown>, env: NodeJS.ProcessEnv): RegistrationEntry {
+export function registrationEntry(roots: CodexRoots, config: Record<string, unknown>, env: NodeJS.ProcessEnv, install: AkInstall = currentAkInstall(env.PATH)): RegistrationEntry {
   const providerKeys = Object.values((config.model_providers as Record<string, {env_key?: unknown}> | undefined) ?? {})
     .map((provider) => provider?.env_key)
     .filter((key): key is string => typeof key === 'string')
   const envVars = [...new Set([...FORWARDED_ENV_VARS, ...providerKeys])].filter((name) => env[name] !== undefined && env[name] !== '')
-  const launch = akLaunch(['codex-agent-runtime', 'serve', '--codex-home', roots.codexHome, '--plugin-root', roots.pluginRoot])
+  const launch = akCommandLaunch(install, ['codex-agent-runtime', 'serve', '--codex-home', roots.codexHome, '--plugin-root', roots.pluginRoot])
   const entry: RegistrationEntry = {command: launch.command, args: launch.args}
   if (envVars.length > 0) entry.env_vars = envVars
   entry.tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC

@@ -1,6 +1,7 @@
 import {stringify as stringifyToml} from 'smol-toml'
 
-import {type AkLaunch, akLaunch} from '../launch/ak-launch.js'
+import type {AkLaunch} from '../launch/ak-launch.js'
+import {type AkInstall, agentExecLaunch, currentAkInstall} from '../launch/config-launch.js'
 import {CODEX_APPROVAL_KEY, CODEX_APPROVAL_LINES, CODEX_APPROVAL_WITHOUT_ASKING} from '../launch/codex-tool-approval.js'
 import {BadInputError} from '../errors.js'
 import {type Level, levelIncludes} from './level.js'
@@ -41,9 +42,11 @@ export interface ClientConfig {
 }
 
 /**
- * Renders the MCP config block that makes `client` start `ak exec serve` on `workspace` (an
- * absolute real path) at `level`, in `sandbox` when given, with absolute paths only (see `akLaunch`), so it works under
- * the reduced environment clients give MCP servers.
+ * Renders the MCP config block that makes `client` start AgentExec on `workspace` (an absolute
+ * real path) at `level`, in `sandbox` when given, launched in the form that fits where ak runs
+ * from (`agentExecLaunch`: absolute paths from a clone, the `agentexec` bin or `npx -y
+ * @agentorg/exec@<version>` from an installed package), so it works under the reduced environment
+ * clients give MCP servers.
  *
  * Shapes: Codex `config.toml` `[mcp_servers.<name>]` with `command`/`args` (Codex
  * `RawMcpServerConfig`), and at `files` and `terminal` `default_tools_approval_mode = "approve"`
@@ -60,6 +63,8 @@ export function renderClientConfig(options: {
   name?: string
   /** The sandbox the server runs commands in; default none. */
   sandbox?: SandboxPolicy
+  /** Where ak runs from; default: this ak (`currentAkInstall`). */
+  install?: AkInstall
 }): ClientConfig {
   const name = options.name ?? DEFAULT_CONFIG_SERVER_NAME
   if (!SERVER_NAME.test(name)) {
@@ -68,9 +73,7 @@ export function renderClientConfig(options: {
     )
   }
   const sandbox = options.sandbox?.mode === 'off' ? undefined : options.sandbox
-  const launch = akLaunch([
-    'exec',
-    'serve',
+  const launch = agentExecLaunch(options.install ?? currentAkInstall(), [
     '--workspace',
     options.workspace,
     '--level',

@@ -5,7 +5,7 @@ import {parse} from 'smol-toml'
 
 import {akEntryFile} from '../../../src/launch/ak-launch.js'
 import {REGISTERED_TOOL_TIMEOUT_SEC} from '../../../src/codex/limits.js'
-import {applyConfigChange, checkServerName, planRegister, planUnregister} from '../../../src/codex/registration.js'
+import {applyConfigChange, checkServerName, planRegister, planUnregister, registrationEntry} from '../../../src/codex/registration.js'
 import {CODEX_APPROVAL_COMMENT} from '../../../src/launch/codex-tool-approval.js'
 import {BadInputError, NotFoundError} from '../../../src/errors.js'
 import {tempDir} from '../../helpers/codex-fixtures.js'
@@ -85,6 +85,15 @@ describe('registration in config.toml', () => {
     expect(again.after).to.equal(asked)
     expect(again.keptApprovalMode).to.equal('writes')
     expect((await planRegister(roots, 'other', {})).keptApprovalMode).to.equal(undefined)
+  })
+
+  it('starts an installed package by its ak bin, or npx of @agentorg/ak at this version, not a path into it', () => {
+    const words = ['codex-agent-runtime', 'serve', '--codex-home', codexHome, '--plugin-root', '/plugins']
+    const global = registrationEntry(roots, {}, {}, {kind: 'package', version: '1.2.3', binsOnPath: ['ak']})
+    expect(global).to.include({command: 'ak'})
+    expect(global.args).to.deep.equal(words)
+    const local = registrationEntry(roots, {}, {}, {kind: 'package', version: '1.2.3', binsOnPath: []})
+    expect([local.command, ...local.args]).to.deep.equal(['npx', '-y', '@agentorg/ak@1.2.3', ...words])
   })
 
   it("forwards a provider's env_key when it is set", async () => {

@@ -60,6 +60,14 @@ describe('renderClientConfig', () => {
     expect(none.server.args).to.not.include('--sandbox')
   })
 
+  it('starts the installed package by its agentexec bin, or npx of @agentorg/exec at this version, not a path into it', () => {
+    const serve = ['--workspace', workspace, '--level', 'terminal']
+    const global = renderClientConfig({client: 'codex', workspace, level: 'terminal', install: {kind: 'package', version: '1.2.3', binsOnPath: ['ak', 'agentexec']}})
+    expect(parseToml(global.text)).to.deep.equal({mcp_servers: {'ak-exec': {command: 'agentexec', args: serve, default_tools_approval_mode: 'approve'}}})
+    const local = renderClientConfig({client: 'claude', workspace, level: 'terminal', install: {kind: 'package', version: '1.2.3', binsOnPath: []}})
+    expect(JSON.parse(local.text)).to.deep.equal({mcpServers: {'ak-exec': {command: 'npx', args: ['-y', '@agentorg/exec@1.2.3', ...serve]}}})
+  })
+
   it('refuses a server name a client would not accept', () => {
     expect(() => renderClientConfig({client: 'codex', workspace, level: 'read', name: 'my server'})).to.throw(
       BadInputError,
