@@ -5,6 +5,7 @@
 import {expect} from 'chai'
 import {execFile} from 'node:child_process'
 import {existsSync} from 'node:fs'
+import {readFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {promisify} from 'node:util'
 
@@ -141,7 +142,8 @@ describe('dispatch through the real Codex CLI', function () {
     })
   }
 
-  it('runs an agent call from codex exec through the entry register wrote, as written', async () => {
+  /** Runs `codex exec` with CALLER_PROMPT in the Codex home; its stdout and stderr, and the agent runs it dispatched. */
+  async function callAgentThroughCodex(): Promise<{stdout: string; stderr: string; agentRuns: number}> {
     const before = provider.requests.length
     // A model Codex has no metadata for gets the plain request form, whose `tools` list holds the MCP tools.
     const started = run(path.join(CODEX_BIN_DIR, 'codex'), ['exec', '--skip-git-repo-check', '--color', 'never', '-m', 'mock-caller', CALLER_PROMPT], {
@@ -151,12 +153,27 @@ describe('dispatch through the real Codex CLI', function () {
     })
     started.child.stdin?.end() // with stdin open, codex exec waits to append it to the prompt
     const codex = await started.catch((error: {stdout?: string; stderr?: string; message: string}) => ({stdout: error.stdout ?? '', stderr: `${error.message}\n${error.stderr ?? ''}`}))
-    const requests = provider.requests.slice(before)
-    const agentRuns = requests.filter((body) => body.model === 'mock-model-7')
-    expect(agentRuns, `a dispatched agent run; codex stderr:\n${codex.stderr.slice(-3000)}`).to.have.length(1)
+    return {...codex, agentRuns: provider.requests.slice(before).filter((body) => body.model === 'mock-model-7').length}
+  }
+
+  it('runs an agent call from codex exec through the entry register wrote, as written', async () => {
+    const codex = await callAgentThroughCodex()
+    expect(codex.agentRuns, `a dispatched agent run; codex stderr:\n${codex.stderr.slice(-3000)}`).to.equal(1)
     expect(codex.stdout, codex.stderr.slice(-3000)).to.contain('AGENT SAID: ').and.contain(FINAL_MESSAGE)
-    expect(codex.stdout).not.to.contain('requires approval')
     expect(provider.errors).to.deep.equal([])
+  })
+
+  it('has codex exec decline the agent call once the entry asks for approval instead', async () => {
+    const config = path.join(codexHome, 'config.toml')
+    const written = await readFile(config, 'utf8')
+    await writeFile(config, written.replace('default_tools_approval_mode = "approve"', 'default_tools_approval_mode = "writes"'))
+    try {
+      const codex = await callAgentThroughCodex()
+      expect(codex.agentRuns).to.equal(0)
+      expect(codex.stdout, codex.stderr.slice(-3000)).to.contain('AGENT SAID: ').and.contain('requires approval')
+    } finally {
+      await writeFile(config, written)
+    }
   })
 
   it("starts the agent's own MCP server with only the tools a call asks for", async () => {
