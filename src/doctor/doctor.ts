@@ -1,4 +1,5 @@
 import {readCodexConfig} from '../codex/codex-config.js'
+import {mcpServersOf, runsAgentRuntime} from '../codex/mcp-servers.js'
 import {resolveRoots} from '../codex/roots.js'
 import {checkAgents, checkPluginRoot} from './agents-check.js'
 import {type CheckResult, type DoctorEnvironment, type DoctorReport, type DoctorServer, type ReportedCheck, akFix, fail} from './check.js'
@@ -21,7 +22,8 @@ import {checkExecApproval} from './tool-approval-check.js'
  * throw for what they examine: a problem is a result.
  *
  * One rule joins two checks: a missing `codex` is a warning on its own (only agent calls need
- * it), but a failure when the agent runtime is registered, since every agent call would fail.
+ * it), but a failure when the agent runtime is registered (and starts), since every agent call
+ * would fail.
  * @throws BadInputError when `--codex-home` or `--plugin-root` is given but empty.
  */
 export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorReport> {
@@ -32,13 +34,15 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
   const config = await readCodexConfig(roots.codexHome)
   const codex = await checkCodexCli(environment)
   const registration = await checkRegistration(roots.codexHome, config, environment)
+  // Registered and starting: a warning (a short timeout, agent calls needing approval) still leaves agent calls to codex.
+  const isRegistered = registration.status !== 'fail' && config.status === 'ok' && Object.values(mcpServersOf(config.data)).some(runsAgentRuntime)
   const home = await checkCodexHome(roots.codexHome, {given: environment.codexHome !== undefined || Boolean(environment.env.CODEX_HOME?.trim())})
   const inPart = (server: DoctorServer, results: CheckResult[]): ReportedCheck[] => results.map((result) => ({server, ...result}))
   const checks: ReportedCheck[] = [
     ...inPart('ak', [checkNode()]),
     ...inPart('exec', [await checkExecServe(environment), await checkExecSandbox(environment), checkExecApproval(roots.codexHome, config)]),
     ...inPart('codex-agent-runtime', [
-      registration.status === 'ok' && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
+      isRegistered && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
       home,
       checkCodexConfig(roots.codexHome, config, akFix(['codex-agent-runtime', 'register'], roots, environment), {homeExists: await isFolder(roots.codexHome)}),
       await checkProjectTrust(roots.codexHome, config, environment.cwd, environment.homeDir),
