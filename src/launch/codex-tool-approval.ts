@@ -5,11 +5,16 @@
  * Codex 0.171 reads `default_tools_approval_mode` in an `[mcp_servers.<name>]` table (the mode of
  * every tool of that server) and `approval_mode` in `[mcp_servers.<name>.tools.<tool>]` (one tool,
  * winning over the server's mode). Each is one of CODEX_APPROVAL_MODES (`AppToolApproval` in
- * codex-rs/config/src/mcp_types.rs); `auto` is the default. Under `auto`, `writes` and `prompt`, a
- * tool that is not annotated read-only needs approval (`prompt`: every tool does); `codex exec`
- * runs with the approval policy `never`, so it cannot ask and declines the call ("MCP tool call
- * requires approval, but approval policy is never"), and so does an interactive Codex whose
- * `approval_policy` is `never`. `approve` runs the server's tools without asking.
+ * codex-rs/config/src/mcp_types.rs); `auto` is the default. Under `auto` a tool needs approval
+ * unless its annotations mark it read-only, or mark it neither destructive nor open-world (a
+ * missing hint counts as yes: `requires_mcp_tool_approval` in codex-rs/core/src/mcp_tool_call.rs);
+ * `writes` asks for every tool not marked read-only, `prompt` for every tool. Every ak tool that
+ * changes something (edit, exec_command, write_stdin, agent_*) is destructive or open-world, so it
+ * needs approval under all three. `codex exec` runs with the approval policy `never`, so it cannot
+ * ask and declines the call ("MCP tool call requires approval, but approval policy is never"), and
+ * so does an interactive Codex whose `approval_policy` is `never`. `approve` runs the server's
+ * tools without asking. (Checked against Codex 0.171: its config refuses other values, and its
+ * binary holds that message.)
  */
 
 /** The key of an `[mcp_servers.<name>]` table that sets the approval mode of all its tools. */
