@@ -6,7 +6,8 @@ import {isDeepStrictEqual} from 'node:util'
 import {createTwoFilesPatch} from 'diff'
 
 import {BadInputError, DispatchFailedError, NotFoundError} from '../errors.js'
-import {akLaunch} from '../launch/ak-launch.js'
+import {type AkInstall, akCommandLaunch, currentAkInstall} from '../launch/config-launch.js'
+import {CODEX_APPROVAL_COMMENT, CODEX_APPROVAL_KEY, CODEX_APPROVAL_WITHOUT_ASKING} from '../launch/codex-tool-approval.js'
 import {codexConfigPath} from './codex-config.js'
 import {shellQuote} from './inspect.js'
 import {CODEX_CONFIG_MAX_BYTES, REGISTERED_TOOL_TIMEOUT_SEC, SERVER_NAME_MAX_CHARS} from './limits.js'
@@ -29,6 +30,8 @@ export interface RegistrationEntry {
   args: string[]
   env_vars?: string[]
   tool_timeout_sec?: number
+  /** `approve`, so `codex exec` runs agent calls instead of declining them (codex-tool-approval.ts). */
+  [CODEX_APPROVAL_KEY]?: string
 }
 
 /** A planned edit of `<codexHome>/config.toml`, shown to the user before it is written. */
@@ -44,6 +47,11 @@ export interface ConfigChange {
   block: string
   /** A unified diff of the file from `before` to `after`; empty when nothing changes. */
   diff: string
+  /**
+   * register over an entry whose `default_tools_approval_mode` the user set to something other
+   * than `approve`: that value, kept (Codex then asks before each agent call; codex exec declines them).
+   */
+  keptApprovalMode?: string
 }
 
 /**
@@ -62,32 +70,49 @@ export function checkServerName(name: string): string {
 }
 
 /**
- * The entry that starts `ak codex-agent-runtime serve` with absolute paths (the Node binary
- * running ak and ak's entry file), the roots passed explicitly, `tool_timeout_sec =
- * REGISTERED_TOOL_TIMEOUT_SEC`, and `env_vars` naming the variables of FORWARDED_ENV_VARS and the
- * config's provider `env_key`s that are set in `env`.
+ * The entry that starts `ak codex-agent-runtime serve` in the form that fits where ak runs from
+ * (`akCommandLaunch`: absolute paths of the Node.js binary and ak's entry file from a clone, the
+ * `ak` bin or `npx -y @agentorg/ak@<version>` from an installed package; `install` defaults to
+ * this ak, its bins looked for on `env.PATH`), the roots passed explicitly, `tool_timeout_sec =
+ * REGISTERED_TOOL_TIMEOUT_SEC`, `env_vars` naming the variables of FORWARDED_ENV_VARS and the
+ * config's provider `env_key`s that are set in `env`, and `default_tools_approval_mode =
+ * "approve"`: agent tools are not read-only, so `codex exec`, which cannot ask, would decline
+ * every agent call without it.
  */
-export function registrationEntry(roots: CodexRoots, config: Record<string, unknown>, env: NodeJS.ProcessEnv): RegistrationEntry {
+export function registrationEntry(roots: CodexRoots, config: Record<string, unknown>, env: NodeJS.ProcessEnv, install: AkInstall = currentAkInstall(env.PATH)): RegistrationEntry {
   const providerKeys = Object.values((config.model_providers as Record<string, {env_key?: unknown}> | undefined) ?? {})
     .map((provider) => provider?.env_key)
     .filter((key): key is string => typeof key === 'string')
   const envVars = [...new Set([...FORWARDED_ENV_VARS, ...providerKeys])].filter((name) => env[name] !== undefined && env[name] !== '')
-  const launch = akLaunch(['codex-agent-runtime', 'serve', '--codex-home', roots.codexHome, '--plugin-root', roots.pluginRoot])
+  const launch = akCommandLaunch(install, ['codex-agent-runtime', 'serve', '--codex-home', roots.codexHome, '--plugin-root', roots.pluginRoot])
   const entry: RegistrationEntry = {command: launch.command, args: launch.args}
   if (envVars.length > 0) entry.env_vars = envVars
   entry.tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC
+  entry[CODEX_APPROVAL_KEY] = CODEX_APPROVAL_WITHOUT_ASKING
   return entry
 }
 
-/** The entry as TOML lines, without terminators. */
+/** The entry as TOML lines, without terminators; the approval mode under its comment line. */
 export function renderEntry(name: string, entry: RegistrationEntry): string[] {
-  return [`[mcp_servers.${tomlKey(name)}]`, ...Object.entries(entry).map(([key, value]) => `${key} = ${tomlValue(value)}`)]
+  return [
+    `[mcp_servers.${tomlKey(name)}]`,
+    ...Object.entries(entry).flatMap(([key, value]) => {
+      const comment = commentAbove(key)
+      return [...(comment === undefined ? [] : [`# ${comment}`]), `${key} = ${tomlValue(value)}`]
+    }),
+  ]
+}
+
+/** The comment ak writes on the line above a key it owns, if any. */
+function commentAbove(key: string): string | undefined {
+  return key === CODEX_APPROVAL_KEY ? CODEX_APPROVAL_COMMENT : undefined
 }
 
 /**
  * The keys `register` owns in an existing entry of this runtime and the values to write: the
  * command and args when they differ, `tool_timeout_sec` when it is missing or shorter than
- * REGISTERED_TOOL_TIMEOUT_SEC, and `env_vars` only when the entry has none. Every other key is the
+ * REGISTERED_TOOL_TIMEOUT_SEC, and `env_vars` and `default_tools_approval_mode` only when the
+ * entry has none (a user who set the mode, e.g. to be asked, keeps it). Every other key is the
  * user's and is kept (DESIGN §5.5).
  */
 export function ownedKeyUpdates(existing: Record<string, unknown>, entry: RegistrationEntry): Partial<RegistrationEntry> {
@@ -95,6 +120,7 @@ export function ownedKeyUpdates(existing: Record<string, unknown>, entry: Regist
   if (!sameToml(existing.command, entry.command)) updates.command = entry.command
   if (!sameToml(existing.args, entry.args)) updates.args = entry.args
   if (entry.env_vars && existing.env_vars === undefined) updates.env_vars = entry.env_vars
+  if (entry[CODEX_APPROVAL_KEY] !== undefined && existing[CODEX_APPROVAL_KEY] === undefined) updates[CODEX_APPROVAL_KEY] = entry[CODEX_APPROVAL_KEY]
   const timeout = existing.tool_timeout_sec
   if (!(typeof timeout === 'number' && timeout >= REGISTERED_TOOL_TIMEOUT_SEC)) updates.tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC
   return updates
@@ -124,17 +150,19 @@ export async function planRegister(roots: CodexRoots, name: string, env: NodeJS.
     return change(configPath, name, 'add', before, after, lines.join(eol) + eol)
   }
   const updates = ownedKeyUpdates(existing, entry)
+  const userMode = existing[CODEX_APPROVAL_KEY]
+  const kept = userMode !== undefined && userMode !== CODEX_APPROVAL_WITHOUT_ASKING ? {keptApprovalMode: String(userMode)} : {}
   if (Object.keys(updates).length === 0) {
     const [table] = tablesOf(documentOf(configPath, text), ['mcp_servers', name])
-    return change(configPath, name, 'none', before, text, table ? tableText(text, table) : '')
+    return {...change(configPath, name, 'none', before, text, table ? tableText(text, table) : ''), ...kept}
   }
   const table = tablesOf(documentOf(configPath, text), ['mcp_servers', name]).find((candidate) => candidate.resolvedKey.length === 2)
   if (!table) throw cannotEditAsText(configPath, name)
-  const edits: KeyEdit[] = Object.entries(updates).map(([key, value]) => ({key, value: tomlValue(value)}))
+  const edits: KeyEdit[] = Object.entries(updates).map(([key, value]) => ({key, value: tomlValue(value), comment: commentAbove(key)}))
   const after = setTableKeys(text, table, edits, eol)
   checkEdit(configPath, name, data, after, {...existing, ...updates})
   const [written] = tablesOf(parseTomlDocument(after), ['mcp_servers', name])
-  return change(configPath, name, 'replace', before, after, written ? tableText(after, written) : '')
+  return {...change(configPath, name, 'replace', before, after, written ? tableText(after, written) : ''), ...kept}
 }
 
 /**

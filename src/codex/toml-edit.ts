@@ -31,20 +31,22 @@ export function tablesOf(document: AST.TOMLProgram, keyPath: string[]): AST.TOML
 export interface KeyEdit {
   key: string
   value: string
+  /** A comment (without `# `) for the line above the key, written only when the key is added. */
+  comment?: string
 }
 
 /**
  * Sets single-segment keys of `table`: an existing key gets its value's text replaced (its key,
  * spacing and trailing comment stay); a missing key gets a line of its own after the table's last
- * key. @param eol the document's line terminator, used for added lines
+ * key, under its comment line when the edit has one. @param eol the document's line terminator, used for added lines
  */
 export function setTableKeys(text: string, table: AST.TOMLTable, edits: KeyEdit[], eol: string): string {
   const splices: Array<{start: number; end: number; insert: string}> = []
   let added = ''
-  for (const {key, value} of edits) {
+  for (const {key, value, comment} of edits) {
     const existing = table.body.find((pair) => pair.key.keys.length === 1 && keyName(pair.key.keys[0]!) === key)
     if (existing) splices.push({start: existing.value.range[0], end: existing.value.range[1], insert: value})
-    else added += `${key} = ${value}${eol}`
+    else added += `${comment === undefined ? '' : `# ${comment}${eol}`}${key} = ${value}${eol}`
   }
   if (added !== '') {
     const last = table.body[table.body.length - 1]

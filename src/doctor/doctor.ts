@@ -1,4 +1,5 @@
 import {readCodexConfig} from '../codex/codex-config.js'
+import {mcpServersOf, runsAgentRuntime} from '../codex/mcp-servers.js'
 import {resolveRoots} from '../codex/roots.js'
 import {checkAgents, checkPluginRoot} from './agents-check.js'
 import {type CheckResult, type DoctorEnvironment, type DoctorReport, type DoctorServer, type ReportedCheck, akFix, fail} from './check.js'
@@ -9,18 +10,20 @@ import {checkExecSandbox} from './sandbox-check.js'
 import {checkNode} from './node-check.js'
 import {checkRegistration} from './registration-check.js'
 import {checkProjectTrust} from './trust-check.js'
+import {checkExecApproval} from './tool-approval-check.js'
 
 /**
  * Runs every `ak doctor` check, in report order and grouped by server: Node.js (ak); that
- * `ak exec serve` starts on the current folder and whether its terminal sandbox can run here
- * (AgentExec); the codex CLI, the Codex home and its
+ * `ak exec serve` starts on the current folder, whether its terminal sandbox can run here, and
+ * whether Codex would decline the tools of the AgentExec entries in its config.toml (AgentExec); the codex CLI, the Codex home and its
  * config.toml, the trust of the current project's agents, the agent runtime's registration, the
  * plugin root and the agents discovery finds (Codex agent runtime). Fix commands repeat the
  * `--codex-home` and `--plugin-root` doctor was given. Checks never
  * throw for what they examine: a problem is a result.
  *
  * One rule joins two checks: a missing `codex` is a warning on its own (only agent calls need
- * it), but a failure when the agent runtime is registered, since every agent call would fail.
+ * it), but a failure when the agent runtime is registered (and starts), since every agent call
+ * would fail.
  * @throws BadInputError when `--codex-home` or `--plugin-root` is given but empty.
  */
 export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorReport> {
@@ -31,13 +34,15 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
   const config = await readCodexConfig(roots.codexHome)
   const codex = await checkCodexCli(environment)
   const registration = await checkRegistration(roots.codexHome, config, environment)
+  // Registered and starting: a warning (a short timeout, agent calls needing approval) still leaves agent calls to codex.
+  const isRegistered = registration.status !== 'fail' && config.status === 'ok' && Object.values(mcpServersOf(config.data)).some(runsAgentRuntime)
   const home = await checkCodexHome(roots.codexHome, {given: environment.codexHome !== undefined || Boolean(environment.env.CODEX_HOME?.trim())})
   const inPart = (server: DoctorServer, results: CheckResult[]): ReportedCheck[] => results.map((result) => ({server, ...result}))
   const checks: ReportedCheck[] = [
     ...inPart('ak', [checkNode()]),
-    ...inPart('exec', [await checkExecServe(environment), await checkExecSandbox(environment)]),
+    ...inPart('exec', [await checkExecServe(environment), await checkExecSandbox(environment), checkExecApproval(roots.codexHome, config)]),
     ...inPart('codex-agent-runtime', [
-      registration.status === 'ok' && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
+      isRegistered && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
       home,
       checkCodexConfig(roots.codexHome, config, akFix(['codex-agent-runtime', 'register'], roots, environment), {homeExists: await isFolder(roots.codexHome)}),
       await checkProjectTrust(roots.codexHome, config, environment.cwd, environment.homeDir),

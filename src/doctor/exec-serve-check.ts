@@ -5,8 +5,8 @@ import {type CheckResult, type DoctorEnvironment, fail, ok} from './check.js'
 import {clientEnvironment, probeStdioServer} from './stdio-probe.js'
 
 /**
- * Starts `ak exec serve --workspace <cwd>` with the launch line `ak exec config` writes (absolute
- * Node.js and entry file), from the filesystem root, with a client's reduced environment; lists
+ * Starts `ak exec serve --workspace <cwd>` with the launch line of this very ak (absolute Node.js
+ * and entry file, as `ak exec config` writes from a clone), from the filesystem root, with a client's reduced environment; lists
  * its tools through an MCP client and stops it.
  */
 export async function checkExecServe(environment: DoctorEnvironment): Promise<CheckResult> {

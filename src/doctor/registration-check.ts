@@ -10,6 +10,7 @@ import {resolveRoots} from '../codex/roots.js'
 import {type CheckResult, type DoctorEnvironment, akFix, fail, ok, warn} from './check.js'
 import {isFolder} from './codex-home-check.js'
 import {clientEnvironment, probeStdioServer} from './stdio-probe.js'
+import {approvalFix, declinedToolsLine} from './tool-approval-check.js'
 
 /**
  * Checks that `<codexHome>/config.toml` has an `[mcp_servers.*]` entry that starts the Codex
@@ -17,7 +18,8 @@ import {clientEnvironment, probeStdioServer} from './stdio-probe.js'
  * that it is enabled, and that it has `tool_timeout_sec` of at least REGISTERED_TOOL_TIMEOUT_SEC (Codex's
  * default of 120 s would cut long agent calls; notes/codex.md §4). Then starts the entry the way
  * Codex does (its command and args, from the current folder, with Codex's reduced environment plus
- * the entry's `env_vars` and `env`) and lists its tools.
+ * the entry's `env_vars` and `env`) and lists its tools, and warns when `codex exec` would decline
+ * them (agent tools need approval unless the entry has `default_tools_approval_mode = "approve"`).
  */
 export async function checkRegistration(codexHome: string, config: TomlFile, environment: DoctorEnvironment): Promise<CheckResult> {
   const file = codexConfigPath(codexHome)
@@ -51,6 +53,8 @@ export async function checkRegistration(codexHome: string, config: TomlFile, env
   if (!outcome.started) {
     return fail('agent runtime', `${table} does not start: ${outcome.reason}`, `run ${[command, ...args].map(shellQuote).join(' ')} to see the whole error`)
   }
+  const declined = declinedToolsLine(name, entry, outcome.tools, config.status === 'ok' ? config.data : {})
+  if (declined) return warn('agent runtime', declined, approvalFix(name, entry, file, reregister))
   const count = outcome.tools.length
   return ok(
     'agent runtime',

@@ -1,8 +1,10 @@
 import {stringify as stringifyToml} from 'smol-toml'
 
-import {type AkLaunch, akLaunch} from '../launch/ak-launch.js'
+import type {AkLaunch} from '../launch/ak-launch.js'
+import {type AkInstall, agentExecLaunch, currentAkInstall} from '../launch/config-launch.js'
+import {CODEX_APPROVAL_KEY, CODEX_APPROVAL_LINES, CODEX_APPROVAL_WITHOUT_ASKING} from '../launch/codex-tool-approval.js'
 import {BadInputError} from '../errors.js'
-import type {Level} from './level.js'
+import {type Level, levelIncludes} from './level.js'
 import type {SandboxPolicy} from './terminal/sandbox-policy.js'
 
 /** The MCP clients `ak exec config` writes a block for. */
@@ -18,8 +20,11 @@ export const DEFAULT_CONFIG_SERVER_NAME = 'ak-exec'
  */
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
-/** A server's entry in a client config: the launch line, plus `type: "stdio"` for VS Code. */
-export type ServerEntry = AkLaunch & {type?: 'stdio'}
+/**
+ * A server's entry in a client config: the launch line, plus `type: "stdio"` for VS Code, and for
+ * Codex at `files` and `terminal` the approval mode that lets `codex exec` run the tools.
+ */
+export type ServerEntry = AkLaunch & {type?: 'stdio'; [CODEX_APPROVAL_KEY]?: string}
 
 /** A rendered client config block. */
 export interface ClientConfig {
@@ -37,12 +42,16 @@ export interface ClientConfig {
 }
 
 /**
- * Renders the MCP config block that makes `client` start `ak exec serve` on `workspace` (an
- * absolute real path) at `level`, in `sandbox` when given, with absolute paths only (see `akLaunch`), so it works under
- * the reduced environment clients give MCP servers.
+ * Renders the MCP config block that makes `client` start AgentExec on `workspace` (an absolute
+ * real path) at `level`, in `sandbox` when given, launched in the form that fits where ak runs
+ * from (`agentExecLaunch`: absolute paths from a clone, the `agentexec` bin or `npx -y
+ * @agentorg/exec@<version>` from an installed package), so it works under the reduced environment
+ * clients give MCP servers.
  *
  * Shapes: Codex `config.toml` `[mcp_servers.<name>]` with `command`/`args` (Codex
- * `RawMcpServerConfig`); Claude (Claude Code `.mcp.json` and Claude Desktop) `{"mcpServers":
+ * `RawMcpServerConfig`), and at `files` and `terminal` `default_tools_approval_mode = "approve"`
+ * under a comment saying why (`codex exec` declines tools that need approval; see
+ * codex-tool-approval.ts); Claude (Claude Code `.mcp.json` and Claude Desktop) `{"mcpServers":
  * {<name>: {command, args}}}`; VS Code `.vscode/mcp.json` `{"servers": {<name>: {type: "stdio",
  * command, args}}}`.
  * @throws BadInputError for a server name clients would refuse.
@@ -54,6 +63,8 @@ export function renderClientConfig(options: {
   name?: string
   /** The sandbox the server runs commands in; default none. */
   sandbox?: SandboxPolicy
+  /** Where ak runs from; default: this ak (`currentAkInstall`). */
+  install?: AkInstall
 }): ClientConfig {
   const name = options.name ?? DEFAULT_CONFIG_SERVER_NAME
   if (!SERVER_NAME.test(name)) {
@@ -62,9 +73,7 @@ export function renderClientConfig(options: {
     )
   }
   const sandbox = options.sandbox?.mode === 'off' ? undefined : options.sandbox
-  const launch = akLaunch([
-    'exec',
-    'serve',
+  const launch = agentExecLaunch(options.install ?? currentAkInstall(), [
     '--workspace',
     options.workspace,
     '--level',
@@ -73,15 +82,19 @@ export function renderClientConfig(options: {
   ])
   const server: ServerEntry = {command: launch.command, args: launch.args}
   switch (options.client) {
-    case 'codex':
+    case 'codex': {
+      // At read level every tool is annotated read-only, so Codex runs them without asking.
+      const runsWrites = levelIncludes(options.level, 'files')
+      const table = stringifyToml({mcp_servers: {[name]: {...server}}}).trimEnd()
       return {
         client: 'codex',
         name,
         destination: '~/.codex/config.toml (or $CODEX_HOME/config.toml)',
         format: 'toml',
-        server,
-        text: stringifyToml({mcp_servers: {[name]: {...server}}}).trimEnd() + '\n',
+        server: runsWrites ? {...server, [CODEX_APPROVAL_KEY]: CODEX_APPROVAL_WITHOUT_ASKING} : server,
+        text: [table, ...(runsWrites ? CODEX_APPROVAL_LINES : [])].join('\n') + '\n',
       }
+    }
     case 'claude':
       return {
         client: 'claude',

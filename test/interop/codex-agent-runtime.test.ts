@@ -409,4 +409,16 @@ describe('ak codex-agent-runtime serve, process behaviour', () => {
     expect(ak(['codex-agent-runtime', 'unregister', '--codex-home', home, '--yes', '--name', 'team']).status).to.equal(0)
     expect(await readFile(path.join(home, 'config.toml'), 'utf8')).to.equal('# mine\nmodel = "x"\n')
   })
+
+  it("keeps an approval mode the user set when registering again, and says what it means", async () => {
+    const home = path.join(fixture.dir, 'asked-home')
+    await writeTree(home, {'config.toml': ''})
+    expect(ak(['codex-agent-runtime', 'register', '--codex-home', home, '--yes']).status).to.equal(0)
+    const asked = (await readFile(path.join(home, 'config.toml'), 'utf8')).replace('default_tools_approval_mode = "approve"', 'default_tools_approval_mode = "writes"')
+    await writeFile(path.join(home, 'config.toml'), asked)
+    const again = ak(['codex-agent-runtime', 'register', '--codex-home', home, '--yes'])
+    expect(again.status).to.equal(0)
+    expect(again.stderr).to.contain('Kept your default_tools_approval_mode = "writes" in [mcp_servers.agents]: Codex asks before each agent call, and codex exec')
+    expect(await readFile(path.join(home, 'config.toml'), 'utf8')).to.equal(asked)
+  })
 })

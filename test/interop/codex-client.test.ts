@@ -5,7 +5,8 @@ import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {RUN_JS} from '../helpers/clients.js'
+import {REPO_ROOT, RUN_JS} from '../helpers/clients.js'
+import {type HttpServerProcess, startHttpServer} from '../helpers/http-server.js'
 import {
   type MockOutputItem,
   type MockResponsesProvider,
@@ -16,13 +17,17 @@ import {
 } from '../helpers/mock-responses-provider.js'
 
 /**
- * The Codex CLI (`@openai/codex`, pinned in package.json) as the MCP client: a temporary
- * CODEX_HOME registers the built `ak exec serve --level terminal` as an MCP server and points
- * Codex at a mock model on loopback. The mock model calls exec_command, then read, then edit,
+ * The Codex CLI (`@openai/codex`, pinned in package.json) as the MCP client, over stdio and over
+ * HTTP: a temporary CODEX_HOME holds, unchanged, the block `ak exec config --client codex --level
+ * terminal` prints, or the HTTP block of docs/http.md (its URL made the running server's), and
+ * points Codex at a mock model on loopback. The mock model calls exec_command, then read, then edit,
  * one call per turn, and each turn checks the tool answer Codex passed back from the one before.
  */
 const CODEX_BIN = path.join(path.dirname(createRequire(import.meta.url).resolve('@openai/codex/package.json')), 'bin', 'codex.js')
 const SERVER_NAME = 'ak'
+/** The page whose Codex block for `ak exec serve --http` the HTTP run uses, and the URL it shows. */
+const HTTP_DOC = path.join(REPO_ROOT, 'docs', 'http.md')
+const HTTP_DOC_URL = 'http://127.0.0.1:41817/mcp'
 /** The whole `codex exec` run: three tool calls and a final message. */
 const RUN_TIMEOUT_MS = 180_000
 
@@ -33,8 +38,20 @@ interface Step {
   expectInAnswer: RegExp[]
 }
 
-describe('Codex CLI as the MCP client of ak exec serve', function () {
+/** The Codex block of docs/http.md, with the URL of the running server and the server's name. */
+async function httpDocBlock(url: string): Promise<{block: string; name: string}> {
+  const page = await readFile(HTTP_DOC, 'utf8')
+  const block = /```toml\n(\[mcp_servers\.([\w-]+)\]\nurl = [^`]*)```/.exec(page)
+  if (!block) throw new Error(`${HTTP_DOC} has no Codex block with a url`)
+  expect(block[1], 'the URL docs/http.md shows').to.contain(HTTP_DOC_URL)
+  return {block: block[1]!.replace(HTTP_DOC_URL, url), name: block[2]!}
+}
+
+for (const transport of ['stdio', 'http'] as const) describe(`Codex CLI as the MCP client of ak exec serve over ${transport}`, function () {
   let workspace: string
+  let server: HttpServerProcess | undefined
+  let serverName = SERVER_NAME
+  const token = 'codex-test-token-0123456789abcdef'
   let codexHome: string
   let mock: MockResponsesProvider
   /** What each step's tool answered, as Codex passed it back to the model. */
@@ -68,9 +85,9 @@ describe('Codex CLI as the MCP client of ak exec serve', function () {
     }
     const step = steps[turn]
     if (!step) return [{type: 'message', text: 'ALL STEPS DONE'}]
-    const offered = findTool(request, SERVER_NAME, step.tool)
+    const offered = findTool(request, serverName, step.tool)
     if (!offered) {
-      problems.push(`turn ${turn}: Codex did not offer ${SERVER_NAME}'s ${step.tool}; tools: ${JSON.stringify(request.tools).slice(0, 2000)}`)
+      problems.push(`turn ${turn}: Codex did not offer ${serverName}'s ${step.tool}; tools: ${JSON.stringify(request.tools).slice(0, 2000)}`)
       return [{type: 'message', text: `MISSING TOOL ${step.tool}`}]
     }
     return [{type: 'function_call', ...offered, arguments: step.arguments, callId: `call_step_${turn}`}]
@@ -82,11 +99,22 @@ describe('Codex CLI as the MCP client of ak exec serve', function () {
     codexHome = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-codex-home-')))
     await writeFile(path.join(workspace, 'notes.txt'), 'status: draft\n')
     mock = await startMockResponsesProvider(script)
+    // The block exactly as `ak exec config` prints it, or as docs/http.md shows it, after the test's own model settings.
+    let block: string
+    if (transport === 'stdio') {
+      block = (await execa(process.execPath, [RUN_JS, 'exec', 'config', '--client', 'codex', '--name', SERVER_NAME, '--workspace', workspace, '--level', 'terminal', '--quiet'])).stdout
+    } else {
+      server = await startHttpServer(RUN_JS, ['exec', 'serve', '--workspace', workspace, '--level', 'terminal', '--http', '127.0.0.1:0'], {env: {AGENTEXEC_TOKEN: token}})
+      ;({block, name: serverName} = await httpDocBlock(server.url))
+    }
     await writeFile(
       path.join(codexHome, 'config.toml'),
       [
         'model = "mock-model"',
         'model_provider = "mock"',
+        // Codex gives an optional MCP server one second to start before it builds the first
+        // turn's tool list without it; 0 makes it wait up to the server's startup timeout.
+        'mcp_optional_startup_grace_ms = 0',
         '',
         '[model_providers.mock]',
         'name = "mock"',
@@ -95,21 +123,11 @@ describe('Codex CLI as the MCP client of ak exec serve', function () {
         'request_max_retries = 0',
         'stream_max_retries = 0',
         '',
-        `[mcp_servers.${SERVER_NAME}]`,
-        `command = ${JSON.stringify(process.execPath)}`,
-        `args = ${JSON.stringify([RUN_JS, 'exec', 'serve', '--workspace', workspace, '--level', 'terminal'])}`,
-        // Without this, `codex exec` (which never asks) declines every MCP tool call.
-        'default_tools_approval_mode = "approve"',
-        // Codex gives an optional MCP server one second to start before leaving its tools out
-        // of a turn; a required one is waited for (up to startup_timeout_sec).
-        'required = true',
-        'startup_timeout_sec = 60',
-        'tool_timeout_sec = 60',
-        '',
+        block,
       ].join('\n'),
     )
     run = await execa(process.execPath, [CODEX_BIN, 'exec', '--skip-git-repo-check', '-C', workspace, 'Show the notes, then mark them final.'], {
-      env: {CODEX_HOME: codexHome},
+      env: {CODEX_HOME: codexHome, AGENTEXEC_TOKEN: token},
       stdin: 'ignore',
       reject: false,
       timeout: RUN_TIMEOUT_MS,
@@ -117,6 +135,7 @@ describe('Codex CLI as the MCP client of ak exec serve', function () {
   })
 
   after(async () => {
+    await server?.stop()
     await mock?.close()
     await rm(workspace, {recursive: true, force: true})
     await rm(codexHome, {recursive: true, force: true})

@@ -5,16 +5,26 @@
 import {expect} from 'chai'
 import {execFile} from 'node:child_process'
 import {existsSync} from 'node:fs'
+import {readFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {promisify} from 'node:util'
 
 import {applyConfigChange, planRegister} from '../../src/codex/registration.js'
 import {CLIENT_LINES, REPO_ROOT, RUN_JS, connectStdio} from '../helpers/clients.js'
 import {tempDir, writeTree} from '../helpers/codex-fixtures.js'
-import {type MockResponsesProvider, type ResponsesRequest, findTool, startMockResponsesProvider} from '../helpers/mock-responses-provider.js'
+import {
+  type MockOutputItem,
+  type MockResponsesProvider,
+  type ResponsesRequest,
+  findTool,
+  functionCallOutputs,
+  startMockResponsesProvider,
+} from '../helpers/mock-responses-provider.js'
 
 const CODEX_BIN_DIR = path.join(REPO_ROOT, 'node_modules', '.bin')
 const FINAL_MESSAGE = 'The review found 2 problems.'
+/** The prompt of a `codex exec` that calls an agent through the registered runtime; it marks that run's requests. */
+const CALLER_PROMPT = 'Ask the reviewer agent to review the working tree.'
 const TINY_MCP_SERVER = path.join(REPO_ROOT, 'test', 'fixtures', 'tiny-mcp-server.mjs')
 const run = promisify(execFile)
 
@@ -33,6 +43,20 @@ async function gitInit(dir: string): Promise<void> {
   await git('commit', '-q', '--allow-empty', '-m', 'start')
 }
 
+/**
+ * The scripted model: a dispatched agent's run answers FINAL_MESSAGE; the `codex exec` started
+ * with CALLER_PROMPT calls agent_reviewer of the registered runtime `agents`, then repeats the
+ * agent's answer, or says which tool it did not get.
+ */
+function callerOrAgent(request: ResponsesRequest): MockOutputItem[] {
+  if (!JSON.stringify(request.input).includes(CALLER_PROMPT)) return [{type: 'message', text: FINAL_MESSAGE}]
+  const answer = functionCallOutputs(request).get('call_agent')
+  if (answer !== undefined) return [{type: 'message', text: `AGENT SAID: ${answer}`}]
+  const tool = findTool(request, 'agents', 'agent_reviewer')
+  if (!tool) return [{type: 'message', text: `NO AGENT TOOL among ${JSON.stringify(request.tools?.map((entry) => entry.name))}`}]
+  return [{type: 'function_call', ...tool, arguments: {prompt: 'Review the working tree.'}, callId: 'call_agent'}]
+}
+
 describe('dispatch through the real Codex CLI', function () {
   this.timeout(120_000)
   let provider: MockResponsesProvider
@@ -43,7 +67,7 @@ describe('dispatch through the real Codex CLI', function () {
 
   before(async function () {
     if (!existsSync(path.join(CODEX_BIN_DIR, 'codex'))) throw new Error('@openai/codex is not installed: run npm ci')
-    provider = await startMockResponsesProvider(() => [{type: 'message', text: FINAL_MESSAGE}])
+    provider = await startMockResponsesProvider(callerOrAgent)
     ;({dir, remove} = await tempDir('ak-real-codex-'))
     codexHome = path.join(dir, 'codex-home')
     workdir = path.join(dir, 'work') // not a git repository: ak passes --skip-git-repo-check
@@ -51,6 +75,8 @@ describe('dispatch through the real Codex CLI', function () {
       'codex-home/config.toml': [
         '# a user config with a provider on loopback',
         'model_provider = "mock"',
+        // Wait for MCP servers to start before the first turn (Codex's default grace is one second).
+        'mcp_optional_startup_grace_ms = 0',
         '',
         '[model_providers.mock]',
         'name = "mock"',
@@ -115,6 +141,40 @@ describe('dispatch through the real Codex CLI', function () {
       expect(provider.errors).to.deep.equal([])
     })
   }
+
+  /** Runs `codex exec` with CALLER_PROMPT in the Codex home; its stdout and stderr, and the agent runs it dispatched. */
+  async function callAgentThroughCodex(): Promise<{stdout: string; stderr: string; agentRuns: number}> {
+    const before = provider.requests.length
+    // A model Codex has no metadata for gets the plain request form, whose `tools` list holds the MCP tools.
+    const started = run(path.join(CODEX_BIN_DIR, 'codex'), ['exec', '--skip-git-repo-check', '--color', 'never', '-m', 'mock-caller', CALLER_PROMPT], {
+      cwd: workdir,
+      env: {...process.env, CODEX_HOME: codexHome, PATH: `${CODEX_BIN_DIR}${path.delimiter}${process.env.PATH}`},
+      timeout: 90_000,
+    })
+    started.child.stdin?.end() // with stdin open, codex exec waits to append it to the prompt
+    const codex = await started.catch((error: {stdout?: string; stderr?: string; message: string}) => ({stdout: error.stdout ?? '', stderr: `${error.message}\n${error.stderr ?? ''}`}))
+    return {...codex, agentRuns: provider.requests.slice(before).filter((body) => body.model === 'mock-model-7').length}
+  }
+
+  it('runs an agent call from codex exec through the entry register wrote, as written', async () => {
+    const codex = await callAgentThroughCodex()
+    expect(codex.agentRuns, `a dispatched agent run; codex stderr:\n${codex.stderr.slice(-3000)}`).to.equal(1)
+    expect(codex.stdout, codex.stderr.slice(-3000)).to.contain('AGENT SAID: ').and.contain(FINAL_MESSAGE)
+    expect(provider.errors).to.deep.equal([])
+  })
+
+  it('has codex exec decline the agent call once the entry asks for approval instead', async () => {
+    const config = path.join(codexHome, 'config.toml')
+    const written = await readFile(config, 'utf8')
+    await writeFile(config, written.replace('default_tools_approval_mode = "approve"', 'default_tools_approval_mode = "writes"'))
+    try {
+      const codex = await callAgentThroughCodex()
+      expect(codex.agentRuns).to.equal(0)
+      expect(codex.stdout, codex.stderr.slice(-3000)).to.contain('AGENT SAID: ').and.contain('requires approval')
+    } finally {
+      await writeFile(config, written)
+    }
+  })
 
   it("starts the agent's own MCP server with only the tools a call asks for", async () => {
     const client = await connectStdio('v1 (2025 era)', ['codex-agent-runtime', 'serve', '--codex-home', codexHome, '--plugin-root', path.join(dir, 'plugins')], {

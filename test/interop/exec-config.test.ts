@@ -2,13 +2,15 @@ import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
-import {appendFile, mkdtemp, readFile, realpath, rm, writeFile} from 'node:fs/promises'
+import {appendFile, chmod, copyFile, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {parse as parseToml} from 'smol-toml'
 
 import {LEVELS} from '../../src/exec/level.js'
+import {AK_VERSION} from '../../src/version.js'
 import {EXEC_TOOLS} from '../../src/exec/tools/index.js'
+import {BUNDLE, STANDALONE_SERVER} from '../helpers/bundle.js'
 import {CLIENT_LINES, RUN_JS, connectStdio} from '../helpers/clients.js'
 
 /** The environment Codex gives a stdio MCP server: a short allow-list, no npm, no node on PATH. */
@@ -58,6 +60,65 @@ describe('ak exec config and ak exec tools against a served AgentExec', () => {
     } finally {
       await client.close()
     }
+  })
+
+  describe('from an installed package', () => {
+    let prefix: string
+    let packageRoot: string
+
+    /** A global npm prefix holding the one-file CLI and server as `@agentorg/ak`, with its bins linked into `bin/`. */
+    before(async () => {
+      prefix = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-prefix-')))
+      packageRoot = path.join(prefix, 'lib', 'node_modules', '@agentorg', 'ak')
+      await mkdir(path.join(packageRoot, 'dist'), {recursive: true})
+      await mkdir(path.join(prefix, 'bin'))
+      for (const [file, bin] of [[BUNDLE, 'ak'], [STANDALONE_SERVER, 'agentexec']] as const) {
+        const installed = path.join(packageRoot, 'dist', path.basename(file))
+        await copyFile(file, installed)
+        await chmod(installed, 0o755)
+        await symlink(path.relative(path.join(prefix, 'bin'), installed), path.join(prefix, 'bin', bin))
+      }
+    })
+
+    after(async () => {
+      await rm(prefix, {recursive: true, force: true})
+    })
+
+    /** The Codex block the installed ak prints with `path` as PATH. */
+    function printedEntry(searchPath: string): {command: string; args: string[]} {
+      const block = execFileSync(process.execPath, [path.join(packageRoot, 'dist', 'ak.mjs'), 'exec', 'config', '--client', 'codex', '--workspace', workspace, '--level', 'files', '-q'], {
+        encoding: 'utf8',
+        env: {...process.env, PATH: searchPath},
+      })
+      return (parseToml(block) as {mcp_servers: Record<string, {command: string; args: string[]}>}).mcp_servers['ak-exec']!
+    }
+
+    it('names its agentexec bin when PATH finds it, and that entry starts a working server', async () => {
+      const nodeDir = path.dirname(process.execPath)
+      const server = printedEntry([path.join(prefix, 'bin'), nodeDir, '/usr/bin', '/bin'].join(path.delimiter))
+      expect(server).to.deep.equal({command: 'agentexec', args: ['--workspace', workspace, '--level', 'files'], default_tools_approval_mode: 'approve'})
+      const transport = new StdioClientTransport({
+        command: server.command,
+        args: server.args,
+        cwd: '/',
+        env: {...reducedEnvironment(workspace), PATH: [path.join(prefix, 'bin'), nodeDir, '/usr/bin', '/bin'].join(path.delimiter)},
+        stderr: 'pipe',
+      })
+      const client = new Client({name: 'ak-tests', version: '1.0.0'})
+      await client.connect(transport)
+      try {
+        const {tools} = await client.listTools()
+        expect(tools.map((tool) => tool.name)).to.include('edit')
+      } finally {
+        await client.close()
+      }
+    })
+
+    it('names npx of @agentorg/exec at its version when its bins are not on PATH', () => {
+      const server = printedEntry(['/usr/bin', '/bin'].join(path.delimiter))
+      expect(server.command).to.equal('npx')
+      expect(server.args).to.deep.equal(['-y', `@agentorg/exec@${AK_VERSION}`, '--workspace', workspace, '--level', 'files'])
+    })
   })
 
   for (const line of CLIENT_LINES) {

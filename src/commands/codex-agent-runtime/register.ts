@@ -6,14 +6,16 @@ import {applyConfigChange, checkServerName, planRegister} from '../../codex/regi
 import {resolveRoots} from '../../codex/roots.js'
 import {confirmChange} from '../../confirm.js'
 import {DispatchFailedError} from '../../errors.js'
+import {CODEX_APPROVAL_ASKING, CODEX_APPROVAL_KEY, CODEX_APPROVAL_WITHOUT_ASKING} from '../../launch/codex-tool-approval.js'
+import {AK_PACKAGE} from '../../launch/config-launch.js'
 import {agentRuntimeRelatedCommands} from '../../related-commands.js'
 
 export default class CodexAgentRuntimeRegister extends BaseCommand {
   static override summary = "Add this runtime to Codex's config.toml as an MCP server."
 
-  static override description = `Adds [mcp_servers.<name>] to <codex-home>/config.toml so Codex starts \`ak codex-agent-runtime serve\`. The entry names absolute paths (the Node.js binary running ak and ak's entry file, because Codex starts MCP servers with a reduced environment), passes --codex-home and --plugin-root explicitly, forwards the provider API key variables that are set now with env_vars, and sets tool_timeout_sec = ${REGISTERED_TOOL_TIMEOUT_SEC}.
+  static override description = `Adds [mcp_servers.<name>] to <codex-home>/config.toml so Codex starts \`ak codex-agent-runtime serve\`. From a clone the entry names absolute paths (the Node.js binary running ak and ak's entry file, because Codex starts MCP servers with a reduced environment); from an installed ${AK_PACKAGE} it names the ak bin when PATH finds this install's, else "npx -y ${AK_PACKAGE}@<version>". It passes --codex-home and --plugin-root explicitly, forwards the provider API key variables that are set now with env_vars, sets tool_timeout_sec = ${REGISTERED_TOOL_TIMEOUT_SEC}, and sets ${CODEX_APPROVAL_KEY} = "${CODEX_APPROVAL_WITHOUT_ASKING}" under a comment: agent tools need approval in Codex, and codex exec, which cannot ask, would decline every agent call without it (set "${CODEX_APPROVAL_ASKING}" instead to have Codex ask).
 
-Only that entry is written: comments, order and spacing of the rest of the file stay as they were. Over an existing entry of this runtime, only the keys ak owns change (command, args, and tool_timeout_sec when it is shorter; env_vars only when the entry has none): the user's other keys, comments and subtables stay byte for byte. The preview is a diff of the file. A copy of the previous file is kept next to it (config.toml.bak-<time>). A file that does not parse is refused, and so is a name another server uses. Asks for confirmation unless --yes; with --no-interactive it never asks and fails without --yes.
+Only that entry is written: comments, order and spacing of the rest of the file stay as they were. Over an existing entry of this runtime, only the keys ak owns change (command, args, and tool_timeout_sec when it is shorter; env_vars and ${CODEX_APPROVAL_KEY} only when the entry has none, so a mode you set is kept, and said so): the user's other keys, comments and subtables stay byte for byte. The preview is a diff of the file. A copy of the previous file is kept next to it (config.toml.bak-<time>). A file that does not parse is refused, and so is a name another server uses. Asks for confirmation unless --yes; with --no-interactive it never asks and fails without --yes.
 
 ${agentRuntimeRelatedCommands('register')}`
 
@@ -33,6 +35,12 @@ ${agentRuntimeRelatedCommands('register')}`
     const name = checkServerName(flags.name)
     const roots = resolveRoots({codexHome: flags['codex-home'], pluginRoot: flags['plugin-root']})
     const change = await planRegister(roots, name)
+    if (change.keptApprovalMode !== undefined && !flags.json && !flags.quiet) {
+      this.note(
+        `Kept your ${CODEX_APPROVAL_KEY} = ${JSON.stringify(change.keptApprovalMode)} in [mcp_servers.${name}]: Codex asks before each agent call, and codex exec, ` +
+          `which cannot ask, declines them. Set it to "${CODEX_APPROVAL_WITHOUT_ASKING}" to run them without asking.`,
+      )
+    }
     if (change.action === 'none') {
       this.report(flags, {action: 'none', configPath: change.configPath, name}, `${change.configPath} already registers this runtime as "${name}"; nothing changed.`)
       return

@@ -5,7 +5,8 @@ import {parse} from 'smol-toml'
 
 import {akEntryFile} from '../../../src/launch/ak-launch.js'
 import {REGISTERED_TOOL_TIMEOUT_SEC} from '../../../src/codex/limits.js'
-import {applyConfigChange, checkServerName, planRegister, planUnregister} from '../../../src/codex/registration.js'
+import {applyConfigChange, checkServerName, planRegister, planUnregister, registrationEntry} from '../../../src/codex/registration.js'
+import {CODEX_APPROVAL_COMMENT} from '../../../src/launch/codex-tool-approval.js'
 import {BadInputError, NotFoundError} from '../../../src/errors.js'
 import {tempDir} from '../../helpers/codex-fixtures.js'
 
@@ -55,8 +56,44 @@ describe('registration in config.toml', () => {
       args: [akEntryFile(), 'codex-agent-runtime', 'serve', '--codex-home', codexHome, '--plugin-root', '/plugins'],
       env_vars: ['OPENAI_API_KEY'],
       tool_timeout_sec: REGISTERED_TOOL_TIMEOUT_SEC,
+      default_tools_approval_mode: 'approve',
     })
     expect(await readFile(backupPath!, 'utf8')).to.equal(USER_CONFIG)
+  })
+
+  it('lets codex exec run agent calls, under a one-line comment saying how to be asked instead', async () => {
+    const {change} = await register()
+    expect(change.after).to.contain(`\n# ${CODEX_APPROVAL_COMMENT}\ndefault_tools_approval_mode = "approve"\n`)
+  })
+
+  it('adds the approval mode, with its comment, to an older entry that has none', async () => {
+    const older = `[mcp_servers.agents]\ncommand = "/old/node"\nargs = ["/old/run.js", "codex-agent-runtime", "serve"]\ntool_timeout_sec = 600\n`
+    await writeFile(configFile(), `${USER_CONFIG}\n${older}`)
+    const {change} = await register()
+    expect(change.action).to.equal('replace')
+    expect(change.after.endsWith(`tool_timeout_sec = 600\n# ${CODEX_APPROVAL_COMMENT}\ndefault_tools_approval_mode = "approve"\n`)).to.equal(true)
+    await applyConfigChange(await planUnregister(codexHome, 'agents'))
+    expect(await readFile(configFile(), 'utf8')).to.equal(USER_CONFIG)
+  })
+
+  it("keeps the user's own approval mode (here: to be asked) and changes nothing else for it", async () => {
+    await register()
+    const asked = (await readFile(configFile(), 'utf8')).replace('default_tools_approval_mode = "approve"', 'default_tools_approval_mode = "writes"  # ask me')
+    await writeFile(configFile(), asked)
+    const again = await planRegister(roots, 'agents', {})
+    expect(again.action).to.equal('none')
+    expect(again.after).to.equal(asked)
+    expect(again.keptApprovalMode).to.equal('writes')
+    expect((await planRegister(roots, 'other', {})).keptApprovalMode).to.equal(undefined)
+  })
+
+  it('starts an installed package by its ak bin, or npx of @agentorg/ak at this version, not a path into it', () => {
+    const words = ['codex-agent-runtime', 'serve', '--codex-home', codexHome, '--plugin-root', '/plugins']
+    const global = registrationEntry(roots, {}, {}, {kind: 'package', version: '1.2.3', binsOnPath: ['ak']})
+    expect(global).to.include({command: 'ak'})
+    expect(global.args).to.deep.equal(words)
+    const local = registrationEntry(roots, {}, {}, {kind: 'package', version: '1.2.3', binsOnPath: []})
+    expect([local.command, ...local.args]).to.deep.equal(['npx', '-y', '@agentorg/ak@1.2.3', ...words])
   })
 
   it("forwards a provider's env_key when it is set", async () => {
@@ -113,6 +150,7 @@ describe('registration in config.toml', () => {
       '[mcp_servers.agents]',
       'command = "/old/node"   # which node',
       'args = ["/old/run.js", "codex-agent-runtime", "serve"]',
+      'default_tools_approval_mode = "prompt"',
       'env_vars = ["OPENAI_API_KEY"]',
       'required = true  # comment',
       'startup_timeout_sec = 30',

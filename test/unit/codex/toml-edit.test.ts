@@ -74,6 +74,11 @@ describe('toml-edit (editing config.toml as text)', () => {
       expect(setKeys('[t]\n[u]\n', ['t'], [{key: 'a', value: '1'}])).to.equal('[t]\na = 1\n[u]\n')
     })
 
+    it('writes the comment of an added key on the line above it, and none over an existing key', () => {
+      const edits = [{key: 'a', value: '2', comment: 'why a'}, {key: 'b', value: '3', comment: 'why b'}]
+      expect(setKeys('[t]\na = 1 # mine\n', ['t'], edits)).to.equal('[t]\na = 2 # mine\n# why b\nb = 3\n')
+    })
+
     it('adds keys at the end of a file without a final newline, which then still has none', () => {
       const text = '[t]\na = 1'
       expect(setKeys(text, ['t'], [{key: 'b', value: '2'}, {key: 'c', value: '3'}])).to.equal('[t]\na = 1\nb = 2\nc = 3')

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
-import {mkdir, writeFile} from 'node:fs/promises'
+import {mkdir, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -31,7 +31,7 @@ describe('ak doctor', () => {
       path.join(codexHome, 'config.toml'),
       `[projects.${JSON.stringify(fixture.project)}]\ntrust_level = "${trustLevel}"\n\n` +
         `[mcp_servers.agents]\ncommand = ${JSON.stringify(process.execPath)}\n` +
-        `args = [${JSON.stringify(RUN_JS)}, "codex-agent-runtime", "serve"]\ntool_timeout_sec = 600\n`,
+        `args = [${JSON.stringify(RUN_JS)}, "codex-agent-runtime", "serve"]\ntool_timeout_sec = 600\ndefault_tools_approval_mode = "approve"\n`,
     )
     return codexHome
   }
@@ -59,6 +59,7 @@ describe('ak doctor', () => {
       'ok    exec serve',
       // Whether the sandbox can run depends on the machine (bubblewrap, namespaces): ok or warn.
       SANDBOX.ok ? 'ok    sandbox' : 'warn  sandbox',
+      'ok    codex entries',
       'Codex agent runtime (ak codex-agent-runtime serve)',
       'ok    codex',
       'ok    codex home',
@@ -79,6 +80,28 @@ describe('ak doctor', () => {
     const {status, stdout} = doctor()
     expect(status).to.equal(1)
     expect(stdout).to.match(/^fail {2}codex: codex is not on PATH.*the agent runtime is registered\n {6}fix: npm install -g @openai\/codex$/m)
+  })
+
+  it('warns about an AgentExec entry whose edits codex exec would decline, and still exits 0', async () => {
+    await fixture.installCodex()
+    const codexHome = await healthyHome()
+    const entry = `\n[mcp_servers.work]\ncommand = "agentexec"\nargs = ["--workspace", ${JSON.stringify(fixture.project)}, "--level", "files"]\n`
+    await writeFile(path.join(codexHome, 'config.toml'), (await readFile(path.join(codexHome, 'config.toml'), 'utf8')) + entry)
+    const {status, stdout} = doctor()
+    expect(status).to.equal(0)
+    expect(stdout).to.contain(
+      'warn  codex entries: [mcp_servers.work] has no default_tools_approval_mode, so codex exec declines edit (it cannot ask) and Codex asks before each call\n' +
+        `      fix: set default_tools_approval_mode = "approve" in [mcp_servers.work] of ${codexHome}/config.toml\n`,
+    )
+  })
+
+  it('fails and exits 1 when codex is missing, even while agent calls need approval', async () => {
+    const codexHome = await healthyHome()
+    await writeFile(path.join(codexHome, 'config.toml'), (await readFile(path.join(codexHome, 'config.toml'), 'utf8')).replace('default_tools_approval_mode = "approve"\n', ''))
+    const {status, stdout} = doctor()
+    expect(status).to.equal(1)
+    expect(stdout).to.match(/^fail {2}codex: codex is not on PATH.*the agent runtime is registered$/m)
+    expect(stdout).to.match(/^warn {2}agent runtime: \[mcp_servers\.agents\] has no default_tools_approval_mode, so codex exec declines agent_reviewer/m)
   })
 
   it('fails and exits 1 on a config.toml that does not parse, naming the line', async () => {
@@ -174,6 +197,7 @@ describe('ak doctor', () => {
       ['ak', 'node'],
       ['exec', 'exec serve'],
       ['exec', 'sandbox'],
+      ['exec', 'codex entries'],
       ['codex-agent-runtime', 'codex'],
       ['codex-agent-runtime', 'codex home'],
       ['codex-agent-runtime', 'codex config'],

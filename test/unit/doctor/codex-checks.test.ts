@@ -124,10 +124,40 @@ describe('doctor: Codex checks', () => {
     it('passes a registration with tool_timeout_sec = 600 that starts and lists the agents', async () => {
       await mkdir(path.join(codexHome, 'agents'), {recursive: true})
       await writeFile(path.join(codexHome, 'agents', 'reviewer.toml'), 'description = "Reviews"\n')
-      const result = await checkRegistration(codexHome, await writeConfig(registration('tool_timeout_sec = 600\n')), environment())
+      const result = await checkRegistration(codexHome, await writeConfig(registration('tool_timeout_sec = 600\ndefault_tools_approval_mode = "approve"\n')), environment())
       expect(result.status, result.detail).to.equal('ok')
       expect(result.detail).to.contain('[mcp_servers.agents]')
       expect(result.detail).to.match(/starts and lists 1 agent tool$/)
+    })
+
+    describe('whether codex exec would decline agent calls', () => {
+      beforeEach(async () => {
+        await mkdir(path.join(codexHome, 'agents'), {recursive: true})
+        await writeFile(path.join(codexHome, 'agents', 'reviewer.toml'), 'description = "Reviews"\n')
+      })
+
+      it('warns about an entry without the approval mode, with register (which adds it) as the fix', async () => {
+        const result = await checkRegistration(codexHome, await writeConfig(registration('tool_timeout_sec = 600\n')), environment())
+        expect(result.status).to.equal('warn')
+        expect(result.detail).to.equal(
+          '[mcp_servers.agents] has no default_tools_approval_mode, so codex exec declines agent_reviewer (it cannot ask) and Codex asks before each call',
+        )
+        expect(result.fix).to.equal(
+          `ak codex-agent-runtime register --name agents (it adds the key), or set default_tools_approval_mode = "approve" in [mcp_servers.agents] of ${path.join(codexHome, 'config.toml')}`,
+        )
+      })
+
+      it("warns about the user's own mode, and says that keeping it means being asked", async () => {
+        const config = await writeConfig(`approval_policy = "never"\n${registration('tool_timeout_sec = 600\ndefault_tools_approval_mode = "writes"\n')}`)
+        const result = await checkRegistration(codexHome, config, environment())
+        expect(result.detail).to.equal('[mcp_servers.agents] has default_tools_approval_mode = "writes", so Codex and codex exec decline agent_reviewer (approval_policy = "never")')
+        expect(result.fix).to.match(/, or keep yours to be asked before each call$/)
+      })
+
+      it("passes when the agent tool's own approval_mode lets it run", async () => {
+        const config = await writeConfig(registration('tool_timeout_sec = 600\n[mcp_servers.agents.tools.agent_reviewer]\napproval_mode = "approve"\n'))
+        expect((await checkRegistration(codexHome, config, environment())).status).to.equal('ok')
+      })
     })
 
     it('fails a registration that does not start, with the command to run to see why', async () => {

@@ -3,6 +3,7 @@ import {parse as parseToml} from 'smol-toml'
 
 import {BadInputError} from '../../../src/errors.js'
 import {renderClientConfig} from '../../../src/exec/client-config.js'
+import {CODEX_APPROVAL_COMMENT} from '../../../src/launch/codex-tool-approval.js'
 import {RUN_JS} from '../../helpers/clients.js'
 
 const workspace = '/home/dev/my "app"'
@@ -13,8 +14,29 @@ describe('renderClientConfig', () => {
     const config = renderClientConfig({client: 'codex', workspace, level: 'files'})
     expect(config.text.startsWith('[mcp_servers.ak-exec]\n')).to.equal(true)
     expect(parseToml(config.text)).to.deep.equal({
-      mcp_servers: {'ak-exec': {command: process.execPath, args: expectedArgs}},
+      mcp_servers: {'ak-exec': {command: process.execPath, args: expectedArgs, default_tools_approval_mode: 'approve'}},
     })
+    expect(parseToml(config.text)).to.deep.equal({mcp_servers: {'ak-exec': config.server}})
+  })
+
+  for (const level of ['files', 'terminal'] as const) {
+    it(`lets codex exec run the tools at ${level}, under a one-line comment saying how to be asked instead`, () => {
+      const lines = renderClientConfig({client: 'codex', workspace, level}).text.trimEnd().split('\n')
+      expect(lines.slice(-2)).to.deep.equal([`# ${CODEX_APPROVAL_COMMENT}`, 'default_tools_approval_mode = "approve"'])
+      expect(CODEX_APPROVAL_COMMENT).to.contain('codex exec').and.contain('"writes"')
+    })
+  }
+
+  it('leaves the approval mode to Codex at read, where every tool is read-only', () => {
+    const config = renderClientConfig({client: 'codex', workspace, level: 'read'})
+    expect(config.text).not.to.contain('approval')
+    expect(config.server).not.to.have.property('default_tools_approval_mode')
+  })
+
+  it('writes no Codex key into the JSON of the other clients', () => {
+    for (const client of ['claude', 'vscode'] as const) {
+      expect(renderClientConfig({client, workspace, level: 'terminal'}).text).not.to.contain('approval')
+    }
   })
 
   it('writes Claude mcpServers JSON', () => {
@@ -36,6 +58,14 @@ describe('renderClientConfig', () => {
     expect(sandboxed.server.args.slice(-3)).to.deep.equal(['--sandbox', 'workspace-write', '--sandbox-network'])
     const none = renderClientConfig({client: 'claude', workspace, level: 'terminal', sandbox: {mode: 'off', network: true}})
     expect(none.server.args).to.not.include('--sandbox')
+  })
+
+  it('starts the installed package by its agentexec bin, or npx of @agentorg/exec at this version, not a path into it', () => {
+    const serve = ['--workspace', workspace, '--level', 'terminal']
+    const global = renderClientConfig({client: 'codex', workspace, level: 'terminal', install: {kind: 'package', version: '1.2.3', binsOnPath: ['ak', 'agentexec']}})
+    expect(parseToml(global.text)).to.deep.equal({mcp_servers: {'ak-exec': {command: 'agentexec', args: serve, default_tools_approval_mode: 'approve'}}})
+    const local = renderClientConfig({client: 'claude', workspace, level: 'terminal', install: {kind: 'package', version: '1.2.3', binsOnPath: []}})
+    expect(JSON.parse(local.text)).to.deep.equal({mcpServers: {'ak-exec': {command: 'npx', args: ['-y', '@agentorg/exec@1.2.3', ...serve]}}})
   })
 
   it('refuses a server name a client would not accept', () => {
