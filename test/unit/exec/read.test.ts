@@ -2,6 +2,7 @@ import {expect} from 'chai'
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {z} from 'zod'
 
 import {BadInputError} from '../../../src/errors.js'
 import {
@@ -11,7 +12,7 @@ import {
   formatLine,
   formatLineLength,
 } from '../../../src/exec/files/line-window.js'
-import {READ_MAX_ANSWER_CHARS, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../../src/exec/limits.js'
+import {READ_DEFAULT_LIMIT_LINES, READ_MAX_ANSWER_CHARS, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../../src/exec/limits.js'
 import {formatReadAnswer, readTool} from '../../../src/exec/tools/read.js'
 import type {ToolContext} from '../../../src/exec/tools/tool.js'
 import {runTool, toolContext} from '../../helpers/exec-context.js'
@@ -236,8 +237,12 @@ describe('read tool', () => {
       return parsed.error?.issues.map((issue) => issue.message).join('; ') ?? ''
     }
 
-    it('fills in the defaults', () => {
-      expect(readTool.inputSchema.parse({path: 'a'})).to.deep.equal({path: 'a', offset: 1, limit: 2000})
+    it('leaves offset and limit unset when not given (an image read must know), and states their defaults and bounds in the JSON Schema', () => {
+      expect(readTool.inputSchema.parse({path: 'a'})).to.deep.equal({path: 'a'})
+      const properties = (z.toJSONSchema(readTool.inputSchema, {io: 'input'}) as {properties: Record<string, Record<string, unknown>>}).properties
+      expect(properties.offset).to.include({default: 1, minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER})
+      expect(properties.offset?.not, 'the schema refuses 0 as the tool does').to.deep.equal({const: 0})
+      expect(properties.limit).to.include({default: READ_DEFAULT_LIMIT_LINES, minimum: 1, maximum: READ_MAX_LIMIT_LINES})
     })
 
     it('rejects a zero offset, a fraction, a wrong type, a missing path, and takes a negative offset', () => {
