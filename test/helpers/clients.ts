@@ -26,6 +26,8 @@ export interface ToolCallAnswer {
   text: string
   isError: boolean
   structured: Record<string, unknown> | undefined
+  /** Every content block as the client returned it (text, image, …). */
+  content: Array<{type: string; text?: string; data?: string; mimeType?: string}>
 }
 
 /** Per-call options: a progress callback (sends a progressToken) and a signal that cancels the call. */
@@ -58,11 +60,12 @@ export interface TestClient {
 
 function answerOf(raw: unknown): ToolCallAnswer {
   const result = raw as {content?: unknown; isError?: unknown; structuredContent?: unknown}
-  const content = (result.content ?? []) as Array<{type: string; text?: string}>
+  const content = (result.content ?? []) as ToolCallAnswer['content']
   return {
     text: content.filter((block) => block.type === 'text').map((block) => block.text ?? '').join(''),
     isError: result.isError === true,
     structured: result.structuredContent as Record<string, unknown> | undefined,
+    content,
   }
 }
 
@@ -70,11 +73,12 @@ function answerOf(raw: unknown): ToolCallAnswer {
  * Spawns `node bin/run.js <args>` and connects the given client line over stdio.
  * @param args ak's arguments, e.g. `['exec', 'serve', '--workspace', dir]`
  * @param options.entry the file to run instead of bin/run.js (e.g. the one-file bundle)
+ * @param options.clientName the `clientInfo.name` the client introduces itself with (default `ak-tests`)
  */
 export async function connectStdio(
   line: ClientLine,
   args: string[],
-  options: {cwd?: string; env?: Record<string, string>; entry?: string} = {},
+  options: {cwd?: string; env?: Record<string, string>; entry?: string; clientName?: string} = {},
 ): Promise<TestClient> {
   const params = {
     command: process.execPath,
@@ -84,7 +88,7 @@ export async function connectStdio(
     stderr: 'pipe' as const,
   }
   let stderr = ''
-  const info = {name: 'ak-tests', version: '1.0.0'}
+  const info = {name: options.clientName ?? 'ak-tests', version: '1.0.0'}
   if (line === 'v1 (2025 era)') {
     const transport = new StdioV1(params)
     let protocolVersion: string | undefined
