@@ -13,7 +13,7 @@ import {
   formatLineLength,
 } from '../../../src/exec/files/line-window.js'
 import {READ_DEFAULT_LIMIT_LINES, READ_MAX_ANSWER_CHARS, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../../src/exec/limits.js'
-import {formatReadAnswer, readTool} from '../../../src/exec/tools/read.js'
+import {formatReadAnswer, readTool, structuredReadAnswer} from '../../../src/exec/tools/read.js'
 import type {ToolContext} from '../../../src/exec/tools/tool.js'
 import {runTool, toolContext} from '../../helpers/exec-context.js'
 
@@ -206,6 +206,46 @@ describe('read tool', () => {
       totalLines: undefined,
     }
     expect(formatReadAnswer('f.txt', 7, result)).to.match(/\[Stopped inside line 7, which is very long\. Lines after it, if any, start at offset=8\.\]$/)
+  })
+
+  it('gives the same window as fields: an empty file, a giant last line, an answer cut by size, lines numbered from the end', () => {
+    expect(structuredReadAnswer('e.txt', {lines: [], end: 'eof', totalLines: 0})).to.deep.equal({
+      path: 'e.txt',
+      kind: 'text',
+      lines: [],
+      first_line: null,
+      last_line: null,
+      total_lines: 0,
+      next_offset: null,
+      stopped_by: 'end_of_file',
+      numbered_from_end: false,
+    })
+    const giant = {lines: [{number: 7, text: 'x', cutChars: 2_000_000, cutIsLowerBound: true}], end: 'limit' as const, totalLines: undefined}
+    expect(structuredReadAnswer('f.txt', giant)).to.deep.include({
+      lines: [{number: 7, text: 'x', clipped_chars: 2_000_000}],
+      first_line: 7,
+      last_line: 7,
+      total_lines: null,
+      next_offset: 8,
+      stopped_by: 'limit',
+    })
+    const capped = {lines: [{number: 3, text: 'a', cutChars: 0, cutIsLowerBound: false}], end: 'chars' as const, totalLines: undefined}
+    expect(structuredReadAnswer('f.txt', capped)).to.include({next_offset: 4, stopped_by: 'answer_size'})
+    const fromEnd = {
+      lines: [
+        {number: -2, text: 'y', cutChars: 0, cutIsLowerBound: false},
+        {number: -1, text: 'z', cutChars: 0, cutIsLowerBound: false},
+      ],
+      end: 'eof' as const,
+      totalLines: 2,
+    }
+    expect(structuredReadAnswer('f.txt', fromEnd, true)).to.include({
+      first_line: -2,
+      last_line: -1,
+      total_lines: null,
+      next_offset: null,
+      numbered_from_end: true,
+    })
   })
 
   it('caps the answer in characters and says where to continue', async () => {
