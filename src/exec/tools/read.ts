@@ -1,18 +1,11 @@
 import type {FileHandle} from 'node:fs/promises'
 import {z} from 'zod'
 
-import {BadInputError, LimitReachedError} from '../../errors.js'
+import {BadInputError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
 import {type OpenedFile, openFile} from '../files/confined-open.js'
-import {
-  IMAGE_FORMAT_NAMES,
-  IMAGE_MAGIC_BYTES,
-  IMAGE_MIME_TYPES,
-  type ImageFormat,
-  ImageHeaderError,
-  imageFormatOf,
-  readImageHeader,
-} from '../files/image-header.js'
+import {IMAGE_FORMAT_NAMES, IMAGE_MAGIC_BYTES, IMAGE_MIME_TYPES, type ImageFormat, imageFormatOf} from '../files/image-header.js'
+import {readImageFile} from '../files/image-file.js'
 import {LineWindow, type WindowResult, formatLine} from '../files/line-window.js'
 import {readFromEnd} from '../files/read-from-end.js'
 import {
@@ -196,49 +189,19 @@ async function readLastLines(
 /**
  * Answers a read of the image file `file` (`format`, from its magic bytes): the whole file as MCP
  * image content, with one line of text and the structured description.
- * @throws BadInputError when the call named offset or limit, or the header is truncated or malformed.
- * @throws LimitReachedError when the file is larger than READ_MAX_IMAGE_BYTES or wider or taller than READ_MAX_IMAGE_SIDE_PX.
+ * @throws BadInputError when the call named offset or limit; as `readImageFile` otherwise.
  */
 async function readImage(file: OpenedFile, format: ImageFormat, requested: string, given: {offset?: number; limit?: number}): Promise<ToolAnswer> {
-  const shown = escapeControls(requested)
-  const name = IMAGE_FORMAT_NAMES[format]
-  const size = file.info.size
   if (given.offset !== undefined || given.limit !== undefined) {
     throw new BadInputError(
-      `"${shown}" is a ${name} image; read returns an image whole, so offset and limit (which count lines of text) do not apply. ` +
-        'Call read again with path alone.',
+      `"${escapeControls(requested)}" is a ${IMAGE_FORMAT_NAMES[format]} image; read returns an image whole, so offset and limit ` +
+        '(which count lines of text) do not apply. Call read again with path alone.',
     )
   }
-  if (size > READ_MAX_IMAGE_BYTES) {
-    throw new LimitReachedError(
-      `"${shown}" is a ${name} image of ${size} bytes; read returns images of at most ${READ_MAX_IMAGE_BYTES} bytes ` +
-        `(5 MiB once base64-encoded, the most Claude's API accepts for one image). ` +
-        `Make a smaller copy at the terminal level and read that, e.g. with exec_command: ${shrinkCommand(requested)}`,
-    )
-  }
-  const data = await readWholeFile(file.handle, size)
-  let header
-  try {
-    header = readImageHeader(data)
-  } catch (error) {
-    if (!(error instanceof ImageHeaderError)) throw error
-    const what = error.reason === 'truncated' ? 'its header is cut short' : 'its header is damaged'
-    throw new BadInputError(
-      `"${shown}" starts like a ${name} image, but ${what} (${error.message}), so it cannot be shown as an image. ` +
-        'Check the file (it may still be being written, or be damaged); list shows its size.',
-    )
-  }
-  if (header === undefined) throw new BadInputError(`"${shown}" changed while it was being read. Retry.`)
-  if (header.width > READ_MAX_IMAGE_SIDE_PX || header.height > READ_MAX_IMAGE_SIDE_PX) {
-    throw new LimitReachedError(
-      `"${shown}" is a ${name} image of ${header.width}×${header.height} pixels; read returns images of at most ` +
-        `${READ_MAX_IMAGE_SIDE_PX} pixels on each side (the most Claude's API accepts). ` +
-        `Make a smaller copy at the terminal level and read that, e.g. with exec_command: ${shrinkCommand(requested)}`,
-    )
-  }
+  const {header, data} = await readImageFile(file, format, requested)
   const mimeType = IMAGE_MIME_TYPES[format]
   return {
-    text: `${file.path.relative}: ${name} image, ${header.width}×${header.height} pixels, ${size} bytes.`,
+    text: `${file.path.relative}: ${IMAGE_FORMAT_NAMES[format]} image, ${header.width}×${header.height} pixels, ${data.length} bytes.`,
     images: [{data: data.toString('base64'), mimeType}],
     structured: {
       path: file.path.relative,
@@ -247,30 +210,9 @@ async function readImage(file: OpenedFile, format: ImageFormat, requested: strin
       mime_type: mimeType,
       width: header.width,
       height: header.height,
-      bytes: size,
+      bytes: data.length,
     } satisfies ReadStructured,
   }
-}
-
-/** An ImageMagick command line that writes a smaller copy of `requested` beside it. */
-function shrinkCommand(requested: string): string {
-  const dot = requested.lastIndexOf('.')
-  const slash = requested.lastIndexOf('/')
-  const small = dot > slash + 1 ? `${requested.slice(0, dot)}-small${requested.slice(dot)}` : `${requested}-small.png`
-  const quote = (text: string) => `'${escapeControls(text).replaceAll("'", "'\\''")}'`
-  return `convert ${quote(requested)} -resize '1600x1600>' ${quote(small)}`
-}
-
-/** The first `size` bytes of the open file (its size when opened; a file that grew meanwhile is cut there). */
-async function readWholeFile(handle: FileHandle, size: number): Promise<Buffer> {
-  const data = Buffer.alloc(size)
-  let filled = 0
-  while (filled < size) {
-    const {bytesRead} = await handle.read(data, filled, size - filled, filled)
-    if (bytesRead === 0) break
-    filled += bytesRead
-  }
-  return data.subarray(0, filled)
 }
 
 /** The `read` tool: a text file as numbered lines, a window at a time, or an image whole (DESIGN §4.3). */
