@@ -51,7 +51,7 @@ export function imageFormatOf(head: Uint8Array): ImageFormat | undefined {
   if (startsWith(head, JPEG_MAGIC)) return 'jpeg'
   const signature = ascii(head, 0, 6)
   if (signature === 'GIF87a' || signature === 'GIF89a') return 'gif'
-  if (head.length >= 12 && ascii(head, 0, 4) === 'RIFF' && ascii(head, 8, 4) === 'WEBP') return 'webp'
+  if (ascii(head, 0, 4) === 'RIFF' && ascii(head, 8, 4) === 'WEBP') return 'webp'
   return undefined
 }
 
