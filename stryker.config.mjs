@@ -17,6 +17,7 @@ const coreModules = [
   'src/text-escape.ts',
   'src/exec/files/fs-errors.ts',
   'src/exec/code-points.ts',
+  'src/exec/files/image-header.ts',
 ]
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

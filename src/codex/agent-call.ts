@@ -83,7 +83,7 @@ export async function planAgentCall(runtime: CodexAgentRuntime, agent: Discovere
 /**
  * Runs one `agent_<slug>` call (DESIGN §5.4): takes its place in line for a dispatch slot on
  * arrival (so waiting calls start first in, first out), plans it meanwhile, runs `codex exec` with
- * the prompt on stdin once it has the slot, and returns its stdout as the answer text.
+ * the prompt on stdin once it has the slot, and returns its stdout as the answer (see `agentAnswer`).
  * @param onProgress called with a short message when the call waits for a slot, when the run starts,
  *   and for lines Codex logs on stderr
  * @throws BadInputError for an empty prompt or a refused `tools` list; DispatchFailedError when
@@ -94,7 +94,7 @@ export async function runAgentCall(
   agent: DiscoveredAgent,
   input: AgentCallInput,
   options: {signal: AbortSignal; onProgress?: (message: string) => void},
-): Promise<string> {
+): Promise<AgentAnswer> {
   if (input.prompt.trim() === '') throw new BadInputError('prompt is empty. Say what the agent should do.')
   const controller = new AbortController()
   const signal = AbortSignal.any([options.signal, controller.signal])
@@ -126,10 +126,21 @@ export async function runAgentCall(
       signal,
       ...(options.onProgress ? {onStderrLine: options.onProgress} : {}),
     })
-    return answerText(agent, outcome)
+    return agentAnswer(agent, outcome)
   } finally {
     release()
     untrack()
+  }
+}
+
+/** The answer of an `agent_<slug>` call: the text the model reads, and the same as fields (the tool's outputSchema). */
+export interface AgentAnswer {
+  text: string
+  structured: {
+    /** The agent's final message (what `codex exec` printed on stdout, without its last line break); '' when there was none. */
+    final_message: string
+    /** Bytes of the agent's output dropped past the capture limit (0 when whole). */
+    output_dropped_bytes: number
   }
 }
 
@@ -139,10 +150,22 @@ export async function runAgentCall(
  * @throws DispatchFailedError with the exit code or signal and the captured stderr otherwise.
  */
 export function answerText(agent: AgentDefinition, outcome: DispatchOutcome): string {
+  return agentAnswer(agent, outcome).text
+}
+
+/**
+ * The answer of a finished run as text and fields (see `answerText` for the text).
+ * @throws DispatchFailedError with the exit code or signal and the captured stderr when it did not exit 0.
+ */
+export function agentAnswer(agent: AgentDefinition, outcome: DispatchOutcome): AgentAnswer {
   if (outcome.exitCode === 0) {
-    let text = outcome.stdout.replace(/\n$/, '')
+    const message = outcome.stdout.replace(/\n$/, '')
+    let text = message
     if (outcome.stdoutDroppedBytes > 0) text += `\n[output cut: ${outcome.stdoutDroppedBytes} more bytes of the agent's output were dropped]`
-    return text === '' ? '(the agent finished without a final message)' : text
+    return {
+      text: text === '' ? '(the agent finished without a final message)' : text,
+      structured: {final_message: message, output_dropped_bytes: outcome.stdoutDroppedBytes},
+    }
   }
   const how = outcome.exitCode !== null ? `exited with code ${outcome.exitCode}` : `was stopped by ${outcome.signal}`
   const cut = outcome.stderrDroppedBytes > 0 ? `[the first ${outcome.stderrDroppedBytes} bytes of stderr were dropped]\n` : ''

@@ -1,6 +1,7 @@
-import {McpServer} from '@modelcontextprotocol/server'
+import {McpServer, type RegisteredTool} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
+import {withholdOutputSchemasFromTextFirstClients} from '../mcp/text-first-clients.js'
 import {advertisedInputSchema, parseToolInput} from '../mcp/tool-input.js'
 import {toolErrorResult} from '../mcp/tool-error.js'
 import {AK_VERSION} from '../version.js'
@@ -28,6 +29,12 @@ export const agentToolInput = z.object({
     ),
 })
 
+/** The `outputSchema` of every `agent_<slug>` tool: the agent's final message as a field. */
+export const agentToolOutput = z.object({
+  final_message: z.string().describe("The agent's final message (what codex exec printed); empty when it gave none."),
+  output_dropped_bytes: z.number().int().describe("Bytes of the agent's output dropped past the capture limit; 0 when whole."),
+})
+
 /** The description of an agent's tool: the file's `description`, then what a call does. */
 export function agentToolDescription(agent: DiscoveredAgent, cwd: string, maxDispatches = DEFAULT_MAX_DISPATCHES): string {
   const summary =
@@ -35,7 +42,8 @@ export function agentToolDescription(agent: DiscoveredAgent, cwd: string, maxDis
       ? `Codex agent "${agent.slug}". Its agent file is invalid, so every call fails until it is fixed.`
       : (agent.state.status === 'ok' && agent.state.description?.trim()) || `Codex agent "${agent.slug}".`
   return (
-    `${summary}\n\nRuns the agent as a fresh \`codex exec\` in ${cwd} and answers with its final message. ` +
+    `${summary}\n\nRuns the agent as a fresh \`codex exec\` in ${cwd} and answers with its final message ` +
+    '(also as the structured field final_message). ' +
     `A failed run is a tool error carrying Codex's stderr. At most ${maxDispatches} agents run at once; other calls wait.`
   )
 }
@@ -52,19 +60,23 @@ export function createCodexAgentServer(runtime: CodexAgentRuntime): McpServer {
       instructions: `Codex agents as tools. Each agent_<slug> tool runs that agent as a fresh codex exec in ${runtime.cwd}.`,
     },
   )
-  for (const agent of runtime.discovery.agents) registerAgentTool(server, runtime, agent)
+  // Every agent tool's text is its answer; the structured form restates it for programs.
+  const registered: RegisteredTool[] = []
+  const isTextFirst = withholdOutputSchemasFromTextFirstClients(server, registered)
+  for (const agent of runtime.discovery.agents) registered.push(registerAgentTool(server, runtime, agent, isTextFirst))
   return server
 }
 
-function registerAgentTool(server: McpServer, runtime: CodexAgentRuntime, agent: DiscoveredAgent): void {
+function registerAgentTool(server: McpServer, runtime: CodexAgentRuntime, agent: DiscoveredAgent, isTextFirst: () => boolean): RegisteredTool {
   const name = toolNameOf(agent.slug)
-  server.registerTool(
+  return server.registerTool(
     name,
     {
       title: `Codex agent ${agent.slug}`,
       description: agentToolDescription(agent, runtime.cwd, runtime.limiter.max),
       // Checked in the handler, so that an argument the tool does not define is refused with ak's message.
       inputSchema: advertisedInputSchema(agentToolInput),
+      outputSchema: agentToolOutput,
       annotations: {readOnlyHint: false, destructiveHint: agent.state.status !== 'ok' || agent.state.policy.sandboxMode !== 'read-only', openWorldHint: true},
     },
     async (input: unknown, ctx) => {
@@ -89,9 +101,9 @@ function registerAgentTool(server: McpServer, runtime: CodexAgentRuntime, agent:
             }
       try {
         const {input: args} = parseToolInput({name, inputSchema: agentToolInput}, input)
-        const text = await runAgentCall(runtime, agent, args, {signal: ctx.mcpReq.signal, ...(onProgress ? {onProgress} : {})})
+        const answer = await runAgentCall(runtime, agent, args, {signal: ctx.mcpReq.signal, ...(onProgress ? {onProgress} : {})})
         runtime.log.info(`${name} ${elapsed(started)} ok`)
-        return {content: [{type: 'text', text}]}
+        return {content: [{type: 'text', text: answer.text}], ...(isTextFirst() ? {} : {structuredContent: answer.structured})}
       } catch (error) {
         runtime.log.info(`${name} ${elapsed(started)} error: ${(error instanceof Error ? error.message : String(error)).split('\n', 1)[0]}`)
         return toolErrorResult(error)

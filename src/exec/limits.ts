@@ -30,6 +30,15 @@ export const READ_CHUNK_BYTES = 64 * 1024
 /** Leading bytes checked for a NUL byte to tell a binary file from text (git checks 8000). */
 export const BINARY_SNIFF_BYTES = 8192
 
+/**
+ * The largest image file `read` returns as image content, in bytes: 3.75 MiB, whose base64 form is
+ * 5 MiB, the most Claude's API accepts for one image (it counts the base64 data). OpenAI's models,
+ * and so Codex, accept larger images; the smaller limit is the one every host takes.
+ */
+export const READ_MAX_IMAGE_BYTES = (5 * 1024 * 1024 * 3) / 4
+/** The widest and tallest image `read` returns, in pixels: Claude's API refuses images larger than this on either side. */
+export const READ_MAX_IMAGE_SIDE_PX = 8000
+
 /** The largest file `edit` changes, in bytes (the file is read whole, changed and rewritten). */
 export const EDIT_MAX_FILE_BYTES = 64 * 1024 * 1024
 /**

@@ -1,9 +1,10 @@
-import {McpServer} from '@modelcontextprotocol/server'
+import {McpServer, type RegisteredTool} from '@modelcontextprotocol/server'
 
 import {escapeControls} from '../text-escape.js'
 import {AK_VERSION} from '../version.js'
 import {type Level, levelIncludes} from './level.js'
 import {describeSandbox} from './terminal/sandbox-policy.js'
+import {withholdOutputSchemasFromTextFirstClients} from '../mcp/text-first-clients.js'
 import {advertisedInputSchema, parseToolInput} from '../mcp/tool-input.js'
 import {answerToolsNotOffered} from './tool-not-offered.js'
 import {toolErrorResult, toolSuccessResult} from './tool-result.js'
@@ -42,7 +43,12 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
     },
   )
   const tools = toolsForLevel(runtime.level)
-  for (const tool of tools) registerExecTool(server, runtime, connection, tool)
+  const textTools: RegisteredTool[] = []
+  const isTextFirst = withholdOutputSchemasFromTextFirstClients(server, textTools)
+  for (const tool of tools) {
+    const registered = registerExecTool(server, runtime, connection, tool, isTextFirst)
+    if (tool.isTextTheAnswer) textTools.push(registered)
+  }
   answerToolsNotOffered(
     server,
     runtime.level,
@@ -51,8 +57,19 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
   return server
 }
 
-function registerExecTool(server: McpServer, runtime: ExecRuntime, connection: ExecConnection, tool: ExecTool): void {
-  server.registerTool(
+/**
+ * Registers `tool` on `server`. `isTextFirst` tells whether the connection's client reads
+ * `structuredContent` instead of the text (see text-first-clients.ts); such a client gets the
+ * answers of the tools whose text is the answer without their structured form.
+ */
+function registerExecTool(
+  server: McpServer,
+  runtime: ExecRuntime,
+  connection: ExecConnection,
+  tool: ExecTool,
+  isTextFirst: () => boolean,
+): RegisteredTool {
+  return server.registerTool(
     tool.name,
     {
       title: tool.title,
@@ -75,7 +92,7 @@ function registerExecTool(server: McpServer, runtime: ExecRuntime, connection: E
           ignoredArguments,
         })
         runtime.log.info(logLine(tool.name, target, started, 'ok'))
-        return toolSuccessResult(answer)
+        return toolSuccessResult(answer, !(tool.isTextTheAnswer && isTextFirst()))
       } catch (error) {
         runtime.log.info(logLine(tool.name, target, started, `error: ${firstLine(error)}`))
         return toolErrorResult(error)

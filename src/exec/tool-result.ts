@@ -4,10 +4,14 @@ import {toolErrorResult as mcpToolErrorResult} from '../mcp/tool-error.js'
 import {describeSystemError, isSystemError} from './files/fs-errors.js'
 import type {ToolAnswer} from './tools/tool.js'
 
-/** A successful MCP tool result from a tool's answer. */
-export function toolSuccessResult(answer: ToolAnswer): CallToolResult {
+/**
+ * A successful MCP tool result from a tool's answer: its text, then its images as image content,
+ * and its structured form as `structuredContent` unless `withStructured` is false.
+ */
+export function toolSuccessResult(answer: ToolAnswer, withStructured = true): CallToolResult {
   const result: CallToolResult = {content: [{type: 'text', text: answer.text}]}
-  if (answer.structured) result.structuredContent = answer.structured
+  for (const image of answer.images ?? []) result.content.push({type: 'image', data: image.data, mimeType: image.mimeType})
+  if (answer.structured && withStructured) result.structuredContent = answer.structured
   return result
 }
 

@@ -26,6 +26,8 @@ export interface ToolCallAnswer {
   text: string
   isError: boolean
   structured: Record<string, unknown> | undefined
+  /** Every content block as the client returned it (text, image, …). */
+  content: Array<{type: string; text?: string; data?: string; mimeType?: string}>
 }
 
 /** Per-call options: a progress callback (sends a progressToken) and a signal that cancels the call. */
@@ -58,11 +60,12 @@ export interface TestClient {
 
 function answerOf(raw: unknown): ToolCallAnswer {
   const result = raw as {content?: unknown; isError?: unknown; structuredContent?: unknown}
-  const content = (result.content ?? []) as Array<{type: string; text?: string}>
+  const content = (result.content ?? []) as ToolCallAnswer['content']
   return {
     text: content.filter((block) => block.type === 'text').map((block) => block.text ?? '').join(''),
     isError: result.isError === true,
     structured: result.structuredContent as Record<string, unknown> | undefined,
+    content,
   }
 }
 
@@ -72,11 +75,12 @@ function answerOf(raw: unknown): ToolCallAnswer {
  * @param options.entry the file to run instead of bin/run.js (e.g. the one-file bundle)
  * @param options.runAs a program and arguments that exec node in turn (e.g. `setpriv --reuid …`
  *   to serve as another user); its process keeps the pid, so `pid` is still the server's
+ * @param options.clientName the `clientInfo.name` the client introduces itself with (default `ak-tests`)
  */
 export async function connectStdio(
   line: ClientLine,
   args: string[],
-  options: {cwd?: string; env?: Record<string, string>; entry?: string; runAs?: readonly string[]} = {},
+  options: {cwd?: string; env?: Record<string, string>; entry?: string; runAs?: readonly string[]; clientName?: string} = {},
 ): Promise<TestClient> {
   const node = [process.execPath, options.entry ?? RUN_JS, ...args]
   const argv = [...(options.runAs ?? []), ...node]
@@ -88,7 +92,7 @@ export async function connectStdio(
     stderr: 'pipe' as const,
   }
   let stderr = ''
-  const info = {name: 'ak-tests', version: '1.0.0'}
+  const info = {name: options.clientName ?? 'ak-tests', version: '1.0.0'}
   if (line === 'v1 (2025 era)') {
     const transport = new StdioV1(params)
     let protocolVersion: string | undefined

@@ -78,6 +78,7 @@ for (const line of CLIENT_LINES) {
       expect(reviewer.inputSchema).to.have.nested.property('properties.prompt')
       expect(reviewer.inputSchema).to.have.nested.property('properties.tools')
       expect((reviewer.inputSchema as {required?: string[]}).required).to.deep.equal(['prompt'])
+      expect(reviewer.outputSchema).to.deep.include({type: 'object', required: ['final_message', 'output_dropped_bytes']})
     })
 
     it('writes the startup line on stderr', () => {
@@ -87,6 +88,8 @@ for (const line of CLIENT_LINES) {
     it("answers with codex exec's stdout, run with the agent's policy", async () => {
       const answer = await client.call('agent_reviewer', {prompt: 'Review the diff'})
       expect(answer).to.deep.include({isError: false, text: 'answer: Review the diff'})
+      // The tool declares an outputSchema (listed above, so the client checked the answer against it).
+      expect(answer.structured).to.deep.equal({final_message: 'answer: Review the diff', output_dropped_bytes: 0})
       const run = (await standInRuns(fixture.record)).pop()!
       expect(run.stdin).to.equal('Review the diff')
       expect(run.cwd).to.equal(fixture.project)

@@ -36,6 +36,8 @@ interface Step {
   tool: string
   arguments: Record<string, unknown>
   expectInAnswer: RegExp[]
+  /** What the answer must not hold (read's and edit's structured fields: Codex gets their text alone). */
+  expectNotInAnswer?: RegExp[]
 }
 
 /** The Codex block of docs/http.md, with the URL of the running server and the server's name. */
@@ -68,11 +70,12 @@ for (const transport of ['stdio', 'http'] as const) describe(`Codex CLI as the M
       // as JSON), else its text.
       expectInAnswer: [/marker-42\\?n/, /status: draft/, /"exit_code":0|exit_code: 0/, /"session_id":"none"|session_id: none/],
     },
-    {tool: 'read', arguments: {path: 'notes.txt'}, expectInAnswer: [/(^|\s)1\D+status: draft$/m]},
+    {tool: 'read', arguments: {path: 'notes.txt'}, expectInAnswer: [/(^|\s)1\D+status: draft$/m], expectNotInAnswer: [/next_offset/]},
     {
       tool: 'edit',
       arguments: {path: 'notes.txt', old_text: 'status: draft', new_text: 'status: final'},
       expectInAnswer: [/^-status: draft$/m, /^\+status: final$/m],
+      expectNotInAnswer: [/occurrences/],
     },
   ]
 
@@ -153,6 +156,7 @@ for (const transport of ['stdio', 'http'] as const) describe(`Codex CLI as the M
     expect(answers).to.have.length(steps.length)
     steps.forEach((step, index) => {
       for (const pattern of step.expectInAnswer) expect(answers[index], `${step.tool} answer`).to.match(pattern)
+      for (const pattern of step.expectNotInAnswer ?? []) expect(answers[index], `${step.tool} answer`).not.to.match(pattern)
     })
   })
 

@@ -116,6 +116,9 @@ for (const line of CLIENT_LINES) {
         await writeFile(inWs('src', 'crlf.txt'), 'one\r\ntwo\r\n')
         await writeFile(inWs('src', 'long.txt'), `${'ж'.repeat(READ_MAX_LINE_CHARS - 1)}😀😀😀 tail\nshort\n`)
         await writeFile(inWs('src', 'empty.txt'), '')
+        // A binary file that is no image (an ELF header): read refuses it. A PNG would come back as an image.
+        await writeFile(inWs('src', 'program.bin'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0]))
+        // The first bytes of a PNG, cut inside its header: not an image, and not read as text either.
         await writeFile(inWs('src', 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]))
         await writeFile(inWs('src', 'wide.txt'), `${'w'.repeat(1500)}\n`.repeat(200))
       })
@@ -153,7 +156,8 @@ for (const line of CLIENT_LINES) {
       it('answers an empty file, a folder and a binary file clearly', async () => {
         expect(await ok('read', {path: 'src/empty.txt'})).to.contain('empty file')
         expect(await fails('read', {path: 'src'})).to.contain('is a folder').and.contain('list')
-        expect(await fails('read', {path: 'src/image.png'})).to.contain('binary')
+        expect(await fails('read', {path: 'src/program.bin'})).to.contain('binary')
+        expect(await fails('read', {path: 'src/image.png'})).to.contain('starts like a PNG image, but its header is cut short')
       })
 
       it('says when the file does not exist or the offset is past its end', async () => {

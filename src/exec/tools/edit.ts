@@ -37,6 +37,19 @@ const inputSchema = z.object({
     .describe('Replace every occurrence of old_text instead of requiring exactly one. Default false.'),
 })
 
+/** `edit`'s `outputSchema`: what was done to which file, and the diff. */
+export const editOutputSchema = z.object({
+  path: z.string().describe('The file, relative to the workspace.'),
+  action: z.enum(['created', 'edited']).describe('"created" for a new file (empty old_text), "edited" for a replacement.'),
+  occurrences: z.number().int().describe('Occurrences of old_text replaced (0 for a created file).'),
+  lines: z
+    .array(z.number().int())
+    .describe('The line (in the file before the edit) where each replaced occurrence starts, for the first ones recorded; empty for a created file.'),
+  bytes: z.number().int().describe('The size of the file written, in bytes.'),
+  diff: z.string().describe(`The unified diff of the change, cut after ${EDIT_MAX_DIFF_CHARS} characters.`),
+  hard_links: z.number().int().describe('Hard links the file had; above 1, this path now has its own copy and the other links keep the old content.'),
+})
+
 /** Write permission bits (owner, group, others) of a file mode. */
 const WRITE_BITS = 0o222
 
@@ -130,7 +143,7 @@ export const editTool = defineTool({
     '(a CRLF file stays CRLF); a BOM, the file mode and the owner are kept; a symlink inside the workspace edits its target. ' +
     'An empty old_text creates a new file (and missing parent folders) and fails if the path already exists. ' +
     'The file is replaced in one step, never left half-written; edits of one file are applied one after another. Answers with a unified diff ' +
-    `(cut after ${EDIT_MAX_DIFF_CHARS} characters). ` +
+    `(cut after ${EDIT_MAX_DIFF_CHARS} characters); the structured answer gives the path, what was done, the occurrences, their lines and the diff. ` +
     `Errors: outside the workspace, not found, a folder, binary or not UTF-8, larger than ${EDIT_MAX_FILE_BYTES} bytes, ` +
     'old_text missing or ambiguous.',
   level: 'files',
@@ -143,6 +156,8 @@ export const editTool = defineTool({
     newText: 'the argument is new_text.',
     file_path: 'the argument is path.',
   },
+  outputSchema: editOutputSchema,
+  isTextTheAnswer: true,
   annotations: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false},
   describeTarget: (input) => input.path,
   async run(input, context) {
@@ -218,7 +233,10 @@ async function createFile(workspace: Workspace, input: Input, target: ResolvedPa
     await folder.close()
   }
   const diff = unifiedDiff(target.relative, undefined, input.new_text, [], EDIT_MAX_DIFF_CHARS)
-  return {text: `Created ${target.relative} (${plural(data.length, 'byte')}).\n${diff}`}
+  return {
+    text: `Created ${target.relative} (${plural(data.length, 'byte')}).\n${diff}`,
+    structured: {path: target.relative, action: 'created', occurrences: 0, lines: [], bytes: data.length, diff, hard_links: 1} satisfies EditStructured,
+  }
 }
 
 /** Replaces `old_text` in the open file `file`, the entry `name` of `folder`. */
@@ -226,7 +244,8 @@ async function editFile(input: Input, target: ResolvedPath, folder: ConfinedFold
   const {info} = file
   const text = await readEditableText(file, input.path)
   const result = applyTextEdit(text, {oldText: input.old_text, newText: input.new_text, replaceAll: input.replace_all})
-  await replaceFileAtomically(folder, name, encodeWithinLimit(result.text, input.path), info)
+  const data = encodeWithinLimit(result.text, input.path)
+  await replaceFileAtomically(folder, name, data, info)
   const summary = [
     `Edited ${target.relative}: replaced ${plural(result.count, 'occurrence')} ` +
       `(${describeLines(result.lines, result.count)}).`,
@@ -239,5 +258,18 @@ async function editFile(input: Input, target: ResolvedPath, folder: ConfinedFold
   const diff = unifiedDiff(target.relative, text, result.text, result.spans, EDIT_MAX_DIFF_CHARS, {
     isComplete: result.spans.length === result.count,
   })
-  return {text: `${summary.join('\n')}\n${diff}`}
+  return {
+    text: `${summary.join('\n')}\n${diff}`,
+    structured: {
+      path: target.relative,
+      action: 'edited',
+      occurrences: result.count,
+      lines: result.lines,
+      bytes: data.length,
+      diff,
+      hard_links: info.nlink,
+    } satisfies EditStructured,
+  }
 }
+
+type EditStructured = z.infer<typeof editOutputSchema>

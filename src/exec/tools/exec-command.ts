@@ -28,11 +28,10 @@ import {defineTool} from './tool.js'
 export const maxOutputTokensField = clampedNumberField(
   'max_output_tokens',
   `the budget for the answer's text in tokens (a number below 1 counts as 1, above ${MAX_OUTPUT_TOKENS} as ${MAX_OUTPUT_TOKENS})`,
-)
-  .optional()
-  .describe(
+  {minimum: 1, maximum: MAX_OUTPUT_TOKENS, default: DEFAULT_MAX_OUTPUT_TOKENS},
+).describe(
     `Budget for the answer's text in tokens of ${CHARS_PER_TOKEN} characters (default ` +
-      `${DEFAULT_MAX_OUTPUT_TOKENS}, at most ${MAX_OUTPUT_TOKENS}); longer output is cut in the middle.`,
+      `${DEFAULT_MAX_OUTPUT_TOKENS}, 1 to ${MAX_OUTPUT_TOKENS}; values outside are clamped); longer output is cut in the middle.`,
   )
 
 const inputSchema = z.object({
@@ -40,12 +39,14 @@ const inputSchema = z.object({
   workdir: textField('workdir', 'the folder to run the command in, relative to the workspace')
     .optional()
     .describe('Folder to run it in, relative to the workspace (or absolute inside it). Default: the workspace root.'),
-  yield_time_ms: clampedNumberField('yield_time_ms', `how long to wait for the command in ms, ${MIN_YIELD_TIME_MS} to ${MAX_YIELD_TIME_MS}`)
-    .optional()
-    .describe(
-      `How long to wait for the command to end before answering that it still runs, in ms ` +
-        `(${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS}, default ${DEFAULT_EXEC_YIELD_TIME_MS}).`,
-    ),
+  yield_time_ms: clampedNumberField('yield_time_ms', `how long to wait for the command in ms, ${MIN_YIELD_TIME_MS} to ${MAX_YIELD_TIME_MS}`, {
+    minimum: MIN_YIELD_TIME_MS,
+    maximum: MAX_YIELD_TIME_MS,
+    default: DEFAULT_EXEC_YIELD_TIME_MS,
+  }).describe(
+    `How long to wait for the command to end before answering that it still runs, in ms ` +
+      `(${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS}, default ${DEFAULT_EXEC_YIELD_TIME_MS}; values outside are clamped).`,
+  ),
   max_output_tokens: maxOutputTokensField,
 })
 

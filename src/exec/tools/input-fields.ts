@@ -34,9 +34,17 @@ export function wholeNumberField(name: string, what: string, min: number, max: n
 }
 
 /**
- * A number that the tool clamps into `min`–`max` itself (a wait or a budget): any finite number
- * is taken, so only a non-number or a non-finite value is refused.
+ * A number that the tool clamps into `bounds` itself (a wait or a budget, as Codex clamps them):
+ * the JSON Schema states `minimum` and `maximum` (and `default`, when there is one), but any
+ * finite number is taken, so that a lenient client sending a value outside still gets an answer.
+ * Only a non-number or a non-finite value is refused. Tools are registered with a schema that lets
+ * every argument through (see `advertisedInputSchema`), so the SDK never refuses a value the
+ * schema's bounds exclude: `parseToolInput` checks the call with this zod schema, which has none.
  */
-export function clampedNumberField(name: string, what: string) {
-  return z.number({error: `${name} must be a number: ${what}.`})
+export function clampedNumberField(name: string, what: string, bounds: {minimum: number; maximum: number; default?: number}) {
+  return z
+    .number({error: `${name} must be a number: ${what}.`})
+    .meta({minimum: bounds.minimum, maximum: bounds.maximum})
+    .optional()
+    .meta(bounds.default === undefined ? {} : {default: bounds.default})
 }

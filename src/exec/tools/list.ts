@@ -23,6 +23,45 @@ const inputSchema = z.object({
     .describe(`How many entries to show, 1 to ${LIST_MAX_ENTRIES}. Default ${LIST_MAX_ENTRIES}.`),
 })
 
+/** `list`'s `outputSchema`: the entries shown and which part of the folder they are. */
+export const listOutputSchema = z.object({
+  path: z.string().describe('The folder, relative to the workspace ("." for its root).'),
+  entries: z
+    .array(
+      z.object({
+        name: z.string().describe('The name, escaped as the text shows it (\\xff for a byte, \\n, \\\\); every tool accepts it back.'),
+        kind: z.enum(['folder', 'file', 'symlink', 'other']).describe('"other" is a device, pipe or socket.'),
+        size_bytes: z.number().int().optional().describe('Files: the size in bytes.'),
+        link_target: z.string().optional().describe('Symlinks inside the workspace: the target, workspace-relative (" (missing)" when it does not exist).'),
+        link_outside: z.boolean().optional().describe('Symlinks: true when the target is outside the workspace (not described).'),
+        link_loop: z.boolean().optional().describe('Symlinks: true when the link leads into a loop of links.'),
+      }),
+    )
+    .describe('The entries shown, sorted by the bytes of their names.'),
+  total: z.number().int().describe('Entries the folder has.'),
+  first: z.number().int().describe('Position of the first entry shown, from 1 in sorted order.'),
+  last: z.number().int().describe('Position of the last entry shown (first - 1 when none is).'),
+  more: z.number().int().describe('Entries after the last one shown.'),
+  next_offset: z.number().int().nullable().describe('The offset that lists the next entries; null when none are left.'),
+})
+
+/** The structured form of a listing (`list`'s outputSchema): what `formatListing` shows, as fields. Pure. */
+export function structuredListing(relative: string, entries: ListEntry[], window: ListingWindow): z.infer<typeof listOutputSchema> {
+  return {
+    path: relative,
+    entries: entries.map((entry) => ({
+      name: entry.name,
+      kind: entry.kind,
+      ...(entry.sizeBytes === undefined ? {} : {size_bytes: entry.sizeBytes}),
+      ...(entry.linkTarget === undefined ? {} : {link_target: entry.linkTarget}),
+      ...(entry.linkOutside === undefined ? {} : {link_outside: entry.linkOutside}),
+      ...(entry.linkLoop === undefined ? {} : {link_loop: entry.linkLoop}),
+    })),
+    ...window,
+    next_offset: window.more > 0 ? window.last + 1 : null,
+  }
+}
+
 /** One line of a listing. */
 export interface ListEntry {
   /** The name in the display form (see display-name.ts). */
@@ -125,6 +164,7 @@ export const listTool = defineTool({
     `At most ${LIST_MAX_ENTRIES} entries are shown per call (fewer with limit); the answer says how many more there are and which offset lists them. ` +
     'A name that is not valid UTF-8 or holds control characters is shown escaped (\\xff for a byte, \\n, \\t, ' +
     '\\\\ for a backslash); every tool accepts that form back as a path. ' +
+    'The structured answer lists the same entries as fields (name, kind, size_bytes) with the paging (total, first, last, next_offset). ' +
     'Errors: the path is outside the workspace, does not exist, or is not a folder; offset is past the last entry.',
   level: 'read',
   inputSchema,
@@ -133,6 +173,8 @@ export const listTool = defineTool({
     recursive: 'list shows one folder; list a subfolder next, or use search with a glob (and no query) to find files at any depth.',
     dir_path: 'the argument is path.',
   },
+  outputSchema: listOutputSchema,
+  isTextTheAnswer: true,
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   describeTarget: (input) => input.path,
   async run(input, {workspace}) {
@@ -170,7 +212,7 @@ export const listTool = defineTool({
       }
       const last = first - 1 + windowNames.length
       const window = {total: names.length - vanished, first, last, more: names.length - last}
-      return {text: formatListing(target.relative, entries, window)}
+      return {text: formatListing(target.relative, entries, window), structured: structuredListing(target.relative, entries, window)}
     })
   },
 })

@@ -12,8 +12,8 @@ import {
 import {runtimeService} from '../runtime.js'
 import {formatFileListAnswer, formatSearchAnswer} from '../search/format.js'
 import {SEARCH_MAX_GLOBS} from '../search/glob-filter.js'
-import {listMatchingFiles} from '../search/list-files.js'
-import {runSearch} from '../search/run-search.js'
+import {type FileListOutcome, listMatchingFiles} from '../search/list-files.js'
+import {type SearchOutcome, runSearch} from '../search/run-search.js'
 import {SearchWorkerPool, searchTimeLimitFromEnv} from '../search/worker-pool.js'
 import type {ExecRuntime} from './tool.js'
 import {BadInputError} from '../../errors.js'
@@ -49,6 +49,66 @@ const inputSchema = z.object({
     .describe(`Matching lines (or, without query, file paths) to return at most (1-${SEARCH_MAX_RESULTS}). Default: ${SEARCH_DEFAULT_MAX_RESULTS}.`),
 })
 
+/** `search`'s `outputSchema`: matching lines (with a query) or matching file paths (glob alone), and whether it stopped early. */
+export const searchOutputSchema = z.object({
+  path: z.string().describe('The folder or file searched, relative to the workspace ("." for its root).'),
+  mode: z.enum(['lines', 'files']).describe('"lines" when a query was given (matches), "files" for glob alone (paths).'),
+  matches: z
+    .array(
+      z.object({
+        path: z.string().describe('The file, relative to the workspace, names escaped as list shows them.'),
+        line: z.number().int().describe('The line number, from 1.'),
+        text: z.string().describe(`The line, clipped around the match past ${SEARCH_MAX_LINE_CHARS} characters.`),
+      }),
+    )
+    .optional()
+    .describe('Lines mode: the matching lines, in walk order.'),
+  paths: z.array(z.string()).optional().describe('Files mode: the paths of the matching files, relative to the workspace.'),
+  stopped_early: z.boolean().describe('True when more results exist than were returned.'),
+  stopped_by: z
+    .enum(['max_results', 'answer_size'])
+    .nullable()
+    .describe(`What stopped it: max_results, or the answer's size (${SEARCH_MAX_ANSWER_CHARS} characters); null when it did not stop early.`),
+  files_searched: z.number().int().optional().describe('Lines mode: files whose contents were searched.'),
+  binary_files_skipped: z.number().int().optional().describe('Lines mode: files skipped as binary.'),
+  too_large: z
+    .array(z.string())
+    .optional()
+    .describe(`Lines mode: files not searched for being larger than ${SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB.`),
+  unreadable: z
+    .array(z.object({path: z.string(), why: z.string()}))
+    .optional()
+    .describe('Lines mode: files that could not be read, each with why.'),
+})
+
+type SearchStructured = z.infer<typeof searchOutputSchema>
+
+/** The structured form of a search with a query (`search`'s outputSchema). Pure. */
+export function structuredSearchAnswer(outcome: SearchOutcome): SearchStructured {
+  return {
+    path: outcome.target,
+    mode: 'lines',
+    matches: outcome.matches.map(({path, line, text}) => ({path, line, text})),
+    stopped_early: outcome.isCut,
+    stopped_by: outcome.isCut ? (outcome.cutBy ?? 'max_results') : null,
+    files_searched: outcome.filesSearched,
+    binary_files_skipped: outcome.binaryFiles,
+    too_large: outcome.tooLarge,
+    unreadable: outcome.unreadable.map(({path, why}) => ({path, why})),
+  }
+}
+
+/** The structured form of a search without a query, a list of file paths. Pure. */
+export function structuredFileList(outcome: FileListOutcome): SearchStructured {
+  return {
+    path: outcome.target,
+    mode: 'files',
+    paths: outcome.paths,
+    stopped_early: outcome.isCut,
+    stopped_by: outcome.isCut ? (outcome.cutBy ?? 'max_results') : null,
+  }
+}
+
 /** The runtime's search worker pool, started on first use and closed with the runtime. */
 export function searchPoolOf(runtime: ExecRuntime): SearchWorkerPool {
   return runtimeService(runtime, SEARCH_POOL_SERVICE, () => new SearchWorkerPool({timeLimitMs: searchTimeLimitFromEnv()}))
@@ -71,7 +131,7 @@ export const searchTool = defineTool({
     `${IGNORE_FILE_MAX_BYTES / 1024} KiB each, lines up to ${IGNORE_FILE_MAX_LINE_BYTES} bytes; rules past that are skipped with a note), ` +
     'the .git and node_modules folders, symlinks, binary ' +
     `files and files over ${SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB (named in the answer). A search that runs too long ` +
-    'is stopped with an error. Errors: invalid regex, malformed glob (an unclosed [, { or ( is named), neither query nor glob, ' +
+    'is stopped with an error. The structured answer holds the same matches (path, line, text) or paths, and whether and why it stopped early. Errors: invalid regex, malformed glob (an unclosed [, { or ( is named), neither query nor glob, ' +
     'path outside the workspace or missing, search time limit passed.',
   level: 'read',
   inputSchema,
@@ -79,6 +139,8 @@ export const searchTool = defineTool({
     pattern: 'the text or regex to find is query; a file name pattern is glob.',
     include: 'to search only some files, pass glob (e.g. "*.ts").',
   },
+  outputSchema: searchOutputSchema,
+  isTextTheAnswer: true,
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   describeTarget: (input) => `${input.path}: ${input.query ?? `files ${JSON.stringify(input.glob)}`}`,
   async run(input, {runtime, workspace, signal}) {
@@ -95,7 +157,7 @@ export const searchTool = defineTool({
         request: {path: input.path, globs, maxResults: input.max_results},
         signal,
       })
-      return {text: formatFileListAnswer(listing, globs, input.max_results)}
+      return {text: formatFileListAnswer(listing, globs, input.max_results), structured: structuredFileList(listing)}
     }
     const query = {query: input.query, isRegex: input.regex, isCaseSensitive: input.case_sensitive}
     const outcome = await runSearch({
@@ -104,6 +166,9 @@ export const searchTool = defineTool({
       request: {query, path: input.path, globs, maxResults: input.max_results},
       signal,
     })
-    return {text: formatSearchAnswer(outcome, query, {hasGlobs: globs.length > 0, maxResults: input.max_results})}
+    return {
+      text: formatSearchAnswer(outcome, query, {hasGlobs: globs.length > 0, maxResults: input.max_results}),
+      structured: structuredSearchAnswer(outcome),
+    }
   },
 })

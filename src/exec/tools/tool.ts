@@ -50,6 +50,12 @@ export interface ToolAnswer {
   text: string
   /** `structuredContent`, for tools that declare an output schema. */
   structured?: Record<string, unknown>
+  /** Images sent as MCP image content after the text (`read` of an image file). */
+  images?: Array<{
+    /** The image file's bytes, base64-encoded. */
+    data: string
+    mimeType: string
+  }>
 }
 
 /**
@@ -74,7 +80,16 @@ export interface ExecTool<Input extends z.ZodObject = z.ZodObject> {
   ignoredArguments?: Record<string, string>
   /** Advice for argument names other servers use and this tool does not (`tail` → a negative offset). */
   argumentHints?: Record<string, string>
+  /** The schema of the answer's `structured` form, declared as the tool's MCP `outputSchema`. */
   outputSchema?: z.ZodObject
+  /**
+   * Whether the text is the answer and `structured` restates it as fields for programs (read,
+   * list, search, edit), rather than being the answer's designed form (the terminal tools' four
+   * fields, DESIGN §4.4). A client that shows its model a result's `structuredContent` instead of
+   * its text (see `TEXT_FIRST_CLIENTS`) gets such a tool without its output schema and its answers
+   * without `structuredContent`, so that its model reads the same text as every other.
+   */
+  isTextTheAnswer?: boolean
   annotations: ToolAnnotations
   /** A short description of the call's target for the operator log (a path or a command). */
   describeTarget(input: z.infer<Input>): string

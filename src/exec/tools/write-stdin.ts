@@ -41,13 +41,15 @@ const inputSchema = z.object({
   chars: textField('chars', 'the text to type into the command\'s stdin, "" to only wait for output')
     .optional()
     .describe('Text to type into the command\'s stdin (include "\\n" to end a line). "\\u0003" interrupts, "\\u0004" ends the input. Empty or absent: only wait for output.'),
-  yield_time_ms: clampedNumberField('yield_time_ms', `how long to wait for output in ms, up to ${MAX_YIELD_TIME_MS}`)
-    .optional()
-    .describe(
-      `How long to wait for the command to end before answering, in ms: with chars ${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS} ` +
-        `(default ${DEFAULT_WRITE_STDIN_YIELD_TIME_MS}); without, ${MIN_EMPTY_POLL_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS} ` +
-        `(default ${MIN_EMPTY_POLL_YIELD_TIME_MS}).`,
-    ),
+  // No default in the schema: it depends on chars (the description gives both).
+  yield_time_ms: clampedNumberField('yield_time_ms', `how long to wait for output in ms, up to ${MAX_YIELD_TIME_MS}`, {
+    minimum: MIN_YIELD_TIME_MS,
+    maximum: MAX_YIELD_TIME_MS,
+  }).describe(
+    `How long to wait for the command to end before answering, in ms: with chars ${MIN_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS} ` +
+      `(default ${DEFAULT_WRITE_STDIN_YIELD_TIME_MS}); without, ${MIN_EMPTY_POLL_YIELD_TIME_MS}–${MAX_YIELD_TIME_MS} ` +
+      `(default ${MIN_EMPTY_POLL_YIELD_TIME_MS}). Values outside are clamped.`,
+  ),
   max_output_tokens: maxOutputTokensField,
 })
 

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import os
 import re
 import sys
+import struct
 import traceback
+import zlib
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import version as package_version
@@ -55,12 +58,24 @@ class Session:
     protocol_version: str
     list_tools: Callable[[], Awaitable[list[dict[str, Any]]]]
     call_tool: Callable[[str, dict[str, Any]], Awaitable[Any]]
+    # Each listed tool's outputSchema: every successful answer must carry structuredContent that it accepts.
+    output_schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     async def call(self, name: str, arguments: dict[str, Any]) -> Answer:
         result = await self.call_tool(name, arguments)
         raw = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         text = "".join(block.get("text", "") for block in raw.get("content", []) if block.get("type") == "text")
-        return Answer(text=text, is_error=raw.get("isError") is True, structured=raw.get("structuredContent"), raw=raw)
+        answer = Answer(text=text, is_error=raw.get("isError") is True, structured=raw.get("structuredContent"), raw=raw)
+        schema = self.output_schemas.get(name)
+        if answer.is_error:
+            expect(answer.structured is None, f"{name}: a tool error carries structuredContent", answer)
+        elif schema is not None:
+            import jsonschema
+
+            expect(answer.structured is not None, f"{name}: a successful answer has no structuredContent", answer)
+            errors = [error.message for error in jsonschema.Draft202012Validator(schema).iter_errors(answer.structured)]
+            expect(not errors, f"{name}: structuredContent does not match the outputSchema: {errors}", answer)
+        return answer
 
 
 def dump_tools(result: Any) -> list[dict[str, Any]]:
@@ -149,6 +164,52 @@ def expect(condition: bool, message: str, answer: Answer | None = None) -> None:
         raise AssertionError(message + (f"\nanswer: {json.dumps(answer.raw)[:1500]}" if answer else ""))
 
 
+def png(width: int, height: int, padding: int = 0) -> bytes:
+    """A width x height RGB PNG; `padding` adds a tEXt chunk of that many bytes."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + b"".join(bytes([x * 8 % 256, y * 8 % 256, 128]) for x in range(width)) for y in range(height))
+    text = [chunk(b"tEXt", b"Comment\x00" + b"a" * padding)] if padding else []
+    return b"".join(
+        [b"\x89PNG\r\n\x1a\n", chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)), *text, chunk(b"IDAT", zlib.compress(rows)), chunk(b"IEND", b"")]
+    )
+
+
+def gif(width: int, height: int) -> bytes:
+    return (
+        b"GIF89a" + struct.pack("<HH", width, height) + b"\x80\x00\x00" + b"\x20\x60\xa0\xff\xff\xff"
+        + b"\x2c" + struct.pack("<HHHH", 0, 0, width, height) + b"\x00" + b"\x02\x02\x44\x01\x00" + b"\x3b"
+    )
+
+
+def jpeg(width: int, height: int) -> bytes:
+    """A JPEG header (JFIF APP0, SOF0 giving the size, SOS) around placeholder data: all read looks at."""
+
+    def segment(marker: int, data: bytes) -> bytes:
+        return bytes([0xFF, marker]) + struct.pack(">H", len(data) + 2) + data
+
+    frame = struct.pack(">BHHB", 8, height, width, 1) + b"\x01\x11\x00"
+    return b"\xff\xd8" + segment(0xE0, b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00") + segment(0xC0, frame) + segment(0xDA, b"\x01\x01\x00\x00\x3f\x00") + b"\x12\x34\xff\xd9"
+
+
+def webp(width: int, height: int) -> bytes:
+    """A lossless (VP8L) WebP header around placeholder data."""
+    data = b"\x2f" + struct.pack("<I", (width - 1) | ((height - 1) << 14)) + b"\x00\x88\x88\x08"
+    body = b"WEBP" + b"VP8L" + struct.pack("<I", len(data)) + data
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+# The images the fixture holds: file name, bytes, MIME type, width, height.
+IMAGES = [
+    ("pictures/shot.png", png(12, 7), "image/png", 12, 7),
+    ("pictures/photo.jpg", jpeg(640, 480), "image/jpeg", 640, 480),
+    ("pictures/anim.gif", gif(9, 4), "image/gif", 9, 4),
+    ("pictures/diagram", webp(300, 200), "image/webp", 300, 200),
+]
+
+
 def write_fixture(root: Path) -> None:
     (root / "src").mkdir()
     (root / "notes").mkdir()
@@ -160,6 +221,12 @@ def write_fixture(root: Path) -> None:
     (root / ".gitignore").write_text("ignored/\n")
     (root / "ignored").mkdir()
     (root / "ignored" / "hidden.txt").write_text("needle in an ignored file\n")
+    (root / "pictures").mkdir()
+    for name, data, *_ in IMAGES:
+        (root / name).write_bytes(data)
+    # Larger than any host takes for one image (Claude's API: 5 MiB of base64).
+    (root / "pictures" / "huge.png").write_bytes(png(4, 4, 6 * 1024 * 1024))
+    (root / "pictures" / "cut.png").write_bytes(png(4, 4)[:20])
 
 
 async def check_list(s: Session, checks: Checks, root: Path) -> None:
@@ -202,7 +269,39 @@ async def check_read(s: Session, checks: Checks, root: Path) -> None:
         expect(answer.is_error and "outside the workspace" in answer.text, "/etc/passwd was not refused as outside", answer)
         expect("root:" not in answer.text, "the refusal reveals the outside file", answer)
 
+    async def images() -> None:
+        for name, data, mime_type, width, height in IMAGES:
+            answer = await s.call("read", {"path": name})
+            expect(not answer.is_error, f"read of {name} failed", answer)
+            blocks = [block for block in answer.raw.get("content", []) if block.get("type") == "image"]
+            expect(len(blocks) == 1 and blocks[0].get("mimeType") == mime_type, f"{name} is not one {mime_type} image block", answer)
+            expect(base64.b64decode(blocks[0]["data"]) == data, f"{name} did not come back byte for byte")
+            expect(f"{width}×{height} pixels" in answer.text, f"the text line of {name} does not give its size", answer)
+            expect((answer.structured or {}).get("kind") == "image" and answer.structured.get("width") == width, f"{name}: structuredContent", answer)
+
+    async def image_errors() -> None:
+        huge = await s.call("read", {"path": "pictures/huge.png"})
+        expect(huge.is_error and re.search(r"at most \d+ bytes", huge.text) is not None and "terminal level" in huge.text, "an image over the limit is not refused with the limit and a way out", huge)
+        expect(len(huge.text) < 1000, "the refusal of a huge image is huge", huge)
+        cut = await s.call("read", {"path": "pictures/cut.png"})
+        expect(cut.is_error and "header is cut short" in cut.text, "a PNG with a cut header is not refused as such", cut)
+        window = await s.call("read", {"path": "pictures/shot.png", "offset": 2})
+        expect(window.is_error and "offset and limit" in window.text, "offset with an image is not refused with why", window)
+
+    async def structured() -> None:
+        answer = await s.call("read", {"path": "poem.txt", "offset": 2, "limit": 1})
+        expect(
+            answer.structured is not None
+            and answer.structured.get("lines") == [{"number": 2, "text": "beta", "clipped_chars": 0}]
+            and answer.structured.get("next_offset") == 3,
+            "read's structuredContent does not give the window",
+            answer,
+        )
+
     await checks.run("read: numbered lines", numbered)
+    await checks.run("read: PNG, JPEG, GIF and WebP come back as image content, byte for byte", images)
+    await checks.run("read: an image too large, a cut PNG header, offset with an image are clear errors", image_errors)
+    await checks.run("read: the window as structuredContent", structured)
     await checks.run("read: offset and limit, and where to continue", window)
     await checks.run("read: a missing file is a tool error naming it", missing)
     await checks.run("read: a path outside the workspace is refused", outside)
@@ -415,6 +514,7 @@ async def main(args: argparse.Namespace) -> int:
     async with (connect_v1 if MCP_LINE == "v1" else connect_v2)(args) as session:
         tools = await session.list_tools()
         names = [tool["name"] for tool in tools]
+        session.output_schemas = {tool["name"]: tool["outputSchema"] for tool in tools if "outputSchema" in tool}
 
         async def listing() -> None:
             for tool in tools:
@@ -422,6 +522,7 @@ async def main(args: argparse.Namespace) -> int:
                 expect(bool(tool.get("description")), f"{tool['name']} has no description")
                 expect(tool.get("inputSchema", {}).get("type") == "object", f"{tool['name']} has no object inputSchema")
                 expect(isinstance(tool.get("annotations"), dict), f"{tool['name']} has no annotations")
+                expect(tool.get("outputSchema", {}).get("type") == "object", f"{tool['name']} has no object outputSchema")
                 if tool["name"] in ("exec_command", "write_stdin"):
                     schema = tool.get("outputSchema", {})
                     expect(list(schema.get("properties", {}).keys()) == EXEC_FIELDS, f"{tool['name']} outputSchema properties: {schema}")

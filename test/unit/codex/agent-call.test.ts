@@ -2,7 +2,7 @@ import {expect} from 'chai'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 
-import {answerText, runAgentCall} from '../../../src/codex/agent-call.js'
+import {agentAnswer, answerText, runAgentCall} from '../../../src/codex/agent-call.js'
 import type {DispatchOutcome} from '../../../src/codex/dispatch.js'
 import {createCodexAgentRuntime} from '../../../src/codex/runtime.js'
 import {BadInputError, DispatchFailedError} from '../../../src/errors.js'
@@ -32,6 +32,8 @@ describe('the answer of an agent call', () => {
 
   it('says when the agent printed nothing', () => {
     expect(answerText(agent, outcome({stdout: ''}))).to.equal('(the agent finished without a final message)')
+    expect(agentAnswer(agent, outcome({stdout: ''})).structured).to.deep.equal({final_message: '', output_dropped_bytes: 0})
+    expect(agentAnswer(agent, outcome({stdout: 'x\n', stdoutDroppedBytes: 99})).structured).to.deep.equal({final_message: 'x', output_dropped_bytes: 99})
   })
 
   it('fails with the exit code and the captured stderr, noting a cut beginning', () => {
@@ -96,7 +98,10 @@ describe('agent calls waiting for a dispatch slot', () => {
     expect(served.limiter.waiting).to.equal(0)
     running.abort()
     expect(await hanging).to.be.instanceOf(DispatchFailedError)
-    expect(await runAgentCall(served, agent('first'), {prompt: 'after'}, {signal: new AbortController().signal})).to.equal('answer: after')
+    expect(await runAgentCall(served, agent('first'), {prompt: 'after'}, {signal: new AbortController().signal})).to.deep.equal({
+      text: 'answer: after',
+      structured: {final_message: 'answer: after', output_dropped_bytes: 0},
+    })
     expect(served.limiter.active).to.equal(0)
   })
 })

@@ -23,6 +23,8 @@ describe('documented limits of read, list, search and edit', () => {
       ['READ_TAIL_COUNT_MAX_BYTES', `take at most ${limits.READ_TAIL_COUNT_MAX_BYTES / 1024 ** 2} MiB they are counted`],
       ['LIST_MAX_ENTRIES', `At most ${limits.LIST_MAX_ENTRIES} entries an answer`],
       ['SEARCH_MAX_ANSWER_CHARS', `an answer holds at most ${limits.SEARCH_MAX_ANSWER_CHARS} characters of matching lines`],
+      ['READ_MAX_IMAGE_BYTES', `Images of at most ${limits.READ_MAX_IMAGE_BYTES} bytes (${limits.READ_MAX_IMAGE_BYTES / 1024 ** 2} MiB)`],
+      ['READ_MAX_IMAGE_SIDE_PX', `wider or taller than ${limits.READ_MAX_IMAGE_SIDE_PX} pixels`],
       ['EDIT_NEAR_MATCH_MAX_CHARS', `Files over ${limits.EDIT_NEAR_MATCH_MAX_CHARS / 1024 ** 2} Mi characters are not searched`],
     ]
     for (const [name, text] of quoted) expect(doc, name).to.contain(text)

@@ -2,6 +2,7 @@ import {expect} from 'chai'
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {z} from 'zod'
 
 import {BadInputError} from '../../../src/errors.js'
 import {
@@ -11,8 +12,8 @@ import {
   formatLine,
   formatLineLength,
 } from '../../../src/exec/files/line-window.js'
-import {READ_MAX_ANSWER_CHARS, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../../src/exec/limits.js'
-import {formatReadAnswer, readTool} from '../../../src/exec/tools/read.js'
+import {READ_DEFAULT_LIMIT_LINES, READ_MAX_ANSWER_CHARS, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../../src/exec/limits.js'
+import {formatReadAnswer, readTool, structuredReadAnswer} from '../../../src/exec/tools/read.js'
 import type {ToolContext} from '../../../src/exec/tools/tool.js'
 import {runTool, toolContext} from '../../helpers/exec-context.js'
 
@@ -207,6 +208,46 @@ describe('read tool', () => {
     expect(formatReadAnswer('f.txt', 7, result)).to.match(/\[Stopped inside line 7, which is very long\. Lines after it, if any, start at offset=8\.\]$/)
   })
 
+  it('gives the same window as fields: an empty file, a giant last line, an answer cut by size, lines numbered from the end', () => {
+    expect(structuredReadAnswer('e.txt', {lines: [], end: 'eof', totalLines: 0})).to.deep.equal({
+      path: 'e.txt',
+      kind: 'text',
+      lines: [],
+      first_line: null,
+      last_line: null,
+      total_lines: 0,
+      next_offset: null,
+      stopped_by: 'end_of_file',
+      numbered_from_end: false,
+    })
+    const giant = {lines: [{number: 7, text: 'x', cutChars: 2_000_000, cutIsLowerBound: true}], end: 'limit' as const, totalLines: undefined}
+    expect(structuredReadAnswer('f.txt', giant)).to.deep.include({
+      lines: [{number: 7, text: 'x', clipped_chars: 2_000_000}],
+      first_line: 7,
+      last_line: 7,
+      total_lines: null,
+      next_offset: 8,
+      stopped_by: 'limit',
+    })
+    const capped = {lines: [{number: 3, text: 'a', cutChars: 0, cutIsLowerBound: false}], end: 'chars' as const, totalLines: undefined}
+    expect(structuredReadAnswer('f.txt', capped)).to.include({next_offset: 4, stopped_by: 'answer_size'})
+    const fromEnd = {
+      lines: [
+        {number: -2, text: 'y', cutChars: 0, cutIsLowerBound: false},
+        {number: -1, text: 'z', cutChars: 0, cutIsLowerBound: false},
+      ],
+      end: 'eof' as const,
+      totalLines: 2,
+    }
+    expect(structuredReadAnswer('f.txt', fromEnd, true)).to.include({
+      first_line: -2,
+      last_line: -1,
+      total_lines: null,
+      next_offset: null,
+      numbered_from_end: true,
+    })
+  })
+
   it('caps the answer in characters and says where to continue', async () => {
     const answer = await read({path: 'wide.txt'})
     expect(answer.length).to.be.at.most(READ_MAX_ANSWER_CHARS + 200)
@@ -236,8 +277,12 @@ describe('read tool', () => {
       return parsed.error?.issues.map((issue) => issue.message).join('; ') ?? ''
     }
 
-    it('fills in the defaults', () => {
-      expect(readTool.inputSchema.parse({path: 'a'})).to.deep.equal({path: 'a', offset: 1, limit: 2000})
+    it('leaves offset and limit unset when not given (an image read must know), and states their defaults and bounds in the JSON Schema', () => {
+      expect(readTool.inputSchema.parse({path: 'a'})).to.deep.equal({path: 'a'})
+      const properties = (z.toJSONSchema(readTool.inputSchema, {io: 'input'}) as {properties: Record<string, Record<string, unknown>>}).properties
+      expect(properties.offset).to.include({default: 1, minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER})
+      expect(properties.offset?.not, 'the schema refuses 0 as the tool does').to.deep.equal({const: 0})
+      expect(properties.limit).to.include({default: READ_DEFAULT_LIMIT_LINES, minimum: 1, maximum: READ_MAX_LIMIT_LINES})
     })
 
     it('rejects a zero offset, a fraction, a wrong type, a missing path, and takes a negative offset', () => {

@@ -30,7 +30,18 @@ describe('ak exec call', () => {
 
   it('prints the whole MCP result with --json, and nothing on stderr with --quiet', async () => {
     const {stdout, stderr} = await call(['list', '--arg', 'path=src', '--json', '--quiet'])
-    expect(JSON.parse(stdout)).to.deep.equal({content: [{type: 'text', text: 'src/ (1 entry)\na.txt  3 bytes'}]})
+    expect(JSON.parse(stdout)).to.deep.equal({
+      content: [{type: 'text', text: 'src/ (1 entry)\na.txt  3 bytes'}],
+      structuredContent: {
+        path: 'src',
+        entries: [{name: 'a.txt', kind: 'file', size_bytes: 3}],
+        total: 1,
+        first: 1,
+        last: 1,
+        more: 0,
+        next_offset: null,
+      },
+    })
     expect(stderr).to.equal('')
   })
 
