@@ -167,10 +167,31 @@ interface Listing {
 const PREFETCH_LISTINGS = 64
 
 /**
- * A folder listed on the walking thread that took longer than this (ms) marks a slow file system
- * (a network mount, a cold disk): the rest of the walk lists on the thread pool, read ahead.
+ * A folder listed on the walking thread that cost it more than this much CPU time (ms) marks a
+ * folder too costly to list inline (a huge folder, a file system whose listing is costly): the
+ * rest of the walk lists on the thread pool, read ahead. CPU time, not wall time: on a loaded
+ * machine a quick listing can wait long for a core, and that says nothing of the file system.
  */
 export const INLINE_LISTING_LIMIT_MS = 10
+
+/**
+ * A folder listed on the walking thread that kept it waiting this long (ms of wall time) marks a
+ * file system that blocks (a network mount, a cold disk): the rest of the walk lists on the thread
+ * pool too. Far above what waiting for a core costs a listing on a loaded machine.
+ */
+export const INLINE_LISTING_WAIT_LIMIT_MS = 250
+
+/** CPU time of this thread (or, before Node 22.19, of the process) in ms. */
+const threadCpuMs: () => number =
+  typeof process.threadCpuUsage === 'function'
+    ? () => {
+        const {user, system} = process.threadCpuUsage()
+        return (user + system) / 1000
+      }
+    : () => {
+        const {user, system} = process.cpuUsage()
+        return (user + system) / 1000
+      }
 
 /**
  * Opens and lists the folders of the walk, depth first.
@@ -178,9 +199,9 @@ export const INLINE_LISTING_LIMIT_MS = 10
  * Folders are listed on the walking thread while listing is quick: for the many small folders of
  * a source tree that costs about half the CPU time of a listing on the thread pool (2,893 folders
  * of a node_modules copy: 36–47 ms against 62–80 ms, most of it handing each listing from one
- * thread to another), and search time is mostly the walk. Once one listing takes longer than
- * `INLINE_LISTING_LIMIT_MS`, the walk stops blocking its thread: folders are then listed on the
- * thread pool, up to `PREFETCH_LISTINGS` ahead of the walk, so a slow file system works on
+ * thread to another), and search time is mostly the walk. Once one listing costs more than
+ * `INLINE_LISTING_LIMIT_MS` of CPU time, or waits longer than `INLINE_LISTING_WAIT_LIMIT_MS`, the
+ * walk stops blocking its thread: folders are then listed on the thread pool, up to `PREFETCH_LISTINGS` ahead of the walk, so a slow file system works on
  * several folders at once while the walk order stays the same.
  */
 class FolderReader {
@@ -227,9 +248,12 @@ class FolderReader {
   /** The entries of the folder at `path`, names as text: on this thread while that is quick (see the class). */
   private async listText(path: string): Promise<Array<Dirent<string>>> {
     if (!this.listsInline) return readdir(path, {withFileTypes: true})
+    const cpuBefore = threadCpuMs()
     const started = performance.now()
     const dirents = readdirSync(path, {withFileTypes: true})
-    if (performance.now() - started > this.inlineLimitMs) this.listsInline = false
+    const wall = performance.now() - started
+    // CPU time never exceeds wall time, so a quick listing needs no second CPU reading.
+    if (wall > INLINE_LISTING_WAIT_LIMIT_MS || (wall > this.inlineLimitMs && threadCpuMs() - cpuBefore > this.inlineLimitMs)) this.listsInline = false
     return dirents
   }
 
