@@ -6,6 +6,7 @@ import {BINARY_SNIFF_BYTES, SEARCH_MAX_ANSWER_CHARS, SEARCH_MAX_FILE_BYTES, SEAR
 import type {ResolvedPath, Workspace} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
 import {compileQuery, type QueryInput} from './query.js'
+import {withPrefilter} from './regex-prefilter.js'
 import type {ScanRequest, ScanResult} from './scanner.js'
 import {type WalkedFile, walkFiles} from './walk.js'
 import {SearchJobFinishedError, type SearchWorkerPool} from './worker-pool.js'
@@ -85,7 +86,7 @@ export async function runSearch(options: {
   signal?: AbortSignal
 }): Promise<SearchOutcome> {
   const {workspace, pool, request} = options
-  const query = compileQuery(request.query)
+  const query = withPrefilter(compileQuery(request.query))
   const glob = compileGlobs(request.globs)
   const target = await workspace.resolve(request.path, {mustExist: true})
   const info = await statConfined(workspace, target.real, request.path)

@@ -11,8 +11,12 @@
 export type ScanQuery =
   /** Exact, case-sensitive text: searched as UTF-8 bytes, without decoding the file. */
   | {kind: 'literal'; text: string}
-  /** A JavaScript regex `source` with `flags` (never `g`, `y` or `m`: the scanner adds its own). */
-  | {kind: 'regex'; source: string; flags: string}
+  /**
+   * A JavaScript regex `source` with `flags` (never `g`, `y` or `m`: the scanner adds its own).
+   * With `required`, every match contains one of those literals (see regex-prefilter.ts): a file
+   * whose bytes hold none of them is searched without being decoded.
+   */
+  | {kind: 'regex'; source: string; flags: string; required?: string[]}
 
 /**
  * A `search` glob filter as regular expression sources (built by `compileGlobs` in
@@ -112,7 +116,8 @@ export interface Scanner {
  * swapped for a FIFO cannot hang the worker), checked with `fstat`, and read whole into a reused
  * buffer. A file with matching lines is kept only if its descriptor lies inside the root (see
  * `ScanRequest.root`). Literal queries search the bytes with `Buffer.indexOf`, so files without a match are
- * never decoded; regexes run once over the decoded file (not line by line), and each candidate
+ * never decoded; a regex with required literals skips a file that holds none of them, undecoded;
+ * regexes run once over the decoded file (not line by line), and each candidate
  * line is confirmed with the regex on that line alone, so matches keep per-line semantics.
  */
 export function createScanner(makeGlobTester: typeof createGlobTester): Scanner {
@@ -136,10 +141,10 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
   const FIRST_READ_BYTES = 256 * 1024
   let scratch = Buffer.allocUnsafe(FIRST_READ_BYTES)
   let compiledKey = ''
-  let compiled: {needle?: Buffer; whole?: RegExp; line?: RegExp; isLineByLine?: boolean} = {}
+  let compiled: {needle?: Buffer; whole?: RegExp; line?: RegExp; isLineByLine?: boolean; required?: Buffer[]} = {}
 
   function compile(query: ScanQuery): void {
-    const key = query.kind === 'literal' ? `l:${query.text}` : `r:${query.flags}:${query.source}`
+    const key = query.kind === 'literal' ? `l:${query.text}` : `r:${query.flags}:${query.source}:${JSON.stringify(query.required ?? null)}`
     if (key === compiledKey) return
     compiled =
       query.kind === 'literal'
@@ -148,6 +153,7 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
             whole: new RegExp(query.source, `${query.flags}gm`),
             line: new RegExp(query.source, query.flags),
             isLineByLine: LOOKAROUND.test(query.source),
+            ...(query.required ? {required: query.required.map((literal) => Buffer.from(literal, 'utf8'))} : {}),
           }
     compiledKey = key
   }
@@ -375,7 +381,9 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
             const before = result.matches.length
             const start = contents.subarray(0, BOM.length).equals(BOM) ? BOM.length : 0
             if (compiled.needle) scanLiteral(contents, start, compiled.needle, index, request, result.matches)
-            else scanRegex(contents.toString('utf8', start), index, request, result.matches)
+            else if (!compiled.required || compiled.required.some((literal) => contents.indexOf(literal, start) !== -1)) {
+              scanRegex(contents.toString('utf8', start), index, request, result.matches)
+            }
             // Checked only for files with matching lines (a cheap check, but one per file adds up):
             // what was read leaves the worker only if the object read lies inside.
             if (result.matches.length > before && !isOpenedInside(fd, request.root)) {
