@@ -61,8 +61,15 @@ export function compileIgnoreLine(line: string, ignoreCase: boolean): IgnorePatt
   body = dropTrailingSpaces(body)
   const isFolderOnly = body.endsWith('/') && !isEscapedAt(body, body.length - 1)
   if (isFolderOnly) body = body.slice(0, -1)
-  const isOnPath = body.includes('/')
+  let isOnPath = body.includes('/')
   if (body.startsWith('/')) body = body.slice(1)
+  // `**/name` matches `name` at any depth, as `name` alone does: a test of the last name is cheaper.
+  let rest = body
+  while (rest.startsWith('**/')) rest = rest.slice(3)
+  if (rest !== body && rest !== '' && !rest.includes('/')) {
+    body = rest
+    isOnPath = false
+  }
   if (body === '') return undefined
   return {isNegated, isFolderOnly, isOnPath, matches: compileGlob(body, ignoreCase, isOnPath)}
 }
@@ -97,7 +104,17 @@ function compileGlob(glob: string, ignoreCase: boolean, isOnPath: boolean): (sub
   const source = globSource(glob)
   if (source === undefined) return () => false
   const regex = new RegExp(`^${source}$`, ignoreCase ? 'iu' : 'u')
+  // Most paths differ from an anchored pattern in its leading literal (`copy-2/` of
+  // `copy-2/**/test`): a prefix test turns them away before the regex runs.
+  const head = ignoreCase ? '' : literalHead(glob)
+  if (head !== '') return (subject) => subject.startsWith(head) && regex.test(subject)
   return (subject) => regex.test(subject)
+}
+
+/** The literal text `glob` starts with, up to its first wildcard or escape. */
+function literalHead(glob: string): string {
+  const end = glob.search(/[*?[\\]/)
+  return end === -1 ? glob : glob.slice(0, end)
 }
 
 /** The text `glob` matches when it has no wildcard (escapes removed), else undefined. */

@@ -199,14 +199,16 @@ const threadCpuMs: () => number =
  * Folders are listed on the walking thread while listing is quick: for the many small folders of
  * a source tree that costs about half the CPU time of a listing on the thread pool (2,893 folders
  * of a node_modules copy: 36–47 ms against 62–80 ms, most of it handing each listing from one
- * thread to another), and search time is mostly the walk. Once one listing costs more than
- * `INLINE_LISTING_LIMIT_MS` of CPU time, or waits longer than `INLINE_LISTING_WAIT_LIMIT_MS`, the
- * walk stops blocking its thread: folders are then listed on the thread pool, up to `PREFETCH_LISTINGS` ahead of the walk, so a slow file system works on
+ * thread to another), and search time is mostly the walk. Once a listing costs more than
+ * `INLINE_LISTING_LIMIT_MS` of CPU time (timed from the first listing that took that long in
+ * wall time), or waits longer than `INLINE_LISTING_WAIT_LIMIT_MS`, the walk stops blocking its thread: folders are then listed on the thread pool, up to `PREFETCH_LISTINGS` ahead of the walk, so a slow file system works on
  * several folders at once while the walk order stays the same.
  */
 class FolderReader {
   private outstanding = 0
   private listsInline = true
+  /** Whether a listing was slow in wall time, so listings are now timed in CPU time too. */
+  private isSuspect = false
 
   /** @param inlineLimitMs see `INLINE_LISTING_LIMIT_MS`. */
   constructor(private readonly inlineLimitMs: number) {}
@@ -248,12 +250,14 @@ class FolderReader {
   /** The entries of the folder at `path`, names as text: on this thread while that is quick (see the class). */
   private async listText(path: string): Promise<Array<Dirent<string>>> {
     if (!this.listsInline) return readdir(path, {withFileTypes: true})
-    const cpuBefore = threadCpuMs()
+    // A listing's CPU time can pass the limit only if its wall time does: the thread's CPU clock
+    // is read (about 1 µs) only from the first listing slow in wall time on.
+    const cpuBefore = this.isSuspect ? threadCpuMs() : 0
     const started = performance.now()
     const dirents = readdirSync(path, {withFileTypes: true})
     const wall = performance.now() - started
-    // CPU time never exceeds wall time, so a quick listing needs no second CPU reading.
-    if (wall > INLINE_LISTING_WAIT_LIMIT_MS || (wall > this.inlineLimitMs && threadCpuMs() - cpuBefore > this.inlineLimitMs)) this.listsInline = false
+    if (wall > INLINE_LISTING_WAIT_LIMIT_MS || (this.isSuspect && wall > this.inlineLimitMs && threadCpuMs() - cpuBefore > this.inlineLimitMs)) this.listsInline = false
+    else if (wall > this.inlineLimitMs) this.isSuspect = true
     return dirents
   }
 
@@ -403,9 +407,10 @@ function asBytes(value: NameOrBytes): Buffer {
   return typeof value === 'string' ? Buffer.from(value) : value
 }
 
-/** `parts` joined: text when every part is text, else bytes. */
-function join(...parts: NameOrBytes[]): NameOrBytes {
-  return parts.every((part) => typeof part === 'string') ? parts.join('') : Buffer.concat(parts.map(asBytes))
+/** `prefix` and `name` (and `suffix`) joined: text when every part is text, else bytes. */
+function join(prefix: NameOrBytes, name: NameOrBytes, suffix = ''): NameOrBytes {
+  if (typeof prefix === 'string' && typeof name === 'string') return prefix + name + suffix
+  return Buffer.concat([asBytes(prefix), asBytes(name), Buffer.from(suffix)])
 }
 
 /**

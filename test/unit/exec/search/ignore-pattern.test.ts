@@ -46,11 +46,18 @@ describe('compileIgnoreLine', () => {
   })
 
   it('matches ** only as a whole segment across folders, and as * elsewhere', () => {
+    // `**/x` is `x` at any depth, so it is tested on the last name.
+    expect(compileIgnoreLine('**/x', false)).to.include({isOnPath: false})
+    expect(compileIgnoreLine('/**/x/', false)).to.include({isOnPath: false, isFolderOnly: true})
     expect(matches('**/x', 'x')).to.equal(true)
-    expect(matches('**/x', 'a/b/x')).to.equal(true)
+    expect(matches('**/*.map', 'a.map')).to.equal(true)
+    expect(matches('**/x/y', 'a/x/y')).to.equal(true)
+    expect(matches('**/x/y', 'x/y')).to.equal(true)
     expect(matches('a/**/x', 'a/x')).to.equal(true)
     expect(matches('a/**/x', 'a/b/c/x')).to.equal(true)
     expect(matches('a/**/x', 'ab/x')).to.equal(false)
+    expect(matches('copy-2/**/test', 'copy-2/a/test')).to.equal(true)
+    expect(matches('copy-2/**/test', 'copy-1/a/test')).to.equal(false)
     expect(matches('a/**', 'a/b/c')).to.equal(true)
     expect(matches('a/**', 'a')).to.equal(false)
     expect(matches('a/b**', 'a/bc')).to.equal(true)
