@@ -13,7 +13,7 @@ import {SearchJobFinishedError, type SearchWorkerPool} from './worker-pool.js'
 
 /**
  * Bytes of paths handed to a worker at once (a path's length counts, in UTF-16 units for text):
- * about 256 paths of a source tree. Handing a batch over costs in proportion to its message, and
+ * about 200 absolute paths of a source tree. Handing a batch over costs in proportion to its message, and
  * a batch of a fixed count of files costs more for deep paths; this keeps messages few (each costs
  * both threads a copy and a turn of their event loops) and still spreads a search over the workers.
  */

@@ -181,7 +181,7 @@ export const INLINE_LISTING_LIMIT_MS = 10
  */
 export const INLINE_LISTING_WAIT_LIMIT_MS = 250
 
-/** CPU time of this thread (or, before Node 22.19, of the process) in ms. */
+/** CPU time of this thread in ms (of the whole process on a Node.js without `process.threadCpuUsage`). */
 const threadCpuMs: () => number =
   typeof process.threadCpuUsage === 'function'
     ? () => {
@@ -201,17 +201,20 @@ const threadCpuMs: () => number =
  * of a node_modules copy: 36–47 ms against 62–80 ms, most of it handing each listing from one
  * thread to another), and search time is mostly the walk. Once a listing costs more than
  * `INLINE_LISTING_LIMIT_MS` of CPU time (timed from the first listing that took that long in
- * wall time), or waits longer than `INLINE_LISTING_WAIT_LIMIT_MS`, the walk stops blocking its thread: folders are then listed on the thread pool, up to `PREFETCH_LISTINGS` ahead of the walk, so a slow file system works on
- * several folders at once while the walk order stays the same.
+ * wall time), or waits longer than `INLINE_LISTING_WAIT_LIMIT_MS`, the walk stops blocking its
+ * thread: folders are then listed on the thread pool, up to `PREFETCH_LISTINGS` ahead of the walk,
+ * so a slow file system works on several folders at once while the walk order stays the same.
  */
 class FolderReader {
   private outstanding = 0
   private listsInline = true
   /** Whether a listing was slow in wall time, so listings are now timed in CPU time too. */
-  private isSuspect = false
+  private isSuspect: boolean
 
   /** @param inlineLimitMs see `INLINE_LISTING_LIMIT_MS`. */
-  constructor(private readonly inlineLimitMs: number) {}
+  constructor(private readonly inlineLimitMs: number) {
+    this.isSuspect = inlineLimitMs < 0
+  }
 
   /** Opens `child` through its parent (releasing the parent) and lists it; undefined when it cannot be. */
   open(child: PendingChild): Promise<Listing | undefined> {
