@@ -26,7 +26,12 @@ interface Rule {
  * Instances are immutable: `withFile` returns a new one.
  */
 export class IgnoreRules {
-  private constructor(private readonly rules: readonly Rule[]) {}
+  /** The rules that can match a file: all but the folder-only ones, in the same order. */
+  private readonly fileRules: readonly Rule[]
+
+  private constructor(private readonly rules: readonly Rule[]) {
+    this.fileRules = rules.filter((rule) => !rule.pattern.isFolderOnly)
+  }
 
   /** No rules: nothing is ignored. */
   static none(): IgnoreRules {
@@ -61,12 +66,11 @@ export class IgnoreRules {
    * @param isFolder whether the path is a folder: folder-only patterns (`build/`) match only folders.
    */
   isIgnored(relative: string, isFolder: boolean): boolean {
-    const rules = this.rules
+    const rules = isFolder ? this.rules : this.fileRules
     if (rules.length === 0) return false
     const name = relative.slice(relative.lastIndexOf('/') + 1)
     for (let index = rules.length - 1; index >= 0; index--) {
       const {pattern, prefix} = rules[index] as Rule
-      if (pattern.isFolderOnly && !isFolder) continue
       if (prefix !== '' && !(relative.startsWith(prefix) && relative.length > prefix.length)) continue
       const isMatch = pattern.isOnPath ? pattern.matches(prefix === '' ? relative : relative.slice(prefix.length)) : pattern.matches(name)
       if (isMatch) return !pattern.isNegated
