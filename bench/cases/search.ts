@@ -173,8 +173,59 @@ export async function searchCases(context: BenchContext): Promise<CaseReport[]> 
         notes,
       })
     }
+    if (corpus.copies > 1) reports.push(await scalingCase(context, sources, corpus, ak, capName, capValue, servers))
     return reports
   } finally {
     for (const server of servers) await server.close()
+  }
+}
+
+/** The absent literal of SEARCH_PATTERNS: every file is read, nothing stops early. */
+const SCALING_QUERY = 'qz_no_such_text_4d1c9e'
+
+/** How much more N copies may cost than one, per copy: 3 copies at most 3.3 × one copy. */
+const SCALING_SLACK = 1.1
+
+/**
+ * How search time grows with the corpus: the absent literal over one copy of the package
+ * sources (a corpus of its own, same ignore rules) against all copies of the main corpus.
+ */
+async function scalingCase(
+  context: BenchContext,
+  sources: string[],
+  corpus: CorpusFacts,
+  ak: McpServer,
+  capName: string | undefined,
+  capValue: number,
+  servers: McpServer[],
+): Promise<CaseReport> {
+  console.error('bench: search-scaling (building a one-copy corpus)')
+  const oneRoot = path.join(context.tmp, 'corpus-one-copy')
+  const one = buildSearchCorpus(oneRoot, sources, {minFiles: 0, minBytes: 0})
+  const akOne = await connectServer(context.ak.line(oneRoot, 'read', context.profileDir))
+  servers.push(akOne)
+  const search = (server: McpServer) => async () => {
+    const args: Record<string, unknown> = {query: SCALING_QUERY, path: '.', regex: false}
+    if (capName) args[capName] = capValue
+    const {ms, value} = await timed(() => server.call('search', args))
+    if (value.isError) throw new Error(`search answered: ${value.text.slice(0, 200)}`)
+    return {ms, facts: {searched: /(\d+) files? searched/.exec(value.text)?.[1] ?? '?'}}
+  }
+  const many = `ak, ${corpus.copies} copies`
+  const contenders: Contender[] = [
+    {name: 'ak, 1 copy', detail: `${one.files.toLocaleString('en')} files`, run: search(akOne)},
+    {name: many, detail: `${corpus.files.toLocaleString('en')} files`, run: search(ak)},
+  ]
+  const summaries = await alternate(contenders, context.runs({full: 5, quick: 3}), context.warmups)
+  const limit = Number((corpus.copies * SCALING_SLACK).toFixed(2))
+  return {
+    id: 'search-scaling',
+    title: `search, how time grows from 1 to ${corpus.copies} copies of the corpus: \`${SCALING_QUERY}\``,
+    measures: 'One run is one search (one tool call) over one copy of the package sources, or over the whole corpus of copies, alternated.',
+    target: `${corpus.copies} copies cost at most ${limit} × one copy.`,
+    akName: many,
+    summaries,
+    verdicts: [ratioVerdict(summaries, many, 'ak, 1 copy', limit, `${corpus.copies} copies ÷ 1 copy ≤ ${limit}`)],
+    notes: ['The copies differ in what the ignore rules leave (a nested `.gitignore` in the first, `/copy-2/**/test/` in the second), so files searched do not grow exactly with the copies.'],
   }
 }

@@ -5,10 +5,10 @@
  * IGNORE_FILE_MAX_BYTES); a line longer than IGNORE_FILE_MAX_LINE_BYTES, and a rule the matcher
  * cannot compile, are left out; what was left out is described for the answer's note.
  */
-import ignore from 'ignore'
 
 import {readNamedFile} from '../../named-file.js'
 import {IGNORE_FILE_MAX_BYTES, IGNORE_FILE_MAX_LINE_BYTES} from '../limits.js'
+import {compileIgnoreLine} from './ignore-pattern.js'
 
 /** An ignore file's usable rules, and what of it was left out. */
 export interface IgnoreFileText {
@@ -69,15 +69,15 @@ export function usableRules(bytes: Buffer, isCut: boolean): IgnoreFileText {
   return parts.length > 0 ? {text, skipped: parts.join(', ')} : {text}
 }
 
-/** Whether the matcher can compile `line` as a rule (the `ignore` package builds a regular expression per rule, lazily). */
+/**
+ * Whether ignore-pattern.ts can compile `line` as a rule: its regular expressions are built when
+ * the rule is compiled, so a rule that cannot be (too large for the regex engine) throws here, not
+ * mid-walk.
+ */
 function isUsable(line: string): boolean {
-  const trimmed = line.trim()
-  if (trimmed === '' || trimmed.startsWith('#')) return true
   try {
-    // Matching a path compiles the rule; a rule that cannot be compiled throws here, not mid-walk.
-    const matcher = ignore().add(line)
-    matcher.ignores('a')
-    matcher.ignores('a/')
+    const pattern = compileIgnoreLine(line.endsWith('\r') ? line.slice(0, -1) : line, false)
+    pattern?.matches('a')
     return true
   } catch {
     return false

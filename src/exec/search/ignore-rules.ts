@@ -1,81 +1,80 @@
-import ignore, {type Ignore} from 'ignore'
+import {compileIgnoreLine, type IgnorePattern} from './ignore-pattern.js'
+
+/** One compiled pattern and the workspace-relative folder of its ignore file (`''` for the root). */
+interface Rule {
+  pattern: IgnorePattern
+  /** The folder with a final `/` (`''` for the root): the paths the rule applies to start with it. */
+  prefix: string
+}
 
 /**
  * Git's ignore rules for one folder of the workspace: every ignore file from the workspace root
- * down to that folder, merged into one rule list.
+ * down to that folder, in one list.
  *
  * Git gives a `.gitignore` deeper in the tree precedence over the ones above it, and
  * `.git/info/exclude` the lowest precedence; within one file the last matching pattern wins
- * (gitignore(5)). Appending each file's patterns in that order, rewritten relative to the
- * workspace root, gives exactly that outcome with "the last matching pattern wins" over one list,
- * which the `ignore` package implements, including negation, anchored and directory-only
- * patterns, and "a file inside an excluded folder cannot be re-included". Matching is
- * case-sensitive except on macOS, following git's default `core.ignoreCase` for each system.
+ * (gitignore(5)). Appending each file's patterns in that order and taking the last pattern that
+ * matches gives exactly that outcome. Each pattern keeps its own file's folder: a pattern with a
+ * `/` is matched against the path relative to that folder, one without against the last name
+ * (see ignore-pattern.ts for the pattern syntax). Matching is case-sensitive except on macOS,
+ * following git's default `core.ignoreCase` for each system.
+ *
+ * `isIgnored` judges a path by its own patterns only, as git does for each entry of a folder it
+ * walks: a path inside an ignored folder is never asked about, since the walk does not enter
+ * such a folder (so "a file inside an excluded folder cannot be re-included" holds by itself).
  *
  * Instances are immutable: `withFile` returns a new one.
  */
 export class IgnoreRules {
-  private constructor(private readonly matcher: Ignore | undefined) {}
+  /** The rules that can match a file: all but the folder-only ones, in the same order. */
+  private readonly fileRules: readonly Rule[]
+
+  private constructor(private readonly rules: readonly Rule[]) {
+    this.fileRules = rules.filter((rule) => !rule.pattern.isFolderOnly)
+  }
 
   /** No rules: nothing is ignored. */
   static none(): IgnoreRules {
-    return new IgnoreRules(undefined)
+    return new IgnoreRules([])
+  }
+
+  /** Whether there is no rule at all (so nothing is ignored). */
+  get isEmpty(): boolean {
+    return this.rules.length === 0
   }
 
   /**
    * These rules followed (so overridden) by the patterns of an ignore file.
    * @param folder the workspace-relative folder the patterns are relative to, with `/`
    *   separators; `''` for the workspace root. For `.git/info/exclude` it is the folder holding `.git`.
-   * @param text the ignore file's contents.
+   * @param text the ignore file's contents (`\n` or `\r\n` line breaks).
    */
   withFile(folder: string, text: string): IgnoreRules {
-    const patterns: string[] = []
+    const prefix = folder === '' ? '' : `${folder}/`
+    const ignoreCase = process.platform === 'darwin'
+    const added: Rule[] = []
     for (const line of text.split('\n')) {
-      const pattern = rebasePattern(line.endsWith('\r') ? line.slice(0, -1) : line, folder)
-      if (pattern !== undefined) patterns.push(pattern)
+      const pattern = compileIgnoreLine(line.endsWith('\r') ? line.slice(0, -1) : line, ignoreCase)
+      if (pattern) added.push({pattern, prefix})
     }
-    if (patterns.length === 0) return this
-    const matcher = ignore({ignorecase: process.platform === 'darwin'})
-    if (this.matcher) matcher.add(this.matcher)
-    return new IgnoreRules(matcher.add(patterns))
+    return added.length === 0 ? this : new IgnoreRules([...this.rules, ...added])
   }
 
   /**
-   * Whether a workspace-relative path (`/` separators, no leading `./`) is ignored.
-   * @param isFolder folders are tested as `name/`, so directory-only patterns (`build/`) apply.
+   * Whether a workspace-relative path (`/` separators, no leading `./`, names as git sees them) is
+   * ignored by the last pattern that matches it, from the files of its folder and above.
+   * @param isFolder whether the path is a folder: folder-only patterns (`build/`) match only folders.
    */
   isIgnored(relative: string, isFolder: boolean): boolean {
-    if (!this.matcher) return false
-    return this.matcher.ignores(isFolder ? `${relative}/` : relative)
+    const rules = isFolder ? this.rules : this.fileRules
+    if (rules.length === 0) return false
+    const name = relative.slice(relative.lastIndexOf('/') + 1)
+    for (let index = rules.length - 1; index >= 0; index--) {
+      const {pattern, prefix} = rules[index] as Rule
+      if (prefix !== '' && !(relative.startsWith(prefix) && relative.length > prefix.length)) continue
+      const isMatch = pattern.isOnPath ? pattern.matches(prefix === '' ? relative : relative.slice(prefix.length)) : pattern.matches(name)
+      if (isMatch) return !pattern.isNegated
+    }
+    return false
   }
-}
-
-/**
- * Rewrites one line of an ignore file found in `folder` so that it means the same thing when
- * matched against paths relative to the workspace root (gitignore(5)): a pattern with a slash
- * at its start or middle is anchored to its file's folder; one without matches at any depth
- * below it. Returns undefined for blank lines and comments.
- * @param folder workspace-relative folder of the ignore file; `''` keeps the line unchanged.
- */
-export function rebasePattern(line: string, folder: string): string | undefined {
-  if (line.trim() === '' || line.startsWith('#')) return undefined
-  if (folder === '') return line
-  const isNegated = line.startsWith('!')
-  const body = isNegated ? line.slice(1) : line
-  // Git drops trailing unescaped spaces and treats one trailing slash as "folders only";
-  // neither makes a pattern anchored.
-  const core = body.replace(/(?<!\\) +$/, '').replace(/\/$/, '')
-  if (core === '') return undefined
-  const base = escapeGlob(folder)
-  let rebased: string
-  if (body.startsWith('/')) rebased = `${base}${body}`
-  else if (core.includes('/')) rebased = `${base}/${body}`
-  else rebased = `${base}/**/${body}`
-  return isNegated ? `!${rebased}` : rebased
-}
-
-/** Escapes a folder name so that glob characters in it match literally. */
-function escapeGlob(folder: string): string {
-  const escaped = folder.replace(/[\\*?[\]]/g, '\\$&')
-  return /^[!#]/.test(escaped) ? `\\${escaped}` : escaped
 }

@@ -6,7 +6,7 @@ import {SEARCH_MAX_ANSWER_CHARS} from '../limits.js'
 import type {Workspace} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
 import {IgnoreFileNotes} from './ignore-file.js'
-import {SEARCH_BATCH_FILES, relativeBytes} from './run-search.js'
+import {SEARCH_BATCH_BYTES, batchBytes, relativeBytes} from './run-search.js'
 import type {ScanRequest} from './scanner.js'
 import {type WalkedFile, walkFiles} from './walk.js'
 import type {SearchWorkerPool} from './worker-pool.js'
@@ -82,6 +82,7 @@ export async function listMatchingFiles(options: {
       return outcome
     }
     let pending: WalkedFile[] = []
+    let pendingBytes = 0
     let chars = 0
     const flush = async (): Promise<boolean> => {
       for (const path of await passing(pending)) {
@@ -96,14 +97,18 @@ export async function listMatchingFiles(options: {
         outcome.paths.push(path)
       }
       pending = []
+      pendingBytes = 0
       return true
     }
     const notes = new IgnoreFileNotes()
     try {
       for await (const files of walkFiles(workspace, relativeBytes(workspace, target), createFolderFilter(request.globs), undefined, notes)) {
         signal?.throwIfAborted()
-        pending.push(...files)
-        if (pending.length >= SEARCH_BATCH_FILES && !(await flush())) return outcome
+        for (const file of files) {
+          pending.push(file)
+          pendingBytes += batchBytes(file, true)
+        }
+        if (pendingBytes >= SEARCH_BATCH_BYTES && !(await flush())) return outcome
       }
       if (pending.length > 0) await flush()
       return outcome

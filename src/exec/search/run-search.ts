@@ -7,12 +7,23 @@ import type {ResolvedPath, Workspace} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
 import {IgnoreFileNotes} from './ignore-file.js'
 import {compileQuery, type QueryInput} from './query.js'
+import {withPrefilter} from './regex-prefilter.js'
 import type {ScanRequest, ScanResult} from './scanner.js'
 import {type WalkedFile, walkFiles} from './walk.js'
 import {SearchJobFinishedError, type SearchWorkerPool} from './worker-pool.js'
 
-/** Files handed to a worker at once: small enough to spread work evenly, large enough to keep messages rare. */
-export const SEARCH_BATCH_FILES = 64
+/**
+ * Bytes of paths handed to a worker at once (a path's length counts, in UTF-16 units for text):
+ * about 200 absolute paths of a source tree. Handing a batch over costs in proportion to its message, and
+ * a batch of a fixed count of files costs more for deep paths; this keeps messages few (each costs
+ * both threads a copy and a turn of their event loops) and still spreads a search over the workers.
+ */
+export const SEARCH_BATCH_BYTES = 16 * 1024
+
+/** What `file` adds to its batch's size (see `SEARCH_BATCH_BYTES`): its path, and its shown path when that is sent too. */
+export function batchBytes(file: WalkedFile, withShown: boolean): number {
+  return file.path.length + (withShown ? file.shown.length : 0)
+}
 
 /** Batches in flight per worker: one running and one waiting, so no worker idles between batches. */
 const BATCHES_IN_FLIGHT_PER_WORKER = 2
@@ -78,7 +89,7 @@ export async function runSearch(options: {
   signal?: AbortSignal
 }): Promise<SearchOutcome> {
   const {workspace, pool, request} = options
-  const query = compileQuery(request.query)
+  const query = withPrefilter(compileQuery(request.query))
   const glob = compileGlobs(request.globs)
   const target = await workspace.resolve(request.path, {mustExist: true})
   const info = await statConfined(workspace, target.real, request.path)
@@ -142,12 +153,15 @@ export async function runSearch(options: {
     } else {
       const maxInFlight = pool.size * BATCHES_IN_FLIGHT_PER_WORKER
       let pending: WalkedFile[] = []
+      let pendingBytes = 0
       for await (const files of walkFiles(workspace, targetBytes, createFolderFilter(request.globs), undefined, ignoreNotes)) {
         for (const file of files) {
           pending.push(file)
-          if (pending.length >= SEARCH_BATCH_FILES) {
+          pendingBytes += batchBytes(file, glob !== undefined)
+          if (pendingBytes >= SEARCH_BATCH_BYTES) {
             dispatch(pending)
             pending = []
+            pendingBytes = 0
           }
         }
         while (inFlight.size >= maxInFlight && !isStopped()) await Promise.race(inFlight)

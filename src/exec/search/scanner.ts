@@ -11,8 +11,12 @@
 export type ScanQuery =
   /** Exact, case-sensitive text: searched as UTF-8 bytes, without decoding the file. */
   | {kind: 'literal'; text: string}
-  /** A JavaScript regex `source` with `flags` (never `g`, `y` or `m`: the scanner adds its own). */
-  | {kind: 'regex'; source: string; flags: string}
+  /**
+   * A JavaScript regex `source` with `flags` (never `g`, `y` or `m`: the scanner adds its own).
+   * With `required`, every match contains one of those literals (see regex-prefilter.ts): a file
+   * whose bytes hold none of them is searched without being decoded.
+   */
+  | {kind: 'regex'; source: string; flags: string; required?: string[]}
 
 /**
  * A `search` glob filter as regular expression sources (built by `compileGlobs` in
@@ -112,7 +116,8 @@ export interface Scanner {
  * swapped for a FIFO cannot hang the worker), checked with `fstat`, and read whole into a reused
  * buffer. A file with matching lines is kept only if its descriptor lies inside the root (see
  * `ScanRequest.root`). Literal queries search the bytes with `Buffer.indexOf`, so files without a match are
- * never decoded; regexes run once over the decoded file (not line by line), and each candidate
+ * never decoded; a regex with required literals decodes only the lines that hold one of them;
+ * other regexes run once over the decoded file (not line by line), and each candidate
  * line is confirmed with the regex on that line alone, so matches keep per-line semantics.
  */
 export function createScanner(makeGlobTester: typeof createGlobTester): Scanner {
@@ -136,10 +141,10 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
   const FIRST_READ_BYTES = 256 * 1024
   let scratch = Buffer.allocUnsafe(FIRST_READ_BYTES)
   let compiledKey = ''
-  let compiled: {needle?: Buffer; whole?: RegExp; line?: RegExp; isLineByLine?: boolean} = {}
+  let compiled: {needle?: Buffer; whole?: RegExp; line?: RegExp; isLineByLine?: boolean; required?: Buffer[]} = {}
 
   function compile(query: ScanQuery): void {
-    const key = query.kind === 'literal' ? `l:${query.text}` : `r:${query.flags}:${query.source}`
+    const key = query.kind === 'literal' ? `l:${query.text}` : `r:${query.flags}:${query.source}:${JSON.stringify(query.required ?? null)}`
     if (key === compiledKey) return
     compiled =
       query.kind === 'literal'
@@ -148,6 +153,7 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
             whole: new RegExp(query.source, `${query.flags}gm`),
             line: new RegExp(query.source, query.flags),
             isLineByLine: LOOKAROUND.test(query.source),
+            ...(query.required ? {required: query.required.map((literal) => Buffer.from(literal, 'utf8'))} : {}),
           }
     compiledKey = key
   }
@@ -346,6 +352,42 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
     }
   }
 
+  /**
+   * Regex search of a file through the literals every match contains (`ScanQuery.required`):
+   * only the lines holding one of them in their bytes are decoded, each matched with the regex
+   * on that line alone, as `scanRegex` confirms its candidate lines; a file holding none is never
+   * decoded. The same lines as `scanRegex`: a line whose text matches holds the literal.
+   */
+  function scanCandidateLines(bytes: Buffer, start: number, literals: Buffer[], fileIndex: number, request: ScanRequest, out: ScanMatch[]): void {
+    const line = compiled.line as RegExp
+    // The next occurrence of each literal at or after `from` (-1: none left), found again only once passed.
+    const next = literals.map(() => -2)
+    let lineNumber = 1
+    let lineStart = start
+    let from = start
+    while (out.length < request.maxMatches) {
+      let at = -1
+      for (let index = 0; index < literals.length; index++) {
+        let found = next[index] as number
+        if (found !== -1 && found < from) next[index] = found = bytes.indexOf(literals[index] as Buffer, from)
+        if (found !== -1 && (at === -1 || found < at)) at = found
+      }
+      if (at === -1) return
+      let lineEnd = bytes.indexOf(NEWLINE, lineStart)
+      while (lineEnd !== -1 && lineEnd < at) {
+        lineNumber++
+        lineStart = lineEnd + 1
+        lineEnd = bytes.indexOf(NEWLINE, lineStart)
+      }
+      if (lineEnd === -1) lineEnd = bytes.length
+      const lineText = bytes.toString('utf8', lineStart, contentEnd(bytes, lineStart, lineEnd))
+      line.lastIndex = 0
+      const confirmed = line.exec(lineText)
+      if (confirmed) out.push([fileIndex, lineNumber, clip(lineText, confirmed.index, request.maxLineChars)])
+      from = lineEnd + 1
+    }
+  }
+
   return {
     scan(request) {
       if (request.query) compile(request.query)
@@ -375,6 +417,7 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
             const before = result.matches.length
             const start = contents.subarray(0, BOM.length).equals(BOM) ? BOM.length : 0
             if (compiled.needle) scanLiteral(contents, start, compiled.needle, index, request, result.matches)
+            else if (compiled.required) scanCandidateLines(contents, start, compiled.required, index, request, result.matches)
             else scanRegex(contents.toString('utf8', start), index, request, result.matches)
             // Checked only for files with matching lines (a cheap check, but one per file adds up):
             // what was read leaves the worker only if the object read lies inside.

@@ -168,10 +168,31 @@ interface Listing {
 const PREFETCH_LISTINGS = 64
 
 /**
- * A folder listed on the walking thread that took longer than this (ms) marks a slow file system
- * (a network mount, a cold disk): the rest of the walk lists on the thread pool, read ahead.
+ * A folder listed on the walking thread that cost it more than this much CPU time (ms) marks a
+ * folder too costly to list inline (a huge folder, a file system whose listing is costly): the
+ * rest of the walk lists on the thread pool, read ahead. CPU time, not wall time: on a loaded
+ * machine a quick listing can wait long for a core, and that says nothing of the file system.
  */
 export const INLINE_LISTING_LIMIT_MS = 10
+
+/**
+ * A folder listed on the walking thread that kept it waiting this long (ms of wall time) marks a
+ * file system that blocks (a network mount, a cold disk): the rest of the walk lists on the thread
+ * pool too. Far above what waiting for a core costs a listing on a loaded machine.
+ */
+export const INLINE_LISTING_WAIT_LIMIT_MS = 250
+
+/** CPU time of this thread in ms (of the whole process on a Node.js without `process.threadCpuUsage`). */
+const threadCpuMs: () => number =
+  typeof process.threadCpuUsage === 'function'
+    ? () => {
+        const {user, system} = process.threadCpuUsage()
+        return (user + system) / 1000
+      }
+    : () => {
+        const {user, system} = process.cpuUsage()
+        return (user + system) / 1000
+      }
 
 /**
  * Opens and lists the folders of the walk, depth first.
@@ -179,17 +200,22 @@ export const INLINE_LISTING_LIMIT_MS = 10
  * Folders are listed on the walking thread while listing is quick: for the many small folders of
  * a source tree that costs about half the CPU time of a listing on the thread pool (2,893 folders
  * of a node_modules copy: 36–47 ms against 62–80 ms, most of it handing each listing from one
- * thread to another), and search time is mostly the walk. Once one listing takes longer than
- * `INLINE_LISTING_LIMIT_MS`, the walk stops blocking its thread: folders are then listed on the
- * thread pool, up to `PREFETCH_LISTINGS` ahead of the walk, so a slow file system works on
- * several folders at once while the walk order stays the same.
+ * thread to another), and search time is mostly the walk. Once a listing costs more than
+ * `INLINE_LISTING_LIMIT_MS` of CPU time (timed from the first listing that took that long in
+ * wall time), or waits longer than `INLINE_LISTING_WAIT_LIMIT_MS`, the walk stops blocking its
+ * thread: folders are then listed on the thread pool, up to `PREFETCH_LISTINGS` ahead of the walk,
+ * so a slow file system works on several folders at once while the walk order stays the same.
  */
 class FolderReader {
   private outstanding = 0
   private listsInline = true
+  /** Whether a listing was slow in wall time, so listings are now timed in CPU time too. */
+  private isSuspect: boolean
 
   /** @param inlineLimitMs see `INLINE_LISTING_LIMIT_MS`. */
-  constructor(private readonly inlineLimitMs: number) {}
+  constructor(private readonly inlineLimitMs: number) {
+    this.isSuspect = inlineLimitMs < 0
+  }
 
   /** Opens `child` through its parent (releasing the parent) and lists it; undefined when it cannot be. */
   open(child: PendingChild): Promise<Listing | undefined> {
@@ -228,9 +254,14 @@ class FolderReader {
   /** The entries of the folder at `path`, names as text: on this thread while that is quick (see the class). */
   private async listText(path: string): Promise<Array<Dirent<string>>> {
     if (!this.listsInline) return readdir(path, {withFileTypes: true})
+    // A listing's CPU time can pass the limit only if its wall time does: the thread's CPU clock
+    // is read (about 1 µs) only from the first listing slow in wall time on.
+    const cpuBefore = this.isSuspect ? threadCpuMs() : 0
     const started = performance.now()
     const dirents = readdirSync(path, {withFileTypes: true})
-    if (performance.now() - started > this.inlineLimitMs) this.listsInline = false
+    const wall = performance.now() - started
+    if (wall > INLINE_LISTING_WAIT_LIMIT_MS || (this.isSuspect && wall > this.inlineLimitMs && threadCpuMs() - cpuBefore > this.inlineLimitMs)) this.listsInline = false
+    else if (wall > this.inlineLimitMs) this.isSuspect = true
     return dirents
   }
 
@@ -378,9 +409,10 @@ function asBytes(value: NameOrBytes): Buffer {
   return typeof value === 'string' ? Buffer.from(value) : value
 }
 
-/** `parts` joined: text when every part is text, else bytes. */
-function join(...parts: NameOrBytes[]): NameOrBytes {
-  return parts.every((part) => typeof part === 'string') ? parts.join('') : Buffer.concat(parts.map(asBytes))
+/** `prefix` and `name` (and `suffix`) joined: text when every part is text, else bytes. */
+function join(prefix: NameOrBytes, name: NameOrBytes, suffix = ''): NameOrBytes {
+  if (typeof prefix === 'string' && typeof name === 'string') return prefix + name + suffix
+  return Buffer.concat([asBytes(prefix), asBytes(name), Buffer.from(suffix)])
 }
 
 /**

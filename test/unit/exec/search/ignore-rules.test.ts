@@ -1,56 +1,66 @@
 import {expect} from 'chai'
 
-import {IgnoreRules, rebasePattern} from '../../../../src/exec/search/ignore-rules.js'
+import {IgnoreRules} from '../../../../src/exec/search/ignore-rules.js'
 
-describe('rebasePattern', () => {
-  it('keeps the patterns of the workspace root unchanged', () => {
-    expect(rebasePattern('*.log', '')).to.equal('*.log')
-    expect(rebasePattern('/build', '')).to.equal('/build')
+describe('IgnoreRules, patterns by the folder of their file', () => {
+  const root = (text: string) => IgnoreRules.none().withFile('', text)
+
+  it('matches a root pattern without a slash at any depth, and one with a leading slash at the root only', () => {
+    expect(root('*.log\n').isIgnored('a.log', false)).to.equal(true)
+    expect(root('*.log\n').isIgnored('x/y/a.log', false)).to.equal(true)
+    expect(root('/build\n').isIgnored('build', true)).to.equal(true)
+    expect(root('/build\n').isIgnored('x/build', true)).to.equal(false)
   })
 
-  it('drops blank lines and comments', () => {
-    expect(rebasePattern('', 'sub')).to.equal(undefined)
-    expect(rebasePattern('   ', 'sub')).to.equal(undefined)
-    expect(rebasePattern('# note', 'sub')).to.equal(undefined)
+  it('drops blank lines, white-space-only lines and comments', () => {
+    const rules = root('*.log\n')
+    expect(rules.withFile('sub', '\n   \n\t\n# note\n')).to.equal(rules)
+    expect(IgnoreRules.none().withFile('', '   \n\t\n').isEmpty).to.equal(true)
   })
 
   it('lets a pattern without a slash match at any depth below its folder', () => {
-    expect(rebasePattern('*.log', 'sub')).to.equal('sub/**/*.log')
-    expect(rebasePattern('out/', 'sub')).to.equal('sub/**/out/')
+    const rules = IgnoreRules.none().withFile('sub', '*.log\nout/\n')
+    expect(rules.isIgnored('sub/a.log', false)).to.equal(true)
+    expect(rules.isIgnored('sub/d/e/a.log', false)).to.equal(true)
+    expect(rules.isIgnored('sub/x/out', true)).to.equal(true)
+    expect(rules.isIgnored('sub/x/out', false)).to.equal(false)
+    expect(rules.isIgnored('subx/a.log', false)).to.equal(false)
   })
 
   it('anchors a pattern with a leading or middle slash to its folder', () => {
-    expect(rebasePattern('/out', 'sub')).to.equal('sub/out')
-    expect(rebasePattern('a/b', 'sub/deep')).to.equal('sub/deep/a/b')
-    expect(rebasePattern('**/tmp', 'sub')).to.equal('sub/**/tmp')
+    const sub = IgnoreRules.none().withFile('sub', '/out\n**/tmp\n')
+    expect(sub.isIgnored('sub/out', true)).to.equal(true)
+    expect(sub.isIgnored('sub/x/out', true)).to.equal(false)
+    expect(sub.isIgnored('sub/tmp', false)).to.equal(true)
+    expect(sub.isIgnored('sub/x/tmp', false)).to.equal(true)
+    expect(sub.isIgnored('tmp', false)).to.equal(false)
+    const deep = IgnoreRules.none().withFile('sub/deep', 'a/b\n')
+    expect(deep.isIgnored('sub/deep/a/b', false)).to.equal(true)
+    expect(deep.isIgnored('sub/deep/x/a/b', false)).to.equal(false)
   })
 
-  it('keeps negation in front of the rewritten pattern', () => {
-    expect(rebasePattern('!keep.log', 'sub')).to.equal('!sub/**/keep.log')
-    expect(rebasePattern('!/keep', 'sub')).to.equal('!sub/keep')
-  })
-
-  it('drops a blank line at the workspace root too', () => {
-    expect(rebasePattern('   ', '')).to.equal(undefined)
-    expect(rebasePattern('\t', '')).to.equal(undefined)
+  it('keeps negation with the anchoring of the negated pattern', () => {
+    const rules = root('keep\n').withFile('sub', '!/keep\n')
+    expect(rules.isIgnored('sub/keep', false)).to.equal(false)
+    expect(rules.isIgnored('sub/x/keep', false)).to.equal(true)
   })
 
   it('ignores trailing spaces and one trailing slash when telling whether a pattern is anchored', () => {
-    expect(rebasePattern('x/  ', 'sub')).to.equal('sub/**/x/  ')
-    expect(rebasePattern('a b/  ', 'sub')).to.equal('sub/**/a b/  ')
-    expect(rebasePattern('a\\ ', 'sub')).to.equal('sub/**/a\\ ')
+    const rules = IgnoreRules.none().withFile('sub', 'x/  \na b/  \nc\\ \n')
+    expect(rules.isIgnored('sub/d/x', true)).to.equal(true)
+    expect(rules.isIgnored('sub/d/a b', true)).to.equal(true)
+    expect(rules.isIgnored('sub/d/c ', false)).to.equal(true)
+    expect(rules.isIgnored('sub/d/c', false)).to.equal(false)
   })
 
   it('drops a pattern that is only a slash, with or without spaces', () => {
-    expect(rebasePattern('/', 'sub')).to.equal(undefined)
-    expect(rebasePattern('/  ', 'sub')).to.equal(undefined)
-    expect(rebasePattern('!/', 'sub')).to.equal(undefined)
+    expect(IgnoreRules.none().withFile('sub', '/\n/  \n!/\n').isEmpty).to.equal(true)
   })
 
-  it('escapes glob characters in the folder name', () => {
-    expect(rebasePattern('x', 'a[1]/b*')).to.equal('a\\[1\\]/b\\*/**/x')
-    expect(rebasePattern('x', '#hash')).to.equal('\\#hash/**/x')
-    expect(rebasePattern('x', 'a#b!c')).to.equal('a#b!c/**/x')
+  it('takes glob characters in the folder name literally', () => {
+    expect(IgnoreRules.none().withFile('a[1]/b*', 'x\n').isIgnored('a[1]/b*/x', false)).to.equal(true)
+    expect(IgnoreRules.none().withFile('a[1]/b*', 'x\n').isIgnored('a1/bc/x', false)).to.equal(false)
+    expect(IgnoreRules.none().withFile('#hash', 'x\n').isIgnored('#hash/x', false)).to.equal(true)
   })
 })
 

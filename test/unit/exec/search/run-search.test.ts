@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {BadInputError, NotFoundError, OutsideWorkspaceError} from '../../../../src/errors.js'
-import {SEARCH_BATCH_FILES, type SearchRequest, runSearch} from '../../../../src/exec/search/run-search.js'
+import {SEARCH_BATCH_BYTES, type SearchRequest, runSearch} from '../../../../src/exec/search/run-search.js'
 import {SearchWorkerPool} from '../../../../src/exec/search/worker-pool.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
 
@@ -12,13 +12,17 @@ describe('runSearch', () => {
   let scratch: string
   let workspace: Workspace
   let pool: SearchWorkerPool
-  const manyFiles = SEARCH_BATCH_FILES * 3 + 5
+  /** Files of many/ in one batch (see SEARCH_BATCH_BYTES), and files there: a few batches' worth. */
+  let filesPerBatch: number
+  let manyFiles: number
 
   before(async () => {
     scratch = await mkdtemp(path.join(tmpdir(), 'ak-run-search-'))
     const root = path.join(scratch, 'ws')
     await mkdir(path.join(root, 'src', 'deep'), {recursive: true})
     await mkdir(path.join(root, 'many'))
+    filesPerBatch = Math.ceil(SEARCH_BATCH_BYTES / Buffer.byteLength(path.join(root, 'many', 'f0000.txt')))
+    manyFiles = filesPerBatch * 3 + 5
     await writeFile(path.join(root, '.gitignore'), 'ignored.txt\n')
     await writeFile(path.join(root, 'ignored.txt'), 'needle\n')
     await writeFile(path.join(root, 'README.md'), '# Needle\nneedle in the readme\n')
@@ -91,11 +95,11 @@ describe('runSearch', () => {
 
   it('returns exactly the first matches in walk order when the cap cuts, across batches', async () => {
     for (let round = 0; round < 3; round++) {
-      const outcome = await search({query: {query: 'match', isRegex: false, isCaseSensitive: true}, path: 'many', maxResults: SEARCH_BATCH_FILES + 7})
+      const outcome = await search({query: {query: 'match', isRegex: false, isCaseSensitive: true}, path: 'many', maxResults: filesPerBatch + 7})
       expect(outcome.isCut).to.equal(true)
-      expect(outcome.matches).to.have.length(SEARCH_BATCH_FILES + 7)
+      expect(outcome.matches).to.have.length(filesPerBatch + 7)
       expect(outcome.matches.map((match) => match.text)).to.deep.equal(
-        Array.from({length: SEARCH_BATCH_FILES + 7}, (_, index) => `match ${index}`),
+        Array.from({length: filesPerBatch + 7}, (_, index) => `match ${index}`),
       )
     }
   })
