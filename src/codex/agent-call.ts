@@ -1,5 +1,5 @@
 import {BadInputError, DispatchFailedError} from '../errors.js'
-import {type AgentDefinition, asSentenceEnd, readAgentFile} from './agent-file.js'
+import {type AgentDefinition, agentFileOptions, asSentenceEnd, readAgentFile} from './agent-file.js'
 import {codexExecArgs} from './codex-argv.js'
 import {codexConfigLayers, mergeLayers} from './codex-layers.js'
 import {type DiscoveredAgent, repositoryRootOf} from './discovery.js'
@@ -34,7 +34,7 @@ export interface DispatchPlan {
  */
 export async function currentPolicy(runtime: CodexAgentRuntime, agent: DiscoveredAgent): Promise<AgentPolicy> {
   const tool = toolNameOf(agent.slug)
-  const state = await readAgentFile(agent.file)
+  const state = await readAgentFile(agent.file, agentFileOptions(agent.origin))
   if (state.status === 'ok') return state.policy
   if (state.status === 'missing') {
     throw new DispatchFailedError(

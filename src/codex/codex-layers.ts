@@ -85,6 +85,7 @@ function usable(file: string, read: TomlFile): Record<string, unknown> | undefin
       throw new DispatchFailedError(`${file} does not parse (${read.reason}), so the MCP servers a dispatched Codex would start are unknown. Fix the file, then call again.`)
     case 'unreadable':
     case 'too-large':
+    case 'not-regular':
       throw new DispatchFailedError(`Cannot read ${file} (${read.reason}), so the MCP servers a dispatched Codex would start are unknown. Fix the file, then call again.`)
   }
 }

@@ -19,6 +19,9 @@ export const AGENT_FILE_MAX_BYTES = 1024 * 1024
 /** Largest Codex `config.toml` read, in bytes. */
 export const CODEX_CONFIG_MAX_BYTES = 4 * 1024 * 1024
 
+/** Largest `.git` file (a worktree's `gitdir:` pointer) read to find its main repository, in bytes. */
+export const GIT_POINTER_FILE_MAX_BYTES = 64 * 1024
+
 /** Dispatched `codex exec` runs allowed at once by default; further calls wait for a free slot. */
 export const DEFAULT_MAX_DISPATCHES = 2
 
