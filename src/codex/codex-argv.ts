@@ -5,6 +5,12 @@ import {tomlValue} from './toml-value.js'
 
 /** What besides the policy decides a dispatch's argument list. */
 export interface ArgvContext {
+  /**
+   * The environment variable marking the run's depth (see agent-depth.ts), passed to every stdio
+   * MCP server of the run through `-c mcp_servers.<name>.env.<name>=<value>`: Codex starts MCP
+   * servers with a reduced environment, so the run's own variable would not reach them.
+   */
+  depthMarker?: {name: string; value: string}
   /** The server's working directory, where the agent runs (`--cd`). */
   cwd: string
   /**
@@ -43,6 +49,12 @@ export function codexExecArgs(policy: AgentPolicy, context: ArgvContext, tools?:
   const servers = effectiveServers(policy, context.configServers)
   for (const [name, entry] of Object.entries(servers)) {
     if (runsAgentRuntime(entry)) overrides.push({key: `mcp_servers.${name}.enabled`, value: false})
+  }
+  if (context.depthMarker) {
+    const {name: variable, value} = context.depthMarker
+    for (const [name, entry] of Object.entries(servers)) {
+      if (typeof entry.command === 'string' && isOverridableKey(name)) overrides.push({key: `mcp_servers.${name}.env.${variable}`, value})
+    }
   }
   if (tools) overrides.push(...narrowTools(servers, tools))
 
