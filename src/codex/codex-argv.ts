@@ -68,7 +68,7 @@ export function codexExecArgs(policy: AgentPolicy, context: ArgvContext, tools?:
  * over them key by key (the agent file is applied as a layer above them).
  */
 export function effectiveServers(policy: AgentPolicy, configServers: Record<string, McpServerEntry>): Record<string, McpServerEntry> {
-  const servers: Record<string, McpServerEntry> = {}
+  const servers: Record<string, McpServerEntry> = Object.create(null) as Record<string, McpServerEntry>
   for (const [name, entry] of Object.entries(configServers)) servers[name] = {...entry}
   for (const [name, entry] of Object.entries(policy.mcpServers)) servers[name] = {...servers[name], ...entry}
   return servers
@@ -92,7 +92,7 @@ export function narrowTools(servers: Record<string, McpServerEntry>, requested: 
     const dot = name.indexOf('.')
     const server = dot === -1 ? name : name.slice(0, dot)
     const tool = dot === -1 ? undefined : name.slice(dot + 1)
-    const entry = servers[server]
+    const entry = Object.hasOwn(servers, server) ? servers[server] : undefined
     if (!entry || !isOverridableKey(server)) {
       problems.push(`"${name}": ${entry ? 'this server name cannot be enforced through codex exec overrides' : `no MCP server "${server}" is configured for this agent`}`)
       continue

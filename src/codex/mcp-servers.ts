@@ -9,11 +9,15 @@ import {parse as parseShell} from 'shell-quote'
 /** One MCP server entry as written in TOML (command, args, enabled_tools, …). */
 export type McpServerEntry = Record<string, unknown>
 
-/** The `mcp_servers` table of a parsed config or agent file; entries that are not tables are left out. */
+/**
+ * The `mcp_servers` table of a parsed config or agent file; entries that are not tables are left
+ * out. The map has no prototype, so a server named `constructor` or `__proto__` is looked up as
+ * what it is.
+ */
 export function mcpServersOf(config: Record<string, unknown>): Record<string, McpServerEntry> {
   const table = config.mcp_servers
   if (!table || typeof table !== 'object' || Array.isArray(table)) return {}
-  const servers: Record<string, McpServerEntry> = {}
+  const servers: Record<string, McpServerEntry> = Object.create(null) as Record<string, McpServerEntry>
   for (const [name, entry] of Object.entries(table as Record<string, unknown>)) {
     if (entry && typeof entry === 'object' && !Array.isArray(entry)) servers[name] = entry as McpServerEntry
   }
