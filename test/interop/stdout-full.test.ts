@@ -17,10 +17,12 @@ function runOnFullDisk(args: string[], cwd: string): Promise<{code: number | nul
   const child = spawn(process.execPath, args, {cwd, stdio: ['pipe', full, 'pipe']})
   closeSync(full)
   let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  child.stdin.on('error', () => undefined)
-  child.stdin.write(INITIALIZE)
-  const timer = setTimeout(() => child.stdin.end(), 10_000) // a server that did not stop on its own ends with stdin
+  const {stdin, stderr: errors} = child
+  if (!stdin || !errors) throw new Error('spawned without pipes')
+  errors.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  stdin.on('error', () => undefined)
+  stdin.write(INITIALIZE)
+  const timer = setTimeout(() => stdin.end(), 10_000) // a server that did not stop on its own ends with stdin
   return new Promise((resolve) =>
     child.on('close', (code) => {
       clearTimeout(timer)
