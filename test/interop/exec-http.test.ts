@@ -166,7 +166,7 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
       const port = new URL(server.url).port
       const foreign = await rawRequest(server.url, {target: 'http://evil.example/mcp', headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY})
       expect(foreign.status).to.equal(403)
-      expect((JSON.parse(foreign.body) as {error: {message: string}}).error.message).to.contain('"evil.example" is not allowed')
+      expect((JSON.parse(foreign.body) as {error: {message: string}}).error.message).to.match(/^Forbidden: The request target's host "evil\.example" is not allowed here\./)
       const other = await rawRequest(server.url, {target: `http://127.0.0.1:${port}/other`, headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY})
       expect(other.status).to.equal(404)
     })

@@ -54,7 +54,7 @@ describe('stdout on a full disk', function () {
       expect(code, stderr).to.equal(1)
       expect(stderr).not.to.match(/^\s+at /m)
       expect(stderr.trimEnd().split('\n').at(-1)).to.equal(
-        "Error: The MCP stdio transport failed (ENOSPC: no space left on device, write); the connection is closed. Check that the client keeps reading the server's output, and restart the server.",
+        "Error: The MCP stdio transport failed (ENOSPC: no space left on device, write); the connection is closed. Check that the client keeps reading the server's output (when stdout goes to a file, that its disk has room), and restart the server.",
       )
     })
   }

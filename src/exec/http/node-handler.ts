@@ -67,7 +67,7 @@ export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHan
       const where = {origin: req.headers.origin, localAddress: req.socket.localAddress, localPort: req.socket.localPort}
       // An absolute-form target names the host itself (RFC 9112 §3.2.2); the Host header, when sent, must pass too.
       const refusal =
-        (target.authority !== undefined ? refusedOrigin({...where, host: target.authority}, options.origins) : undefined) ??
+        (target.authority !== undefined ? refusedOrigin({...where, host: target.authority}, options.origins)?.replace(/^Host header /, "The request target's host ") : undefined) ??
         (target.authority === undefined || req.headers.host !== undefined ? refusedOrigin({...where, host: req.headers.host}, options.origins) : undefined)
       if (refusal) {
         runtime.log.info(`HTTP 403 ${req.method} ${req.url}: ${refusal}`)
