@@ -1,9 +1,11 @@
 import {BadInputError, DispatchFailedError} from '../errors.js'
-import {type AgentDefinition, asSentenceEnd, readAgentFile} from './agent-file.js'
+import {AGENT_DEPTH_ENV, isTooDeep} from './agent-depth.js'
+import {type AgentDefinition, agentFileOptions, asSentenceEnd, readAgentFile} from './agent-file.js'
 import {codexExecArgs} from './codex-argv.js'
 import {codexConfigLayers, mergeLayers} from './codex-layers.js'
 import {type DiscoveredAgent, repositoryRootOf} from './discovery.js'
 import {type DispatchOutcome, runDispatch} from './dispatch.js'
+import {MAX_AGENT_DEPTH} from './limits.js'
 import {mcpServersOf} from './mcp-servers.js'
 import type {AgentPolicy} from './policy.js'
 import type {CodexAgentRuntime} from './runtime.js'
@@ -20,8 +22,8 @@ export interface DispatchPlan {
   command: string
   args: string[]
   cwd: string
-  /** Environment entries set on top of the server's own. */
-  envOverrides: {CODEX_HOME: string}
+  /** Environment entries set on top of the server's own: CODEX_HOME and the run's depth marker (AGENT_DEPTH_ENV). */
+  envOverrides: Record<string, string>
   policy: AgentPolicy
 }
 
@@ -34,7 +36,7 @@ export interface DispatchPlan {
  */
 export async function currentPolicy(runtime: CodexAgentRuntime, agent: DiscoveredAgent): Promise<AgentPolicy> {
   const tool = toolNameOf(agent.slug)
-  const state = await readAgentFile(agent.file)
+  const state = await readAgentFile(agent.file, agentFileOptions(agent.origin))
   if (state.status === 'ok') return state.policy
   if (state.status === 'missing') {
     throw new DispatchFailedError(
@@ -68,16 +70,18 @@ export async function planAgentCall(runtime: CodexAgentRuntime, agent: Discovere
   const layers = await codexConfigLayers(runtime.codexHome, runtime.cwd, runtime.systemConfig ? {systemConfig: runtime.systemConfig} : {}).catch((error: unknown) => {
     throw error instanceof DispatchFailedError ? new DispatchFailedError(`Cannot run ${toolNameOf(agent.slug)}: ${error.message}`) : error
   })
+  const depthMarker = {name: AGENT_DEPTH_ENV, value: String(runtime.agentDepth.depth + 1)}
   const args = codexExecArgs(
     policy,
     {
+      depthMarker,
       cwd: runtime.cwd,
       isInsideGitRepo: (await repositoryRootOf(runtime.cwd)) !== undefined,
       configServers: mcpServersOf(mergeLayers(layers)),
     },
     tools,
   )
-  return {command: runtime.codexCommand, args, cwd: runtime.cwd, envOverrides: {CODEX_HOME: runtime.codexHome}, policy}
+  return {command: runtime.codexCommand, args, cwd: runtime.cwd, envOverrides: {CODEX_HOME: runtime.codexHome, [depthMarker.name]: depthMarker.value}, policy}
 }
 
 /**
@@ -96,6 +100,7 @@ export async function runAgentCall(
   options: {signal: AbortSignal; onProgress?: (message: string) => void},
 ): Promise<AgentAnswer> {
   if (input.prompt.trim() === '') throw new BadInputError('prompt is empty. Say what the agent should do.')
+  if (isTooDeep(runtime.agentDepth)) throw tooDeepError(runtime, agent)
   const controller = new AbortController()
   const signal = AbortSignal.any([options.signal, controller.signal])
   const untrack = runtime.track(controller)
@@ -142,6 +147,16 @@ export interface AgentAnswer {
     /** Bytes of the agent's output dropped past the capture limit (0 when whole). */
     output_dropped_bytes: number
   }
+}
+
+/** Why a runtime inside a dispatched run does not dispatch: agents do not start agents. */
+function tooDeepError(runtime: CodexAgentRuntime, agent: AgentDefinition): DispatchFailedError {
+  const {depth, source} = runtime.agentDepth
+  return new DispatchFailedError(
+    `${toolNameOf(agent.slug)} cannot run here: this agent runtime was started inside an agent run that ak dispatched ` +
+      `(${AGENT_DEPTH_ENV}=${depth} in ${source ?? 'its environment'}), and agents may not start agents ` +
+      `(at most ${MAX_AGENT_DEPTH} level, as Codex's agents.max_depth). Do the work yourself, or ask the caller to run ${toolNameOf(agent.slug)}.`,
+  )
 }
 
 /**

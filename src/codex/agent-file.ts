@@ -1,4 +1,5 @@
 import {AGENT_FILE_MAX_BYTES} from './limits.js'
+import {notRegularReason} from './named-file.js'
 import {type AgentPolicy, EMPTY_POLICY, PolicyError, agentPolicyOf} from './policy.js'
 import {readTomlFile} from './toml-file.js'
 
@@ -28,10 +29,19 @@ export type AgentFileState =
   | {status: 'invalid'; reason: string}
   | {status: 'missing'; reason: string}
 
-/** Reads and parses an agent file (at most AGENT_FILE_MAX_BYTES bytes). Never throws for the file's own problems. */
-export async function readAgentFile(file: string): Promise<AgentFileState> {
-  const read = await readTomlFile(file, AGENT_FILE_MAX_BYTES)
+/**
+ * Reads and parses an agent file (at most AGENT_FILE_MAX_BYTES bytes, opened without blocking:
+ * see readNamedFile). Something other than a regular file under its name (a FIFO, a device, a
+ * folder; a symlink when links are not followed) makes it invalid, so calls fail naming the file
+ * rather than hang or lose the agent's restrictions. Never throws for the file's own problems.
+ * @param options.followLinks false for a project agent (symlinked project agent files are not
+ *   served, so one that became a symlink after discovery is refused); default true.
+ */
+export async function readAgentFile(file: string, options: {followLinks?: boolean} = {}): Promise<AgentFileState> {
+  const read = await readTomlFile(file, AGENT_FILE_MAX_BYTES, options)
   switch (read.status) {
+    case 'not-regular':
+      return {status: 'invalid', reason: read.reason === notRegularReason('a symlink') ? `${read.reason}, and symlinked agent files in the project folder are not served` : read.reason}
     case 'missing':
       return {status: 'missing', reason: 'it no longer exists'}
     case 'unreadable':
@@ -53,6 +63,11 @@ export async function readAgentFile(file: string): Promise<AgentFileState> {
     if (error instanceof PolicyError) return {status: 'invalid', reason: `its policy cannot be enforced: ${error.message}`}
     throw error
   }
+}
+
+/** How an agent of this origin is read: a project agent file is never followed through a symlink. */
+export function agentFileOptions(origin: AgentOrigin): {followLinks: boolean} {
+  return {followLinks: origin.kind !== 'project'}
 }
 
 /** "project", "user" or "kit <name>", for lists and logs. */

@@ -5,6 +5,12 @@ import {tomlValue} from './toml-value.js'
 
 /** What besides the policy decides a dispatch's argument list. */
 export interface ArgvContext {
+  /**
+   * The environment variable marking the run's depth (see agent-depth.ts), passed to every stdio
+   * MCP server of the run through `-c mcp_servers.<name>.env.<name>=<value>`: Codex starts MCP
+   * servers with a reduced environment, so the run's own variable would not reach them.
+   */
+  depthMarker?: {name: string; value: string}
   /** The server's working directory, where the agent runs (`--cd`). */
   cwd: string
   /**
@@ -44,6 +50,12 @@ export function codexExecArgs(policy: AgentPolicy, context: ArgvContext, tools?:
   for (const [name, entry] of Object.entries(servers)) {
     if (runsAgentRuntime(entry)) overrides.push({key: `mcp_servers.${name}.enabled`, value: false})
   }
+  if (context.depthMarker) {
+    const {name: variable, value} = context.depthMarker
+    for (const [name, entry] of Object.entries(servers)) {
+      if (typeof entry.command === 'string' && isOverridableKey(name)) overrides.push({key: `mcp_servers.${name}.env.${variable}`, value})
+    }
+  }
   if (tools) overrides.push(...narrowTools(servers, tools))
 
   for (const {key, value} of overrides) args.push('-c', `${key}=${tomlValue(value)}`)
@@ -56,7 +68,7 @@ export function codexExecArgs(policy: AgentPolicy, context: ArgvContext, tools?:
  * over them key by key (the agent file is applied as a layer above them).
  */
 export function effectiveServers(policy: AgentPolicy, configServers: Record<string, McpServerEntry>): Record<string, McpServerEntry> {
-  const servers: Record<string, McpServerEntry> = {}
+  const servers: Record<string, McpServerEntry> = Object.create(null) as Record<string, McpServerEntry>
   for (const [name, entry] of Object.entries(configServers)) servers[name] = {...entry}
   for (const [name, entry] of Object.entries(policy.mcpServers)) servers[name] = {...servers[name], ...entry}
   return servers
@@ -80,7 +92,7 @@ export function narrowTools(servers: Record<string, McpServerEntry>, requested: 
     const dot = name.indexOf('.')
     const server = dot === -1 ? name : name.slice(0, dot)
     const tool = dot === -1 ? undefined : name.slice(dot + 1)
-    const entry = servers[server]
+    const entry = Object.hasOwn(servers, server) ? servers[server] : undefined
     if (!entry || !isOverridableKey(server)) {
       problems.push(`"${name}": ${entry ? 'this server name cannot be enforced through codex exec overrides' : `no MCP server "${server}" is configured for this agent`}`)
       continue

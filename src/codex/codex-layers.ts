@@ -57,20 +57,25 @@ export async function codexConfigLayers(codexHome: string, cwd: string, options:
 
 /** The layers merged as Codex merges them: tables key by key, any other value replaced by the later layer's. */
 export function mergeLayers(layers: CodexConfigLayer[]): Record<string, unknown> {
-  const merged: Record<string, unknown> = {}
+  const merged = table()
   for (const layer of layers) mergeInto(merged, layer.data)
   return merged
 }
 
+/** A table without a prototype (as smol-toml makes them), so that keys such as `__proto__` stay keys. */
+function table(entries: Record<string, unknown> = {}): Record<string, unknown> {
+  return Object.assign(Object.create(null) as Record<string, unknown>, entries)
+}
+
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(source)) {
-    const current = target[key]
+    const current = Object.hasOwn(target, key) ? target[key] : undefined
     if (isTable(current) && isTable(value)) {
-      const copy = {...current}
+      const copy = table(current)
       mergeInto(copy, value)
       target[key] = copy
     } else {
-      target[key] = isTable(value) ? {...value} : value
+      target[key] = isTable(value) ? table(value) : value
     }
   }
 }
@@ -85,6 +90,7 @@ function usable(file: string, read: TomlFile): Record<string, unknown> | undefin
       throw new DispatchFailedError(`${file} does not parse (${read.reason}), so the MCP servers a dispatched Codex would start are unknown. Fix the file, then call again.`)
     case 'unreadable':
     case 'too-large':
+    case 'not-regular':
       throw new DispatchFailedError(`Cannot read ${file} (${read.reason}), so the MCP servers a dispatched Codex would start are unknown. Fix the file, then call again.`)
   }
 }

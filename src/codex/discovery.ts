@@ -4,7 +4,7 @@ import {homedir} from 'node:os'
 import path from 'node:path'
 
 import {AkError} from '../errors.js'
-import {type AgentDefinition, type AgentFileState, type AgentOrigin, asSentenceEnd, readAgentFile} from './agent-file.js'
+import {type AgentDefinition, type AgentFileState, type AgentOrigin, agentFileOptions, asSentenceEnd, readAgentFile} from './agent-file.js'
 import {TRUST_LEVEL_VALUES, canonical, codexConfigPath, readCodexConfig} from './codex-config.js'
 import {SLUG_MAX_CHARS} from './limits.js'
 import {type ProjectTrust, projectTrustOf} from './project-trust.js'
@@ -84,7 +84,7 @@ export async function discoverAgents(
 
   const agents: DiscoveredAgent[] = []
   for (const agent of [...winners.values()].sort((a, b) => compare(a.slug, b.slug))) {
-    const state = await readAgentFile(agent.file)
+    const state = await readAgentFile(agent.file, agentFileOptions(agent.origin))
     notes.push(...fileNotes(agent, state))
     agents.push({...agent, state})
   }
@@ -119,7 +119,7 @@ export async function discoverProject(codexHome: string, cwd: string, homeDir: s
   const configPath = codexConfigPath(codexHome)
   const config = await readCodexConfig(codexHome)
   if (config.status === 'invalid') return {status: 'skipped', dir, reason: `cannot check trust: ${configPath} does not parse (${config.reason})`}
-  if (config.status === 'unreadable' || config.status === 'too-large') return {status: 'skipped', dir, reason: `cannot check trust: cannot read ${configPath} (${config.reason})`}
+  if (config.status === 'unreadable' || config.status === 'too-large' || config.status === 'not-regular') return {status: 'skipped', dir, reason: `cannot check trust: cannot read ${configPath} (${config.reason})`}
   const data = config.status === 'ok' ? config.data : {}
   const trust = await projectTrustOf(data, projectDir, cwd)
   if (trust.level !== 'trusted') return {status: 'skipped', dir, reason: untrustedReason(trust, configPath)}

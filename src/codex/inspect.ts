@@ -18,7 +18,7 @@ export interface AgentReport {
   policy?: AgentPolicy
   /** Where a call runs and the exact command it starts (absent when calls fail before starting). */
   cwd: string
-  env?: {CODEX_HOME: string}
+  env?: Record<string, string>
   command?: string
   args?: string[]
 }
@@ -73,7 +73,8 @@ export function renderAgentReport(report: AgentReport): string {
   }
   if (report.args && report.command && report.env) {
     lines.push(`runs in: ${report.cwd}`)
-    lines.push(`command: CODEX_HOME=${shellQuote(report.env.CODEX_HOME)} ${[report.command, ...report.args].map(shellQuote).join(' ')}`)
+    const assignments = Object.entries(report.env).map(([name, value]) => `${name}=${shellQuote(value)}`)
+    lines.push(`command: ${[...assignments, ...[report.command, ...report.args].map(shellQuote)].join(' ')}`)
     lines.push('(the prompt is written to its stdin)')
   }
   return `${lines.join('\n')}\n`

@@ -19,6 +19,18 @@ export const AGENT_FILE_MAX_BYTES = 1024 * 1024
 /** Largest Codex `config.toml` read, in bytes. */
 export const CODEX_CONFIG_MAX_BYTES = 4 * 1024 * 1024
 
+/** Largest `.git` file (a worktree's `gitdir:` pointer) read to find its main repository, in bytes. */
+export const GIT_POINTER_FILE_MAX_BYTES = 64 * 1024
+
+/**
+ * How deep agents may be dispatched: a runtime started inside a dispatched run (depth 1) refuses
+ * agent calls, so agents do not start agents. Codex's own `agents.max_depth` defaults to 1 too.
+ */
+export const MAX_AGENT_DEPTH = 1
+
+/** Largest ancestor environment (`/proc/<pid>/environ`) read when looking for the depth marker, in bytes. */
+export const PROC_ENVIRON_MAX_BYTES = 4 * 1024 * 1024
+
 /** Dispatched `codex exec` runs allowed at once by default; further calls wait for a free slot. */
 export const DEFAULT_MAX_DISPATCHES = 2
 

@@ -9,11 +9,15 @@ import {parse as parseShell} from 'shell-quote'
 /** One MCP server entry as written in TOML (command, args, enabled_tools, …). */
 export type McpServerEntry = Record<string, unknown>
 
-/** The `mcp_servers` table of a parsed config or agent file; entries that are not tables are left out. */
+/**
+ * The `mcp_servers` table of a parsed config or agent file; entries that are not tables are left
+ * out. The map has no prototype, so a server named `constructor` or `__proto__` is looked up as
+ * what it is.
+ */
 export function mcpServersOf(config: Record<string, unknown>): Record<string, McpServerEntry> {
   const table = config.mcp_servers
   if (!table || typeof table !== 'object' || Array.isArray(table)) return {}
-  const servers: Record<string, McpServerEntry> = {}
+  const servers: Record<string, McpServerEntry> = Object.create(null) as Record<string, McpServerEntry>
   for (const [name, entry] of Object.entries(table as Record<string, unknown>)) {
     if (entry && typeof entry === 'object' && !Array.isArray(entry)) servers[name] = entry as McpServerEntry
   }
@@ -22,6 +26,13 @@ export function mcpServersOf(config: Record<string, unknown>): Record<string, Mc
 
 /** The subcommand whose presence marks an entry as this runtime. */
 export const RUNTIME_SUBCOMMAND = 'codex-agent-runtime'
+
+/**
+ * A word (without white space: a longer text is read as a command line instead) that names the subcommand: alone, as a path's last part (`…/codex-agent-runtime`), in
+ * oclif's colon form (`codex-agent-runtime:serve`), or assigned (`r=codex-agent-runtime`); not
+ * as part of a longer name (`codex-agent-runtime-docs`).
+ */
+const NAMES_RUNTIME = new RegExp(`(?:^|[^A-Za-z0-9_-])${RUNTIME_SUBCOMMAND}(?:$|[^A-Za-z0-9_-])`)
 
 /** Shells whose `-c` script is read for the runtime: they take `-c` and their options the POSIX way. */
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash'])
@@ -33,12 +44,14 @@ const LONG_OPTIONS_WITH_VALUE = new Set(['--rcfile', '--init-file'])
 const MAX_SHELL_NESTING = 4
 
 /**
- * True when the entry starts this runtime: its command or one of its arguments is the
- * `codex-agent-runtime` subcommand (or a path ending in it), whether given directly or through
+ * True when the entry starts this runtime as far as its words tell: its command or one of its
+ * arguments names the `codex-agent-runtime` subcommand (see NAMES_RUNTIME), whether given directly or through
  * `env` (`env -S` too), `node`, `npx`, or a shell's `-c` script (`sh -c "exec ak codex-agent-runtime serve"`,
  * `bash -lc …`, shells started by shells). A dispatched `codex exec` must not start it again, or
  * agents could spawn agents without bound (DESIGN §5.4). An entry that merely mentions the
- * subcommand counts too: disabling one server too many is safe, one too few is not.
+ * subcommand counts too: disabling one server too many is safe, one too few is not. Spellings
+ * that build the name at run time (an interpreter, a wrapper script) cannot all be recognised:
+ * the depth marker (agent-depth.ts) bounds those.
  */
 export function runsAgentRuntime(entry: McpServerEntry): boolean {
   const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].filter((word): word is string => typeof word === 'string')
@@ -49,7 +62,7 @@ export function runsAgentRuntime(entry: McpServerEntry): boolean {
 }
 
 function wordsRunRuntime(words: string[], depth: number): boolean {
-  if (words.some((word) => word === RUNTIME_SUBCOMMAND || word.endsWith(`/${RUNTIME_SUBCOMMAND}`))) return true
+  if (words.some((word) => !/\s/.test(word) && NAMES_RUNTIME.test(word))) return true
   if (depth >= MAX_SHELL_NESTING) return false
   return words.some((word, index) => {
     if (!SHELLS.has(path.basename(word))) return false

@@ -1,7 +1,9 @@
-import {readFile, stat} from 'node:fs/promises'
+import {stat} from 'node:fs/promises'
 import path from 'node:path'
 
 import {type EntryTrust, type TrustLevel, canonical, entryTrustOf} from './codex-config.js'
+import {GIT_POINTER_FILE_MAX_BYTES} from './limits.js'
+import {readNamedFile} from './named-file.js'
 
 /** The markers Codex looks for to find a project's root when the config sets no `project_root_markers`. */
 export const DEFAULT_PROJECT_ROOT_MARKERS = ['.git']
@@ -94,7 +96,8 @@ export async function repositoryRootForTrust(dir: string): Promise<string | unde
 }
 
 async function mainRepositoryOf(worktreeRoot: string, dotGitFile: string): Promise<string | undefined> {
-  const text = await readFile(dotGitFile, 'utf8').catch(() => undefined)
+  const read = await readNamedFile(dotGitFile, {maxBytes: GIT_POINTER_FILE_MAX_BYTES, followLinks: true})
+  const text = read.status === 'ok' ? read.bytes.toString('utf8') : undefined
   const pointer = text?.trim().match(/^gitdir:(.*)$/)?.[1]?.trim()
   if (!pointer) return undefined
   const gitDir = await canonical(path.resolve(worktreeRoot, pointer))

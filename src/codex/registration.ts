@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {copyFile, constants, readFile, realpath, rename, stat, writeFile, unlink} from 'node:fs/promises'
+import {copyFile, constants, realpath, rename, stat, writeFile, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import {isDeepStrictEqual} from 'node:util'
 
@@ -12,6 +12,7 @@ import {codexConfigPath} from './codex-config.js'
 import {shellQuote} from './inspect.js'
 import {CODEX_CONFIG_MAX_BYTES, REGISTERED_TOOL_TIMEOUT_SEC, SERVER_NAME_MAX_CHARS} from './limits.js'
 import {mcpServersOf, runsAgentRuntime} from './mcp-servers.js'
+import {notRegularReason, readNamedFile} from './named-file.js'
 import type {CodexRoots} from './roots.js'
 import {parseToml} from './toml-file.js'
 import {type KeyEdit, appendTable, lineEnding, parseTomlDocument, removeTables, setTableKeys, tableText, tablesOf} from './toml-edit.js'
@@ -210,7 +211,7 @@ function change(configPath: string, name: string, action: ConfigChange['action']
  */
 export async function applyConfigChange(change: ConfigChange): Promise<{backupPath: string | undefined}> {
   if (change.action === 'none') return {backupPath: undefined}
-  const now = await readFile(change.configPath, 'utf8').catch(() => undefined)
+  const now = await readConfigText(change.configPath).catch(() => undefined)
   if (now !== change.before) throw new DispatchFailedError(`${change.configPath} changed while ak was editing it; nothing was written. Run the command again.`)
   let backupPath: string | undefined
   let mode = 0o600
@@ -247,20 +248,35 @@ async function readConfigForEdit(codexHome: string): Promise<{configPath: string
   }
   let configPath = codexConfigPath(codexHome)
   configPath = await realpath(configPath).catch(() => configPath) // edit the file a symlinked config points at
-  let before: string | undefined
-  try {
-    const info = await stat(configPath)
-    if (info.size > CODEX_CONFIG_MAX_BYTES) throw new BadInputError(`${configPath} is larger than ${CODEX_CONFIG_MAX_BYTES} bytes; ak will not edit it.`)
-    before = await readFile(configPath, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-  }
+  const before = await readConfigText(configPath)
   if (before === undefined) return {configPath, before, data: {}}
   const parsed = parseToml(before)
   if ('reason' in parsed) {
     throw new BadInputError(`${configPath} does not parse (${parsed.reason}); ak will not edit a file it cannot read. Fix it first; nothing was changed.`)
   }
   return {configPath, before, data: parsed.data}
+}
+
+/**
+ * The text of the config file to edit, undefined when there is none; opened as readNamedFile
+ * opens a file ak reads because of its name (never blocking on a FIFO).
+ * @throws BadInputError when it is not a regular file or is larger than CODEX_CONFIG_MAX_BYTES;
+ *   the system's error when it cannot be read.
+ */
+async function readConfigText(configPath: string): Promise<string | undefined> {
+  const read = await readNamedFile(configPath, {maxBytes: CODEX_CONFIG_MAX_BYTES, followLinks: true})
+  switch (read.status) {
+    case 'ok':
+      return read.bytes.toString('utf8')
+    case 'missing':
+      return undefined
+    case 'not-regular':
+      throw new BadInputError(`${configPath} cannot be edited: ${notRegularReason(read.kind)}. Put Codex's config file there, or pass --codex-home the Codex home you use.`)
+    case 'too-large':
+      throw new BadInputError(`${configPath} is larger than ${CODEX_CONFIG_MAX_BYTES} bytes; ak will not edit it.`)
+    case 'error':
+      throw read.error
+  }
 }
 
 /** The edit must parse, hold exactly `entry` under the name (or nothing), and leave everything else equal. */

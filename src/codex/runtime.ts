@@ -1,4 +1,5 @@
 import {type Logger, silentLogger} from '../log.js'
+import {type AgentDepth, detectAgentDepth} from './agent-depth.js'
 import {type Discovery, discoverAgents} from './discovery.js'
 import {type DispatchLimiter, createDispatchLimiter} from './dispatch-limiter.js'
 import {DEFAULT_MAX_DISPATCHES} from './limits.js'
@@ -22,6 +23,8 @@ export interface CodexAgentRuntimeOptions {
   homeDir?: string
   /** Codex's system-wide config, which dispatched runs load too. Default SYSTEM_CODEX_CONFIG. */
   systemConfig?: string
+  /** How deep in a chain of agents this runtime runs. Default: detected (detectAgentDepth). */
+  agentDepth?: AgentDepth
   log?: Logger
 }
 
@@ -34,6 +37,8 @@ export interface CodexAgentRuntime extends CodexRoots {
   env: NodeJS.ProcessEnv
   /** Codex's system-wide config path when not the default (tests). */
   systemConfig?: string
+  /** How deep in a chain of agents this runtime runs; at MAX_AGENT_DEPTH it refuses agent calls. */
+  agentDepth: AgentDepth
   log: Logger
   /** Registers a running dispatch so close() can stop it; returns the function that unregisters it. */
   track(controller: AbortController): () => void
@@ -62,6 +67,7 @@ export async function createCodexAgentRuntime(options: CodexAgentRuntimeOptions 
     codexCommand: options.codexCommand ?? 'codex',
     env,
     ...(options.systemConfig ? {systemConfig: options.systemConfig} : {}),
+    agentDepth: options.agentDepth ?? (await detectAgentDepth(env)),
     log: options.log ?? silentLogger,
     track(controller) {
       running.set(controller, new Promise((resolve) => finishers.set(controller, resolve)))

@@ -1,5 +1,6 @@
-import {open} from 'node:fs/promises'
 import {TomlError, parse} from 'smol-toml'
+
+import {notRegularReason, readNamedFile} from './named-file.js'
 
 /** The outcome of reading a TOML file: its parsed table, or why there is none. */
 export type TomlFile =
@@ -9,29 +10,35 @@ export type TomlFile =
   | {status: 'unreadable'; reason: string}
   /** Exists and may be readable, but is larger than the limit, so it was not read. */
   | {status: 'too-large'; reason: string}
+  /** Something other than a regular file is there (a FIFO, a device, a folder; a symlink when links are not followed): not read. */
+  | {status: 'not-regular'; reason: string}
   /** Read but not parsed; `reason` quotes the parser's message with its line and column. */
   | {status: 'invalid'; text: string; reason: string}
 
 /**
- * Reads and parses a TOML file of at most `maxBytes` bytes (a bigger file is `too-large` and
- * is not read, so memory stays bounded). Never throws for the file's own problems; they are in the result.
+ * Reads and parses a TOML file of at most `maxBytes` bytes, opened as readNamedFile opens a file
+ * ak reads because of its name: never blocking on a FIFO, only a regular file, never more than
+ * the limit (a bigger file is `too-large` and is not read, so memory stays bounded). Never throws
+ * for the file's own problems; they are in the result.
+ * @param options.followLinks false to refuse a symlink (default true: Codex follows them too)
  */
-export async function readTomlFile(file: string, maxBytes: number): Promise<TomlFile> {
-  let text: string
-  try {
-    const handle = await open(file, 'r')
-    try {
-      const {size} = await handle.stat()
-      if (size > maxBytes) return {status: 'too-large', reason: `it is larger than ${maxBytes} bytes`}
-      text = await handle.readFile({encoding: 'utf8'})
-    } finally {
-      await handle.close()
-    }
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') return {status: 'missing'}
-    return {status: 'unreadable', reason: describeFsError(error)}
+export async function readTomlFile(file: string, maxBytes: number, options: {followLinks?: boolean} = {}): Promise<TomlFile> {
+  const read = await readNamedFile(file, {maxBytes, followLinks: options.followLinks ?? true})
+  switch (read.status) {
+    case 'missing':
+      return {status: 'missing'}
+    case 'not-regular':
+      // A folder under the name reads as it always has: a file that cannot be read (EISDIR).
+      if (read.kind === 'a folder') return {status: 'unreadable', reason: describeFsError({code: 'EISDIR'})}
+      return {status: 'not-regular', reason: notRegularReason(read.kind)}
+    case 'too-large':
+      return {status: 'too-large', reason: `it is larger than ${maxBytes} bytes`}
+    case 'error':
+      return {status: 'unreadable', reason: describeFsError(read.error)}
+    case 'ok':
+      break
   }
+  const text = read.bytes.toString('utf8')
   try {
     return {status: 'ok', text, data: parse(text) as Record<string, unknown>}
   } catch (error) {

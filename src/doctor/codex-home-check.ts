@@ -50,6 +50,7 @@ export function checkCodexConfig(codexHome: string, config: TomlFile, registerFi
       return warn('codex config', `${file} does not exist, so no project is trusted and nothing is registered`, registerFix)
     case 'unreadable':
     case 'too-large':
+    case 'not-regular':
       return fail('codex config', `cannot read ${file}: ${config.reason}`, `check the file: ls -l ${file}`)
     case 'invalid':
       return fail('codex config', `${file} does not parse: ${config.reason}`, `fix that line of ${file} (Codex cannot read it either)`)

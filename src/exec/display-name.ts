@@ -122,9 +122,14 @@ export function parseDisplayPath(path: string): Buffer {
     }
     const digits = kind === 'x' ? 2 : kind === 'u' ? 4 : 0
     const hex = path.slice(index + 2, index + 2 + digits)
-    if (digits === 0) throw badEscape(path, kind === undefined ? 'a backslash at its end' : `"\\${kind}", which is not an escape`)
+    // The fragment is quoted with its controls escaped, as the path is: no raw line break in the message.
+    if (digits === 0) {
+      // The whole character after the backslash, not half of a surrogate pair.
+      const after = kind === undefined ? '' : String.fromCodePoint(path.codePointAt(index + 1) as number)
+      throw badEscape(path, kind === undefined ? 'a backslash at its end' : `"\\${escapeControls(after)}", which is not an escape`)
+    }
     if (!new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(hex)) {
-      throw badEscape(path, `"\\${kind}${hex}", which needs ${digits} hex digits`)
+      throw badEscape(path, `"\\${kind}${escapeControls(hex)}", which needs ${digits} hex digits`)
     }
     const value = Number.parseInt(hex, 16)
     if (kind === 'x') {

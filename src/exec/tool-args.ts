@@ -10,7 +10,8 @@ import {BadInputError} from '../errors.js'
  * @throws BadInputError for a pair without `=`, an empty key, or a key given twice.
  */
 export function parseToolArgs(pairs: readonly string[]): Record<string, unknown> {
-  const args: Record<string, unknown> = {}
+  // No prototype: a key such as `__proto__` or `constructor` is an argument like any other (and is refused by the tool).
+  const args: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   for (const pair of pairs) {
     const equals = pair.indexOf('=')
     if (equals <= 0) {

@@ -20,6 +20,8 @@ export const MAX_PATH_ARGUMENT_CHARS = 16_384
 export const MAX_NAME_BYTES = 255
 
 const SLASH = 0x2f
+/** `~`, which ak refuses at the start of a path (it does not expand it). */
+const TILDE = 0x7e
 /** A UTF-16 surrogate not part of a pair (with the u flag, a pair is one code point and does not match). */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 const SLASH_BYTES = Buffer.from('/')
@@ -182,13 +184,14 @@ export class Workspace {
     if (LONE_SURROGATE.test(requested)) {
       throw new BadInputError(`The path "${shown}" holds a lone UTF-16 surrogate, which is not a character. Pass the path as it is shown.`)
     }
-    if (requested.startsWith('~')) {
+    const bytes = parseDisplayPath(requested)
+    // Judged on the decoded bytes, so that an escaped `\x7e` is refused as a typed `~` is.
+    if (bytes[0] === TILDE) {
       throw new BadInputError(
         `The path "${shown}" starts with "~". ak does not expand "~": paths are relative to the workspace, ` +
           `or absolute inside it. For a file really named "${shown}", write "./${shown}".`,
       )
     }
-    const bytes = parseDisplayPath(requested)
     if (bytes.includes(0)) throw new BadInputError(`The path "${shown}" contains a NUL byte, which no file name can hold. Pass a plain path.`)
     const resolved = await this.walk(this.unaliased(bytes), requested)
     if (options.mustExist && !resolved.exists) {

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/server'
 
 import {escapeControls} from '../text-escape.js'
+import {keepProtoArguments} from './proto-argument.js'
 
 /** A line that is JSON but not an MCP JSON-RPC message, as the stdio transport reports it. */
 export interface RejectedMessage {
@@ -88,7 +89,7 @@ export class CheckedReadBuffer extends ReadBuffer {
       if (line.trim() === '') continue
       let value: unknown
       try {
-        value = JSON.parse(line)
+        value = keepProtoArguments(JSON.parse(line) as unknown)
       } catch (error) {
         this.onRejected(notJson(line, error))
         continue

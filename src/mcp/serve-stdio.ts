@@ -27,5 +27,19 @@ export function serveMcpStdio(createServer: () => McpServer, log: Logger): Stdio
       log.warn(`MCP transport: ${error.message}`)
     },
   })
+  // ak's entry points (bin/stdout-pipe.js) call this when a write to stdout fails (a full disk):
+  // the connection then ends as a failed transport, in order, instead of a crash.
+  const globals = globalThis as unknown as Record<symbol, unknown>
+  const onStdoutFailed = (error: Error) => {
+    reportError(error)
+    void transport.close().catch(() => undefined)
+  }
+  globals[STDOUT_FAILED] = onStdoutFailed
+  void ended.then(() => {
+    if (globals[STDOUT_FAILED] === onStdoutFailed) delete globals[STDOUT_FAILED]
+  })
   return {ended, close: () => handle.close().catch(() => undefined)}
 }
+
+/** The global hook bin/stdout-pipe.js calls when stdout fails (the same `Symbol.for` key). */
+const STDOUT_FAILED = Symbol.for('ak.stdout-failed')

@@ -99,6 +99,6 @@ export function watchedStdioTransport(log: Logger): {
 export function transportFailed(message: string): DispatchFailedError {
   return new DispatchFailedError(
     `The MCP stdio transport failed (${message.replaceAll(/\s+/g, ' ').trim()}); the connection is closed. ` +
-      `Check that the client keeps reading the server's output, and restart the server.`,
+      `Check that the client keeps reading the server's output (when stdout goes to a file, that its disk has room), and restart the server.`,
   )
 }

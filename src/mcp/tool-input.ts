@@ -2,6 +2,7 @@ import type {StandardSchemaWithJSON} from '@modelcontextprotocol/server'
 import type {z} from 'zod'
 
 import {BadInputError} from '../errors.js'
+import {PROTO_ARGUMENT} from './proto-argument.js'
 
 /** A tool call's arguments once checked: the tool's input, and the accepted names it ignored. */
 export interface ParsedToolInput<Input> {
@@ -45,6 +46,8 @@ export function parseToolInput<Input extends z.ZodObject>(tool: ToolInputSpec<In
   const shape = tool.inputSchema.shape as Record<string, z.ZodType>
   const ignoredNames = tool.ignoredArguments ?? {}
   const unknown = Object.keys(raw).filter((name) => !Object.hasOwn(shape, name) && !Object.hasOwn(ignoredNames, name))
+  // A `"__proto__"` member that became the object's prototype (copied by assignment) was an argument all the same.
+  if (!Object.hasOwn(raw, '__proto__') && !isPlainPrototype(Object.getPrototypeOf(raw))) unknown.push(PROTO_ARGUMENT)
   if (unknown.length > 0) throw unknownArgumentsError(tool, unknown)
   const args: Record<string, unknown> = {}
   const ignored: string[] = []
@@ -63,18 +66,23 @@ export function parseToolInput<Input extends z.ZodObject>(tool: ToolInputSpec<In
   throw new BadInputError(messages.join('\n'))
 }
 
+/** True for the prototype an object built from JSON has: Object's, or none. */
+function isPlainPrototype(prototype: unknown): boolean {
+  return prototype === null || prototype === Object.prototype
+}
+
 function acceptedNames(tool: ToolInputSpec): string {
   return Object.keys(tool.inputSchema.shape).join(', ')
 }
 
 function unknownArgumentsError(tool: ToolInputSpec, unknown: string[]): BadInputError {
-  const quoted = unknown.map((name) => JSON.stringify(name)).join(', ')
+  const quoted = unknown.map((name) => JSON.stringify(name === PROTO_ARGUMENT ? '__proto__' : name)).join(', ')
   const lines = [
     `${tool.name} has no ${unknown.length === 1 ? 'argument' : 'arguments'} ${quoted}, so the call did nothing. ` +
       `Its arguments are: ${acceptedNames(tool)}.`,
   ]
   for (const name of unknown) {
-    const hint = tool.argumentHints?.[name]
+    const hint = tool.argumentHints && Object.hasOwn(tool.argumentHints, name) ? tool.argumentHints[name] : undefined
     if (hint) lines.push(`${name}: ${hint}`)
   }
   return new BadInputError(lines.join('\n'))
@@ -108,7 +116,7 @@ function coerce(field: z.ZodType, value: unknown): unknown {
  */
 export function ignoredArgumentsNote(tool: Pick<ToolInputSpec, 'ignoredArguments'>, ignored: readonly string[]): string {
   if (ignored.length === 0) return ''
-  const reasons = ignored.map((name) => `${name}: ${tool.ignoredArguments?.[name] ?? 'not used'}`)
+  const reasons = ignored.map((name) => `${name}: ${(tool.ignoredArguments && Object.hasOwn(tool.ignoredArguments, name) && tool.ignoredArguments[name]) || 'not used'}`)
   return `[Note: ${ignored.join(', ')} had no effect (${reasons.join('; ')}).]`
 }
 

@@ -8,13 +8,18 @@ export interface RawAnswer {
   body: string
 }
 
-/** Sends one request with exactly these headers (Host included) and reads the whole answer. */
+/**
+ * Sends one request with exactly these headers (Host included) and reads the whole answer.
+ * @param options.target the request line's target instead of the URL's path (e.g. an absolute-form `http://127.0.0.1/mcp`)
+ */
 export function rawRequest(
   url: string,
-  options: {method?: string; headers?: Record<string, string>; body?: string} = {},
+  options: {method?: string; headers?: Record<string, string>; body?: string; target?: string} = {},
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, {method: options.method ?? 'POST', headers: options.headers}, (res) => {
+    const {hostname, port, pathname, search} = new URL(url)
+    const where = {host: hostname.replace(/^\[|\]$/g, ''), port, path: options.target ?? `${pathname}${search}`}
+    const req = request({...where, method: options.method ?? 'POST', headers: options.headers}, (res) => {
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => (body += chunk))

@@ -393,7 +393,7 @@ describe('ak codex-agent-runtime serve, process behaviour', () => {
     expect(report.policy).to.deep.include({sandboxMode: 'read-only', model: 'gpt-test', reasoningEffort: 'high'})
     expect(report.args).to.include('mcp_servers.agents.enabled=false')
     const text = ak(['codex-agent-runtime', 'inspect', 'reviewer', '--codex-home', fixture.codexHome, '--plugin-root', fixture.pluginRoot])
-    expect(text.stdout).to.match(/^command: CODEX_HOME=\S+ codex exec --cd /m)
+    expect(text.stdout).to.match(/^command: CODEX_HOME=\S+ AK_CODEX_AGENT_DEPTH=1 codex exec --cd /m)
     expect(ak(['codex-agent-runtime', 'inspect', 'nosuch', '--codex-home', fixture.codexHome]).status).to.equal(1)
     expect(ak(['codex-agent-runtime', 'inspect', 'Bad Slug', '--codex-home', fixture.codexHome]).status).to.equal(2)
   })

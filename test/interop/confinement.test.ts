@@ -148,6 +148,27 @@ describe('confinement under odd names, swapped files and racing processes, throu
       expect(listed).to.include('globbed/bad\\xff/h.txt')
     })
 
+    it('a path whose escapes decode to a leading ~ is refused as a typed ~ is, with the same advice', async () => {
+      for (const [written, shown] of [['~/x', '~/x'], ['\\x7e/x', '\\x7e/x'], ['\\u007ex', '\\u007ex']]) {
+        const text = await fails('read', {path: written})
+        expect(text).to.equal(
+          `The path "${shown}" starts with "~". ak does not expand "~": paths are relative to the workspace, or absolute inside it. ` +
+            `For a file really named "${shown}", write "./${shown}".`,
+        )
+      }
+    })
+
+    for (const [written, fragment] of [['\\\n', '"\\\\n"'], ['a\\x\n1', '"\\x\\n1"'], ['a\\\u2028', '"\\\\u2028"']]) {
+      it(`a malformed escape with a control character (${JSON.stringify(written)}) is quoted without a raw line break`, async () => {
+        for (const tool of ['read', 'list', 'search', 'edit']) {
+          const args = tool === 'search' ? {query: 'x', path: written} : tool === 'edit' ? {path: written, old_text: '', new_text: 'x'} : {path: written}
+          const text = await fails(tool, args)
+          expect(text, tool).not.to.match(/[\n\r\u2028\u2029]/)
+          expect(text, tool).to.contain(fragment)
+        }
+      })
+    }
+
     it('a backslash that starts no escape is refused with what the escapes are', async () => {
       const text = await fails('read', {path: 'src\\index.ts'})
       expect(text).to.include('"\\i", which is not an escape')

@@ -75,6 +75,16 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
         }
       })
 
+      it('refuses a "__proto__" argument like any other unknown argument', async () => {
+        const client = await connectHttp(line, server.url, {token: TOKEN})
+        try {
+          const answer = await client.call('list', JSON.parse('{"path": ".", "__proto__": {"limit": 1}}') as Record<string, unknown>)
+          expect(answer).to.deep.include({isError: true, text: 'list has no argument "__proto__", so the call did nothing. Its arguments are: path, offset, limit.'})
+        } finally {
+          await client.close()
+        }
+      })
+
       it('cannot connect without the token, nor with a wrong one', async () => {
         for (const token of [undefined, `${TOKEN}x`]) {
           let error: unknown
@@ -89,6 +99,15 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
       })
     })
   }
+
+  it('serves a request whose target is in absolute form (RFC 9112 §3.2.2), with or without the port', async () => {
+    const port = new URL(server.url).port
+    for (const target of [`http://127.0.0.1:${port}/mcp`, 'http://127.0.0.1/mcp', `http://localhost:${port}/mcp?x=1`]) {
+      const answer = await rawRequest(server.url, {target, headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY})
+      expect(answer.status, `${target}: ${answer.body}`).to.equal(200)
+      expect(answer.body).to.contain('"serverInfo"')
+    }
+  })
 
   describe('refuses', () => {
     it('a request without the token: 401 with WWW-Authenticate: Bearer', async () => {
@@ -133,6 +152,23 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
       })
       expect(answer.status).to.equal(413)
       expect(((await answer.json()) as {error: {message: string}}).error.message).to.match(/at most 4194304 bytes are accepted\. Send less/)
+    })
+
+    it('a request target that is neither a path nor an http URL: 400 saying so', async () => {
+      const answer = await rawRequest(server.url, {target: '*', headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY})
+      expect(answer.status).to.equal(400)
+      expect((JSON.parse(answer.body) as {error: {message: string}}).error.message).to.equal(
+        'Bad request: the request target "*" is neither a path (such as /mcp) nor an http URL. Send MCP requests to the path the server printed.',
+      )
+    })
+
+    it('an absolute-form target naming a foreign host, or another path: 403 and 404', async () => {
+      const port = new URL(server.url).port
+      const foreign = await rawRequest(server.url, {target: 'http://evil.example/mcp', headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY})
+      expect(foreign.status).to.equal(403)
+      expect((JSON.parse(foreign.body) as {error: {message: string}}).error.message).to.match(/^Forbidden: The request target's host "evil\.example" is not allowed here\./)
+      const other = await rawRequest(server.url, {target: `http://127.0.0.1:${port}/other`, headers: mcpPostHeaders(TOKEN), body: INITIALIZE_BODY})
+      expect(other.status).to.equal(404)
     })
 
     it('another path: 404', async () => {

@@ -43,6 +43,18 @@ describe('tool input errors name the field and say what to pass', () => {
     })
   }
 
+  // JSON.parse keeps "__proto__" as a member, as a client sending these bytes does.
+  for (const [name, json] of [
+    ['__proto__', '{"path": ".", "__proto__": {"limit": 1}}'],
+    ['constructor', '{"path": ".", "constructor": {}}'],
+    ['toString', '{"path": ".", "toString": "x"}'],
+  ] as const) {
+    it(`refuses an argument named ${name} like any other unknown argument`, async () => {
+      const answer = await client.call('list', JSON.parse(json) as Record<string, unknown>)
+      expect(answer).to.deep.include({isError: true, text: `list has no argument "${name}", so the call did nothing. Its arguments are: path, offset, limit.`})
+    })
+  }
+
   for (const [level, opening] of [['read', /^Read-only access to files \(read, list, search\), confined/], ['terminal', /terminal to run commands in/]] as const) {
     it(`says in its instructions what level ${level} offers`, async () => {
       const relay = await startStdioRelay(['exec', 'serve', '--level', level, '--workspace', workspace], {cwd: workspace})

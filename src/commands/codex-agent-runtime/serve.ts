@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {escapeControls} from '../../text-escape.js'
 
 import {BaseCommand} from '../../base-command.js'
+import {AGENT_DEPTH_ENV, isTooDeep} from '../../codex/agent-depth.js'
 import {renderAgentList} from '../../codex/list-output.js'
 import {
   DEFAULT_MAX_DISPATCHES,
@@ -72,6 +73,7 @@ ${agentRuntimeRelatedCommands('serve')}`
       log,
     })
     for (const note of runtime.discovery.notes) log.info(note)
+    if (isTooDeep(runtime.agentDepth)) log.info(`note: started inside an agent run that ak dispatched (${AGENT_DEPTH_ENV}=${runtime.agentDepth.depth} in ${runtime.agentDepth.source}); every agent call is refused, as agents may not start agents`)
     if (flags['list-only']) {
       process.stdout.write(renderAgentList(runtime.discovery))
       return

@@ -1,5 +1,6 @@
 import {createMcpHandler, isLegacyRequest} from '@modelcontextprotocol/server'
 
+import {keepProtoArgumentsInText} from '../../mcp/proto-argument.js'
 import {HTTP_MAX_BODY_BYTES, HTTP_SESSION_IDLE_MS} from '../limits.js'
 import {createExecConnection} from '../runtime.js'
 import {createExecServer} from '../server.js'
@@ -53,6 +54,7 @@ export function createMcpEndpoint(runtime: ExecRuntime, options: McpEndpointOpti
   return {
     async fetch(request) {
       if (closing) return jsonRpcErrorResponse(503, SHUTTING_DOWN)
+      request = await withProtoArgumentsKept(request, maxBodyBytes)
       let isLegacy: boolean
       try {
         isLegacy = await isLegacyRequest(request, undefined, {maxRequestBodySize: maxBodyBytes})
@@ -70,4 +72,42 @@ export function createMcpEndpoint(runtime: ExecRuntime, options: McpEndpointOpti
       return closing
     },
   }
+}
+
+/**
+ * The request with `"__proto__"` tool arguments renamed (see keepProtoArguments), or the same
+ * request: also when its body is longer than `maxBodyBytes` (the SDK answers that with 413) or
+ * cannot be read.
+ */
+async function withProtoArgumentsKept(request: Request, maxBodyBytes: number): Promise<Request> {
+  if (request.method !== 'POST' || request.body === null) return request
+  const text = await boundedText(request.clone(), maxBodyBytes)
+  const kept = text === undefined ? undefined : keepProtoArgumentsInText(text)
+  if (kept === undefined) return request
+  const headers = new Headers(request.headers)
+  headers.delete('content-length')
+  return new Request(request, {body: kept, headers})
+}
+
+/** The body as text when it holds at most `maxBytes` bytes; undefined when longer or unreadable. */
+async function boundedText(request: Request, maxBytes: number): Promise<string | undefined> {
+  const reader = request.body?.getReader()
+  if (!reader) return undefined
+  const chunks: Uint8Array[] = []
+  let length = 0
+  try {
+    for (;;) {
+      const {done, value} = await reader.read()
+      if (done) break
+      length += value.byteLength
+      if (length > maxBytes) {
+        await reader.cancel()
+        return undefined
+      }
+      chunks.push(value)
+    }
+  } catch {
+    return undefined
+  }
+  return Buffer.concat(chunks).toString('utf8')
 }

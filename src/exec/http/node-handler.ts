@@ -1,5 +1,6 @@
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
+import {escapeControls} from '../../text-escape.js'
 import {HTTP_MAX_BODY_BYTES} from '../limits.js'
 import type {ExecRuntime} from '../tools/tool.js'
 import {bearerTokenMatches} from './bearer-token.js'
@@ -7,6 +8,7 @@ import {writeJsonRpcError} from './error-response.js'
 import {type McpEndpointOptions, createMcpEndpoint} from './mcp-endpoint.js'
 import {SEND_LESS, toNodeBridge} from './node-bridge.js'
 import {type RequestOriginRules, refusedOrigin} from './request-origin.js'
+import {parseRequestTarget} from './request-target.js'
 
 /** How a Node HTTP handler guards the endpoint. */
 export interface ExecHttpHandlerOptions extends McpEndpointOptions {
@@ -41,7 +43,8 @@ const DRAIN_FACTOR = 16
 
 /**
  * Wraps the MCP endpoint for `node:http` with the checks of DESIGN §4.6, in this order:
- * Host/Origin (403, token or not), then the bearer token if one is required (401 with
+ * the request target (an origin-form path or an absolute-form http URL, else 400), Host/Origin
+ * (403, token or not; an absolute-form target's authority is checked as a Host), then the bearer token if one is required (401 with
  * `WWW-Authenticate: Bearer`), then the path (404), then the body size (413, before parsing; a
  * body without a declared length is cut off at the limit while it streams).
  */
@@ -54,10 +57,18 @@ export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHan
   })
   return {
     async handle(req, res, parsedBody) {
-      const refusal = refusedOrigin(
-        {host: req.headers.host, origin: req.headers.origin, localAddress: req.socket.localAddress, localPort: req.socket.localPort},
-        options.origins,
-      )
+      const target = parseRequestTarget(req.url)
+      if (!target) {
+        const shown = escapeControls(JSON.stringify(req.url ?? '').slice(0, 200))
+        runtime.log.info(`HTTP 400 ${req.method} ${shown}: not a path or an http URL`)
+        writeJsonRpcError(res, 400, `Bad request: the request target ${shown} is neither a path (such as ${options.path ?? '/mcp'}) nor an http URL. Send MCP requests to the path the server printed.`, REFUSAL_HEADERS)
+        return
+      }
+      const where = {origin: req.headers.origin, localAddress: req.socket.localAddress, localPort: req.socket.localPort}
+      // An absolute-form target names the host itself (RFC 9112 §3.2.2); the Host header, when sent, must pass too.
+      const refusal =
+        (target.authority !== undefined ? refusedOrigin({...where, host: target.authority}, options.origins)?.replace(/^Host header /, "The request target's host ") : undefined) ??
+        (target.authority === undefined || req.headers.host !== undefined ? refusedOrigin({...where, host: req.headers.host}, options.origins) : undefined)
       if (refusal) {
         runtime.log.info(`HTTP 403 ${req.method} ${req.url}: ${refusal}`)
         writeJsonRpcError(res, 403, `Forbidden: ${refusal}`, REFUSAL_HEADERS)
@@ -72,6 +83,11 @@ export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHan
           {...REFUSAL_HEADERS, 'www-authenticate': 'Bearer realm="ak"'},
         )
         return
+      }
+      if (target.authority !== undefined) {
+        // Served as the origin form it stands for (the SDK builds the request's URL from Host and the path).
+        req.url = target.path
+        req.headers.host = target.authority
       }
       if (options.path !== undefined && new URL(req.url ?? '/', 'http://localhost').pathname !== options.path) {
         writeJsonRpcError(res, 404, `Not found: MCP is served at ${options.path}.`, REFUSAL_HEADERS)

@@ -106,6 +106,12 @@ describe('codex exec arguments', () => {
       expect(runs('env', ['-S', 'ak exec serve --workspace /tmp'])).to.equal(false)
     })
 
+    it("is disabled for oclif's colon form and a name assigned to a shell variable", () => {
+      expect(runs('node', ['/opt/ak/bin/run.js', 'codex-agent-runtime:serve'])).to.equal(true)
+      expect(runs('bash', ['-c', 'r=codex-agent-runtime; exec ak $r serve'])).to.equal(true)
+      expect(runs('node', ['/opt/ak/bin/run.js', 'codex-agent-runtime-docs', 'serve'])).to.equal(false)
+    })
+
     it('is left alone when the script runs something else', () => {
       expect(runs('sh', ['-c', 'ak exec serve'])).to.equal(false)
       expect(runs('bash', ['-lc', 'my-codex-agent-runtime-wrapper serve'])).to.equal(false)

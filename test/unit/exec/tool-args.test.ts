@@ -4,6 +4,13 @@ import {BadInputError} from '../../../src/errors.js'
 import {parseToolArgs} from '../../../src/exec/tool-args.js'
 
 describe('parseToolArgs', () => {
+  it('keeps __proto__ and constructor as arguments, so that the tool refuses them like any other it does not define', () => {
+    const args = parseToolArgs(['__proto__={"path":"x"}', 'constructor=1'])
+    expect(Object.keys(args)).to.deep.equal(['__proto__', 'constructor'])
+    expect(JSON.stringify(args)).to.equal('{"__proto__":{"path":"x"},"constructor":1}')
+    expect(() => parseToolArgs(['constructor=1', 'constructor=2'])).to.throw(BadInputError, '--arg constructor is given twice')
+  })
+
   it('passes a value that is not JSON as a plain string', () => {
     expect(parseToolArgs(['path=src/app', 'pattern=foo bar'])).to.deep.equal({path: 'src/app', pattern: 'foo bar'})
   })
