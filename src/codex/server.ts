@@ -1,7 +1,7 @@
 import {McpServer, type RegisteredTool} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
-import {withholdOutputSchemasFromTextFirstClients} from '../mcp/text-first-clients.js'
+import {type ConnectionClient, type TextFirstSwitch, textFirstSwitch} from '../mcp/text-first-clients.js'
 import {advertisedInputSchema, parseToolInput} from '../mcp/tool-input.js'
 import {toolErrorResult} from '../mcp/tool-error.js'
 import {AK_VERSION} from '../version.js'
@@ -52,7 +52,7 @@ export function agentToolDescription(agent: DiscoveredAgent, cwd: string, maxDis
  * Builds one MCP server instance with one `agent_<slug>` tool per discovered agent. Every
  * transport serves instances made here.
  */
-export function createCodexAgentServer(runtime: CodexAgentRuntime): McpServer {
+export function createCodexAgentServer(runtime: CodexAgentRuntime, client?: ConnectionClient): McpServer {
   const server = new McpServer(
     {name: CODEX_AGENT_SERVER_NAME, version: AK_VERSION},
     {
@@ -61,13 +61,12 @@ export function createCodexAgentServer(runtime: CodexAgentRuntime): McpServer {
     },
   )
   // Every agent tool's text is its answer; the structured form restates it for programs.
-  const registered: RegisteredTool[] = []
-  const isTextFirst = withholdOutputSchemasFromTextFirstClients(server, registered)
-  for (const agent of runtime.discovery.agents) registered.push(registerAgentTool(server, runtime, agent, isTextFirst))
+  const textFirst = textFirstSwitch(server, client)
+  for (const agent of runtime.discovery.agents) textFirst.withholdOutputSchema(registerAgentTool(server, runtime, agent, textFirst))
   return server
 }
 
-function registerAgentTool(server: McpServer, runtime: CodexAgentRuntime, agent: DiscoveredAgent, isTextFirst: () => boolean): RegisteredTool {
+function registerAgentTool(server: McpServer, runtime: CodexAgentRuntime, agent: DiscoveredAgent, textFirst: TextFirstSwitch): RegisteredTool {
   const name = toolNameOf(agent.slug)
   return server.registerTool(
     name,
@@ -103,7 +102,7 @@ function registerAgentTool(server: McpServer, runtime: CodexAgentRuntime, agent:
         const {input: args} = parseToolInput({name, inputSchema: agentToolInput}, input)
         const answer = await runAgentCall(runtime, agent, args, {signal: ctx.mcpReq.signal, ...(onProgress ? {onProgress} : {})})
         runtime.log.info(`${name} ${elapsed(started)} ok`)
-        return {content: [{type: 'text', text: answer.text}], ...(isTextFirst() ? {} : {structuredContent: answer.structured})}
+        return {content: [{type: 'text', text: answer.text}], ...(textFirst.isTextFirst(ctx.mcpReq.envelope) ? {} : {structuredContent: answer.structured})}
       } catch (error) {
         runtime.log.info(`${name} ${elapsed(started)} error: ${(error instanceof Error ? error.message : String(error)).split('\n', 1)[0]}`)
         return toolErrorResult(error)

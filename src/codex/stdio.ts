@@ -1,4 +1,5 @@
 import {serveMcpStdio} from '../mcp/serve-stdio.js'
+import {ConnectionClient} from '../mcp/text-first-clients.js'
 import type {StdioEnd} from '../mcp/stdio-transport.js'
 import type {CodexAgentRuntime} from './runtime.js'
 import {createCodexAgentServer} from './server.js'
@@ -11,7 +12,8 @@ import {createCodexAgentServer} from './server.js'
  * @returns why it stopped, once everything is closed.
  */
 export async function serveCodexAgentStdio(runtime: CodexAgentRuntime): Promise<StdioEnd> {
-  const service = serveMcpStdio(() => createCodexAgentServer(runtime), runtime.log)
+  const client = new ConnectionClient()
+  const service = serveMcpStdio(() => createCodexAgentServer(runtime, client), runtime.log, (message) => client.observe(message))
   const end = await service.ended
   await runtime.close()
   await service.close()

@@ -4,7 +4,7 @@ import {escapeControls} from '../text-escape.js'
 import {AK_VERSION} from '../version.js'
 import {type Level, levelIncludes} from './level.js'
 import {describeSandbox} from './terminal/sandbox-policy.js'
-import {withholdOutputSchemasFromTextFirstClients} from '../mcp/text-first-clients.js'
+import {type ConnectionClient, type TextFirstSwitch, textFirstSwitch} from '../mcp/text-first-clients.js'
 import {advertisedInputSchema, parseToolInput} from '../mcp/tool-input.js'
 import {answerToolsNotOffered} from './tool-not-offered.js'
 import {toolErrorResult, toolSuccessResult} from './tool-result.js'
@@ -29,8 +29,9 @@ export function toolsForLevel(level: ExecRuntime['level']): ExecTool[] {
 /**
  * Builds one MCP server instance for one connection (or one stateless request), with the tools
  * of the runtime's level. Every transport (stdio, HTTP, library) serves instances made here.
+ * `client` is the stdio connection's client, as its messages name it (text-first-clients.ts).
  */
-export function createExecServer(runtime: ExecRuntime, connection: ExecConnection): McpServer {
+export function createExecServer(runtime: ExecRuntime, connection: ExecConnection, client?: ConnectionClient): McpServer {
   const server = new McpServer(
     {name: EXEC_SERVER_NAME, version: AK_VERSION},
     {
@@ -43,11 +44,10 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
     },
   )
   const tools = toolsForLevel(runtime.level)
-  const textTools: RegisteredTool[] = []
-  const isTextFirst = withholdOutputSchemasFromTextFirstClients(server, textTools)
+  const textFirst = textFirstSwitch(server, client)
   for (const tool of tools) {
-    const registered = registerExecTool(server, runtime, connection, tool, isTextFirst)
-    if (tool.isTextTheAnswer) textTools.push(registered)
+    const registered = registerExecTool(server, runtime, connection, tool, textFirst)
+    if (tool.isTextTheAnswer) textFirst.withholdOutputSchema(registered)
   }
   answerToolsNotOffered(
     server,
@@ -58,7 +58,7 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
 }
 
 /**
- * Registers `tool` on `server`. `isTextFirst` tells whether the connection's client reads
+ * Registers `tool` on `server`. `textFirst` tells whether the connection's client reads
  * `structuredContent` instead of the text (see text-first-clients.ts); such a client gets the
  * answers of the tools whose text is the answer without their structured form.
  */
@@ -67,7 +67,7 @@ function registerExecTool(
   runtime: ExecRuntime,
   connection: ExecConnection,
   tool: ExecTool,
-  isTextFirst: () => boolean,
+  textFirst: TextFirstSwitch,
 ): RegisteredTool {
   return server.registerTool(
     tool.name,
@@ -92,7 +92,7 @@ function registerExecTool(
           ignoredArguments,
         })
         runtime.log.info(logLine(tool.name, target, started, 'ok'))
-        return toolSuccessResult(answer, !(tool.isTextTheAnswer && isTextFirst()))
+        return toolSuccessResult(answer, !(tool.isTextTheAnswer && textFirst.isTextFirst(ctx.mcpReq.envelope)))
       } catch (error) {
         runtime.log.info(logLine(tool.name, target, started, `error: ${firstLine(error)}`))
         return toolErrorResult(error)

@@ -1,6 +1,7 @@
 import {createExecConnection} from './runtime.js'
 import {createExecServer} from './server.js'
 import {serveMcpStdio} from '../mcp/serve-stdio.js'
+import {ConnectionClient} from '../mcp/text-first-clients.js'
 import type {StdioEnd} from '../mcp/stdio-transport.js'
 import type {ExecRuntime} from './tools/tool.js'
 
@@ -15,7 +16,8 @@ import type {ExecRuntime} from './tools/tool.js'
  */
 export async function serveExecStdio(runtime: ExecRuntime): Promise<StdioEnd> {
   const connection = createExecConnection()
-  const service = serveMcpStdio(() => createExecServer(runtime, connection), runtime.log)
+  const client = new ConnectionClient()
+  const service = serveMcpStdio(() => createExecServer(runtime, connection, client), runtime.log, (message) => client.observe(message))
   const end = await service.ended
   await service.close()
   await connection.close()

@@ -44,9 +44,15 @@ export class CheckedReadBuffer extends ReadBuffer {
   /** The line being dropped because it is too long: its first bytes, its last bytes and its length. */
   private oversized: {head: Buffer; tail: Buffer; bytes: number} | undefined
 
+  /**
+   * @param onRejected told of each line answered here instead of handed on
+   * @param maxBufferSize the longest line taken, in bytes
+   * @param onMessage shown each message before it is handed on (ConnectionClient.observe)
+   */
   constructor(
     private readonly onRejected: (rejected: RejectedMessage) => void,
     private readonly maxBufferSize = STDIO_DEFAULT_MAX_BUFFER_SIZE,
+    private readonly onMessage: (message: unknown) => void = () => {},
   ) {
     super({maxBufferSize})
   }
@@ -94,6 +100,7 @@ export class CheckedReadBuffer extends ReadBuffer {
         this.onRejected(notJson(line, error))
         continue
       }
+      this.onMessage(value)
       try {
         return parseJSONRPCMessage(value)
       } catch (error) {

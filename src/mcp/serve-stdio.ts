@@ -16,10 +16,11 @@ export interface StdioService {
  * Serves MCP over this process's stdin/stdout, both protocol eras (a 2025-era `initialize`
  * opening and a 2026-07-28 opening) from one server factory, and reports transport errors on
  * `log`. The caller awaits `ended`, stops its own work in the order it needs, and calls `close`.
+ * `onMessage` is shown every message the client sends, before the SDK handles it.
  * stdout carries MCP frames only; nothing else in the process may write to it meanwhile.
  */
-export function serveMcpStdio(createServer: () => McpServer, log: Logger): StdioService {
-  const {transport, ended, reportError} = watchedStdioTransport(log)
+export function serveMcpStdio(createServer: () => McpServer, log: Logger, onMessage?: (message: unknown) => void): StdioService {
+  const {transport, ended, reportError} = watchedStdioTransport(log, onMessage)
   const handle = serveStdio(createServer, {
     transport,
     onerror: (error) => {

@@ -26,9 +26,10 @@ const CLIENT_GONE_CODES = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED'
  * failure can be told from a client that went away.
  *
  * A line that is too long, not JSON or not an MCP message is logged on `log` as one line, and
- * answered with a JSON-RPC error unless it is a notification (CheckedReadBuffer).
+ * answered with a JSON-RPC error unless it is a notification (CheckedReadBuffer). `onMessage` is
+ * shown every message read, before the SDK handles it.
  */
-export function watchedStdioTransport(log: Logger): {
+export function watchedStdioTransport(log: Logger, onMessage?: (message: unknown) => void): {
   transport: StdioServerTransport
   ended: Promise<StdioEnd>
   reportError: (error: Error) => void
@@ -57,7 +58,7 @@ export function watchedStdioTransport(log: Logger): {
       const reader = new CheckedReadBuffer(({answer, logLine}) => {
         log.info(logLine)
         if (answer) this.send(answer).catch(() => undefined)
-      })
+      }, undefined, onMessage)
       ;(this as unknown as {_readBuffer: CheckedReadBuffer})._readBuffer = reader
       deliverFinalLine = () => {
         const message = reader.finish()
