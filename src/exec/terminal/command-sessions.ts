@@ -406,19 +406,38 @@ export class CommandSessions implements RuntimeService {
     void this.stop(session)
   }
 
+  /**
+   * The refusal at the command limit. A caller with a connection sees its own running commands
+   * (id, age, command) and a count of the others'. A stateless request sees counts and ages only:
+   * there a session id is the only key to a command, so listing ids would hand one caller's
+   * commands to every other (DESIGN §4.5).
+   */
   private limitMessage(owner: string | undefined): string {
     const now = Date.now()
     const running = [...this.sessions.values()].filter((session) => !session.hasExited)
     const own = running.filter((session) => session.owner === owner)
-    const lines = own.map((session) => `  ${session.id}  ${formatAge(now - session.startedAtMs)}  ${preview(session.command)}`)
     const others = running.length - own.length
-    return [
+    const head =
       `Too many commands: ${running.length} are running, the most this server runs at once is ${this.maxRunning}. ` +
-        `This command was not started and no other was stopped. Free a slot first: wait for a command to end ` +
-        `(poll it with write_stdin), interrupt it with write_stdin chars "\\u0003", or end its input with "\\u0004".`,
+      `This command was not started and no other was stopped. Free a slot first: wait for a command to end ` +
+      `(poll it with write_stdin), interrupt it with write_stdin chars "\\u0003", or end its input with "\\u0004".`
+    const othersLine = others > 0 ? [`(and ${others} more started by other connections)`] : []
+    if (owner === undefined) {
+      const ages = own.map((session) => now - session.startedAtMs)
+      const statelessLine =
+        own.length === 0
+          ? 'No running command was started by a stateless request.'
+          : `${own.length} running command${own.length === 1 ? ' was' : 's were'} started by stateless requests, ` +
+            `running for ${formatAge(Math.min(...ages))} to ${formatAge(Math.max(...ages))}; their ids and commands are ` +
+            'not shown, because over stateless HTTP a session_id is the only key to a command: use the ids your own calls received.'
+      return [head, statelessLine, ...othersLine].join('\n')
+    }
+    const lines = own.map((session) => `  ${session.id}  ${formatAge(now - session.startedAtMs)}  ${preview(session.command)}`)
+    return [
+      head,
       own.length > 0 ? 'Running commands of this connection (id, age, command):' : 'This connection runs no command.',
       ...lines,
-      ...(others > 0 ? [`(and ${others} more started by other connections)`] : []),
+      ...othersLine,
     ].join('\n')
   }
 }

@@ -86,7 +86,7 @@ function execCommandDescription(sandbox: SandboxPolicy): string {
     background +
     "Codex's tty, shell and login arguments are accepted and have no effect (a note on the first line of text says so). " +
     `${describeSandbox(sandbox)} ` +
-    'Errors: workdir outside the workspace or not a folder; too many commands running (lists them).'
+    'Errors: workdir outside the workspace or not a folder; too many commands running (lists the caller\'s own; stateless requests get counts only).'
   )
 }
 

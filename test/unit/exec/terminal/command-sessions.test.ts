@@ -122,6 +122,21 @@ describe('CommandSessions', () => {
     expect(isProcessAlive(first.session.pid)).to.equal(true)
   })
 
+  it('refuses a stateless start beyond the limit with counts and ages only, never an id or a command', async () => {
+    sessions = create({maxRunning: 3})
+    const stateless = [await run(sessions, 'sleep 30 # one', 250, {owner: undefined}), await run(sessions, 'sleep 30 # two', 250, {owner: undefined})]
+    await run(sessions, 'sleep 30 # connected', 250)
+    const error = await sessions.start('echo fourth', tmpdir(), undefined).then(
+      () => expect.fail('started'),
+      (error: Error) => error,
+    )
+    expect(error).to.be.instanceOf(LimitReachedError)
+    expect(error.message).to.contain('3 are running').and.match(/2 running commands were started by stateless requests, running for \d+s to \d+s;/)
+    expect(error.message).to.contain('(and 1 more started by other connections)')
+    for (const {session} of stateless) expect(error.message).not.to.contain(session.id)
+    expect(error.message).not.to.contain('sleep 30')
+  })
+
   it('counts only running commands against the limit, keeping an ended command\'s output until it is read', async () => {
     sessions = create({maxRunning: 2})
     const ended = await sessions.start('echo kept; exit 4', tmpdir(), OWNER)
