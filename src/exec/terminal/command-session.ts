@@ -5,12 +5,13 @@ import {StringDecoder} from 'node:string_decoder'
 import {setImmediate as nextTurn, setTimeout as delay} from 'node:timers/promises'
 
 import {DispatchFailedError} from '../../errors.js'
-import {OUTPUT_BUFFER_CHARS, POST_EXIT_DRAIN_MS} from './limits.js'
+import {MAX_PENDING_STDIN_BYTES, OUTPUT_BUFFER_CHARS, POST_EXIT_DRAIN_MS} from './limits.js'
 import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
 import {noteOutputRead} from './output-collection.js'
 import {outputSettled, paceOutput} from './output-pacer.js'
 import {channelIdentity, listProcesses} from './process-tree.js'
 import {START_GATE_FD, shellInvocation} from './shell.js'
+import {writeWithinBound} from './stdin-writer.js'
 
 /** How to start one command. */
 export interface CommandSpec {
@@ -30,6 +31,8 @@ export interface CommandSpec {
   env: NodeJS.ProcessEnv
   /** Characters of output kept between answers. Default OUTPUT_BUFFER_CHARS. */
   bufferChars?: number
+  /** Bytes of input held for the command until it reads them. Default MAX_PENDING_STDIN_BYTES. */
+  maxPendingStdinBytes?: number
   /** The shell snapshot to source instead of running a login shell (ShellSnapshots.current()). */
   snapshotFile?: string
   /** The sandbox's wrapper (`bwrap … --`) the shell runs under, if any. */
@@ -79,6 +82,7 @@ export class CommandSession {
   private readonly child: ChildProcess
   private readonly isWrapped: boolean
   private readonly buffer: OutputBuffer
+  private readonly maxPendingStdinBytes: number
   /** stderr is normally joined to stdout by the shell; anything still written to it is decoded apart. */
   private readonly stderrDecoder = new StringDecoder('utf8')
   private hasEndedFlag = false
@@ -98,6 +102,7 @@ export class CommandSession {
     this.isWrapped = (spec.wrapper?.length ?? 0) > 0
     this.pid = child.pid!
     this.buffer = new OutputBuffer(spec.bufferChars ?? OUTPUT_BUFFER_CHARS)
+    this.maxPendingStdinBytes = spec.maxPendingStdinBytes ?? MAX_PENDING_STDIN_BYTES
     this.retired = new Promise((resolve) => (this.markRetired = resolve))
     child.stdout!.on('data', (chunk: Buffer) => paceOutput(child.stdout!, () => this.receive('stdout', chunk)))
     child.stderr!.on('data', (chunk: Buffer) => paceOutput(child.stderr!, () => this.receive('stderr', chunk)))
@@ -169,13 +174,15 @@ export class CommandSession {
   }
 
   /**
-   * Writes `text` to the command's stdin. Resolves when the text is handed to the pipe, or when
-   * `until` settles first (a command that does not read its input fills the pipe).
+   * Writes `text` to the command's stdin, holding at most `maxPendingStdinBytes` of it that the
+   * command has not read yet (see writeWithinBound), until `until` settles.
+   * @returns how many characters (code points) of `text`, from its start, were written: fewer
+   *   than all when the command did not take its input in time, or its input is closed.
    */
-  async write(text: string, until: Promise<unknown>): Promise<void> {
+  async write(text: string, until: Promise<unknown>): Promise<number> {
     const stdin = this.child.stdin!
-    if (this.isStdinClosedFlag || stdin.destroyed) return
-    await Promise.race([new Promise<void>((resolve) => stdin.write(text, () => resolve())), until])
+    if (this.isStdinClosedFlag || stdin.destroyed) return 0
+    return writeWithinBound(stdin, text, {maxPendingBytes: this.maxPendingStdinBytes, until})
   }
 
   /**

@@ -248,7 +248,7 @@ export class CommandSessions implements RuntimeService {
    * @throws NotFoundError when the session is retired meanwhile (stopped by its connection's close).
    * @throws BadInputError when the call is cancelled (the output stays for the next call).
    */
-  wait(session: CommandSession, options: WaitOptions, before?: (until: Promise<unknown>) => Promise<void>): Promise<CommandAnswer> {
+  wait(session: CommandSession, options: WaitOptions, before?: (until: Promise<unknown>) => Promise<unknown>): Promise<CommandAnswer> {
     return session.serialize(async () => {
       if (session.isRetired) this.find(session.id, session.owner)
       this.busy.set(session.id, (this.busy.get(session.id) ?? 0) + 1)

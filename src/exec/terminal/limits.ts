@@ -53,6 +53,15 @@ export const KILL_GRACE_MS = 1_000
  */
 export const POST_EXIT_DRAIN_MS = 50
 
+/**
+ * Input written to a command and not yet taken by it that the server holds per command, in bytes
+ * (UTF-8), on top of what the system's pipe holds (64 KiB on Linux). Past it, `write_stdin` waits
+ * up to its `yield_time_ms` for the command to read more, then answers how many characters it
+ * wrote, so the rest can be sent later: memory stays bounded however much is sent to a command
+ * that does not read.
+ */
+export const MAX_PENDING_STDIN_BYTES = 1024 * 1024
+
 /** Longest command text shown in logs and in the list of open sessions. */
 export const COMMAND_PREVIEW_CHARS = 120
 
