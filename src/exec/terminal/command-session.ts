@@ -31,8 +31,6 @@ export interface CommandSpec {
   env: NodeJS.ProcessEnv
   /** Characters of output kept between answers. Default OUTPUT_BUFFER_CHARS. */
   bufferChars?: number
-  /** Bytes of input held for the command until it reads them. Default MAX_PENDING_STDIN_BYTES. */
-  maxPendingStdinBytes?: number
   /** The shell snapshot to source instead of running a login shell (ShellSnapshots.current()). */
   snapshotFile?: string
   /** The sandbox's wrapper (`bwrap … --`) the shell runs under, if any. */
@@ -82,7 +80,6 @@ export class CommandSession {
   private readonly child: ChildProcess
   private readonly isWrapped: boolean
   private readonly buffer: OutputBuffer
-  private readonly maxPendingStdinBytes: number
   /** stderr is normally joined to stdout by the shell; anything still written to it is decoded apart. */
   private readonly stderrDecoder = new StringDecoder('utf8')
   private hasEndedFlag = false
@@ -102,7 +99,6 @@ export class CommandSession {
     this.isWrapped = (spec.wrapper?.length ?? 0) > 0
     this.pid = child.pid!
     this.buffer = new OutputBuffer(spec.bufferChars ?? OUTPUT_BUFFER_CHARS)
-    this.maxPendingStdinBytes = spec.maxPendingStdinBytes ?? MAX_PENDING_STDIN_BYTES
     this.retired = new Promise((resolve) => (this.markRetired = resolve))
     child.stdout!.on('data', (chunk: Buffer) => paceOutput(child.stdout!, () => this.receive('stdout', chunk)))
     child.stderr!.on('data', (chunk: Buffer) => paceOutput(child.stderr!, () => this.receive('stderr', chunk)))
@@ -174,7 +170,7 @@ export class CommandSession {
   }
 
   /**
-   * Writes `text` to the command's stdin, holding at most `maxPendingStdinBytes` of it that the
+   * Writes `text` to the command's stdin, holding at most MAX_PENDING_STDIN_BYTES of it that the
    * command has not read yet (see writeWithinBound), until `until` settles.
    * @returns how many characters (code points) of `text`, from its start, were written: fewer
    *   than all when the command did not take its input in time, or its input is closed.
@@ -182,7 +178,7 @@ export class CommandSession {
   async write(text: string, until: Promise<unknown>): Promise<number> {
     const stdin = this.child.stdin!
     if (this.isStdinClosedFlag || stdin.destroyed) return 0
-    return writeWithinBound(stdin, text, {maxPendingBytes: this.maxPendingStdinBytes, until})
+    return writeWithinBound(stdin, text, {maxPendingBytes: MAX_PENDING_STDIN_BYTES, until})
   }
 
   /**
