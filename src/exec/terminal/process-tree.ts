@@ -274,14 +274,16 @@ function isGroupAlive(pgid: number): boolean {
  * (the shell snapshot's capture: the user's own login profile): SIGTERM first, which runs a
  * shell's EXIT traps (a profile that took a lock removes it), then SIGKILL to whatever is left
  * after `graceMs`. With `spareLeader` (the leader is the sandbox's bubblewrap, which a signal
- * would kill, taking its child down by SIGKILL), SIGTERM goes to every other member found
- * through `/proc`, and the leader ends when its child does. Resolves once the group is gone, or
- * a short wait after SIGKILL. Returns at once when the group is already gone.
+ * would kill, taking its child down by SIGKILL), SIGTERM goes to every other process of its
+ * group or session and every descendant, found through `/proc`, and the leader ends when its
+ * child does. Resolves once the group is gone, or a short wait after SIGKILL; at once when the
+ * group is already gone.
  */
 export async function stopProcessGroup(pgid: number, options: {graceMs: number; spareLeader?: boolean}): Promise<void> {
   if (!isGroupAlive(pgid)) return
   if (options.spareLeader) {
-    for (const info of listProcesses()) if (info.pgid === pgid && info.pid !== pgid) signal(info.pid, 'SIGTERM')
+    // Its group, session and descendants (a sandboxed shell may run in a session of its own).
+    for (const info of selectTargetProcesses(listProcesses(), new Set(), [pgid])) if (info.pid !== pgid) signal(info.pid, 'SIGTERM')
   } else {
     signal(-pgid, 'SIGTERM')
   }
