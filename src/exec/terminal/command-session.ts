@@ -208,6 +208,11 @@ export class CommandSession {
     this.child.stdin!.end()
   }
 
+  /** Changes how many characters of output are kept until the next answer (OutputBuffer.setCapacity). */
+  setOutputCapacity(capacityChars: number): void {
+    this.buffer.setCapacity(capacityChars)
+  }
+
   /** The output since the last call, emptied; nothing once retired. */
   takeOutput(): BufferedOutput {
     return this.isRetiredFlag ? NO_OUTPUT : this.buffer.take()

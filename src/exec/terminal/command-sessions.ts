@@ -12,6 +12,9 @@ import {
   KILL_GRACE_MS,
   MAX_RUNNING_COMMANDS,
   MAX_UNREAD_ENDED_COMMANDS,
+  OUTPUT_BUFFER_CHARS,
+  UNPOLLED_AFTER_MS,
+  UNPOLLED_OUTPUT_BUFFER_CHARS,
 } from './limits.js'
 import {type StopTarget, describeProcess, pipeHolders, stopProcessTree} from './process-tree.js'
 import {newProcessTag, newSessionId} from './session-id.js'
@@ -37,6 +40,10 @@ export interface CommandSessionsOptions {
   env?: NodeJS.ProcessEnv
   /** Characters of output kept per command between answers. Default OUTPUT_BUFFER_CHARS. */
   bufferChars?: number
+  /** Characters of output kept for a command nobody polls. Default UNPOLLED_OUTPUT_BUFFER_CHARS. */
+  unpolledBufferChars?: number
+  /** Time without a call waiting on a command after which it counts as unpolled. Default UNPOLLED_AFTER_MS. */
+  unpolledAfterMs?: number
   /** Real path of the workspace: where the shell snapshot is taken, and what the sandbox lets commands write. */
   workspace?: string
   /** The sandbox commands run in (openSandbox). Default NO_SANDBOX. */
@@ -96,6 +103,7 @@ export class CommandSessions implements RuntimeService {
   private readonly ownerTags = new Map<string | undefined, string>()
   private readonly attached = new WeakSet<ExecConnection>()
   private readonly idleTimers = new Map<string, NodeJS.Timeout>()
+  private readonly unpolledTimers = new Map<string, NodeJS.Timeout>()
   private readonly busy = new Map<string, number>()
   private readonly stoppedWhileIdle = new Map<string, string | undefined>()
   /** Ended sessions not yet read, oldest end first. */
@@ -110,7 +118,9 @@ export class CommandSessions implements RuntimeService {
   private readonly maxRunning: number
   private readonly maxUnreadEnded: number
   private readonly env: NodeJS.ProcessEnv
-  private readonly bufferChars: number | undefined
+  private readonly bufferChars: number
+  private readonly unpolledBufferChars: number
+  private readonly unpolledAfterMs: number
   private readonly workspace: string | undefined
   private readonly sandbox: Sandbox
   private readonly log: Logger
@@ -125,7 +135,9 @@ export class CommandSessions implements RuntimeService {
     this.maxRunning = options.maxRunning ?? MAX_RUNNING_COMMANDS
     this.maxUnreadEnded = options.maxUnreadEnded ?? MAX_UNREAD_ENDED_COMMANDS
     this.env = options.env ?? process.env
-    this.bufferChars = options.bufferChars
+    this.bufferChars = options.bufferChars ?? OUTPUT_BUFFER_CHARS
+    this.unpolledBufferChars = Math.min(this.bufferChars, options.unpolledBufferChars ?? UNPOLLED_OUTPUT_BUFFER_CHARS)
+    this.unpolledAfterMs = options.unpolledAfterMs ?? UNPOLLED_AFTER_MS
     this.workspace = options.workspace
     this.sandbox = options.sandbox ?? NO_SANDBOX
     this.log = options.log ?? silentLogger
@@ -252,6 +264,8 @@ export class CommandSessions implements RuntimeService {
     return session.serialize(async () => {
       if (session.isRetired) this.find(session.id, session.owner)
       this.busy.set(session.id, (this.busy.get(session.id) ?? 0) + 1)
+      // Polled: what comes next is kept in full again.
+      session.setOutputCapacity(this.bufferChars)
       const waitOver = new AbortController()
       try {
         const deadline = delay(options.yieldTimeMs, undefined, {signal: waitOver.signal}).catch(() => undefined)
@@ -384,6 +398,8 @@ export class CommandSessions implements RuntimeService {
     if (this.sessions.get(session.id) === session) this.sessions.delete(session.id)
     clearTimeout(this.idleTimers.get(session.id))
     this.idleTimers.delete(session.id)
+    clearTimeout(this.unpolledTimers.get(session.id))
+    this.unpolledTimers.delete(session.id)
     this.busy.delete(session.id)
   }
 
@@ -394,6 +410,13 @@ export class CommandSessions implements RuntimeService {
     const timer = setTimeout(() => this.expire(session), this.idleLimitMs)
     timer.unref()
     this.idleTimers.set(session.id, timer)
+    clearTimeout(this.unpolledTimers.get(session.id))
+    const unpolled = setTimeout(() => {
+      // A command nobody polls keeps only what a default answer shows (UNPOLLED_OUTPUT_BUFFER_CHARS).
+      if (!session.isRetired && (this.busy.get(session.id) ?? 0) === 0) session.setOutputCapacity(this.unpolledBufferChars)
+    }, this.unpolledAfterMs)
+    unpolled.unref()
+    this.unpolledTimers.set(session.id, unpolled)
   }
 
   private expire(session: CommandSession): void {

@@ -26,6 +26,15 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 7_000
  * keeps memory bounded whatever a command prints.
  */
 export const OUTPUT_BUFFER_CHARS = 256 * 1024
+/**
+ * Characters of output kept for a command that no call has waited on for UNPOLLED_AFTER_MS (a
+ * command started and left running, nobody polling it): enough for an answer of the default
+ * `max_output_tokens` (DEFAULT_MAX_OUTPUT_TOKENS × CHARS_PER_TOKEN = 28000 characters). The next
+ * call that waits on it gives it OUTPUT_BUFFER_CHARS again for what comes next.
+ */
+export const UNPOLLED_OUTPUT_BUFFER_CHARS = 32 * 1024
+/** After this long without a call waiting on it, a command keeps only UNPOLLED_OUTPUT_BUFFER_CHARS of output. */
+export const UNPOLLED_AFTER_MS = 5_000
 /** Largest useful `max_output_tokens`: the whole buffer. Larger values are lowered to it. */
 export const MAX_OUTPUT_TOKENS = OUTPUT_BUFFER_CHARS / CHARS_PER_TOKEN
 
