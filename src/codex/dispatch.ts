@@ -1,6 +1,7 @@
 import {spawn} from 'node:child_process'
 
 import {DispatchFailedError} from '../errors.js'
+import {stopProcessGroup} from '../exec/terminal/process-tree.js'
 import {DISPATCH_KILL_GRACE_MS, DISPATCH_STDERR_MAX_BYTES, DISPATCH_STDOUT_MAX_BYTES} from './limits.js'
 
 /** One `codex exec` run to start. */
@@ -35,7 +36,7 @@ export interface DispatchOutcome {
  * with bounded memory: the first DISPATCH_STDOUT_MAX_BYTES of stdout and the last
  * DISPATCH_STDERR_MAX_BYTES of stderr. When the signal aborts, the whole group gets SIGTERM, then
  * SIGKILL after DISPATCH_KILL_GRACE_MS; when the process exits, whatever it left running in its
- * group is killed too, so nothing outlives the call.
+ * group is stopped the same way, so nothing outlives the call.
  * @throws DispatchFailedError when the command cannot be started (not installed, not executable)
  *   or the run was stopped by the signal.
  */
@@ -84,7 +85,11 @@ export function runDispatch(spec: DispatchSpec): Promise<DispatchOutcome> {
     child.stdin.on('error', () => undefined) // the process may exit without reading its prompt
     child.stdin.end(spec.prompt)
 
-    child.on('exit', () => killGroup('SIGKILL')) // leftovers in its group
+    // What it left running in its group (the MCP servers it started) is stopped gently too: SIGTERM,
+    // then SIGKILL after the grace, so their exit handlers can clean up after themselves.
+    child.on('exit', () => {
+      if (child.pid !== undefined) void stopProcessGroup(child.pid, {graceMs: DISPATCH_KILL_GRACE_MS})
+    })
     child.on('error', (error: NodeJS.ErrnoException) => {
       spec.signal.removeEventListener('abort', onAbort)
       if (error.code === 'ENOENT') {

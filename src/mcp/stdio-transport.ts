@@ -1,8 +1,10 @@
+import type {JSONRPCMessage} from '@modelcontextprotocol/server'
 import {StdioServerTransport} from '@modelcontextprotocol/server/stdio'
 
 import {DispatchFailedError} from '../errors.js'
 import type {Logger} from '../log.js'
 import {CheckedReadBuffer} from './checked-read-buffer.js'
+import {FrameWriter} from './frame-writer.js'
 import {STOP_SIGNALS, type StopSignal} from './stop-signals.js'
 
 /**
@@ -52,6 +54,10 @@ export function watchedStdioTransport(log: Logger, onMessage?: (message: unknown
   process.stdin.once('close', clientGone)
   for (const signal of STOP_SIGNALS) process.once(signal, onSignal)
   class Watched extends StdioServerTransport {
+    /** One queue and one pair of listeners on stdout for every answer (see FrameWriter). */
+    private readonly writer = new FrameWriter(process.stdout)
+    private isClosed = false
+
     constructor() {
       super()
       // The SDK's reader is not an option of its constructor; this one answers what it rejects.
@@ -71,7 +77,14 @@ export function watchedStdioTransport(log: Logger, onMessage?: (message: unknown
       internals._onstdinclose = () => afterFinalLine(closeOnEnd)
     }
 
+    override send(message: JSONRPCMessage): Promise<void> {
+      if (this.isClosed) return Promise.reject(new Error('StdioServerTransport is closed'))
+      // The SDK's framing (serializeMessage): one JSON text and a line break.
+      return this.writer.write(`${JSON.stringify(message)}\n`)
+    }
+
     override async close(): Promise<void> {
+      this.isClosed = true
       await super.close()
       const code = (lastError as NodeJS.ErrnoException | undefined)?.code
       if (lastError === undefined || (code !== undefined && CLIENT_GONE_CODES.has(code))) clientGone()

@@ -387,6 +387,44 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
     })
   })
 
+  describe('stateless 2026-07-28 requests', () => {
+    it('are refused at the command limit with counts and ages only: no id or command line of anyone', async function () {
+      this.timeout(180_000)
+      const crowded = await serve(['--http', '127.0.0.1:0', '--level', 'terminal'])
+      const first = await connectHttp('v2 (2026-07-28)', crowded.url, {token: TOKEN})
+      const second = await connectHttp('v2 (2026-07-28)', crowded.url, {token: TOKEN})
+      const withSession = await connectHttp('v1 (2025 era)', crowded.url, {token: TOKEN})
+      try {
+        const own = await withSession.call('exec_command', {cmd: 'exec sleep 301 # the session one', yield_time_ms: 250})
+        expect(own.structured?.exit_code, own.text).to.equal('running')
+        const started = await Promise.all(
+          Array.from({length: 63}, (_, index) =>
+            first.call('exec_command', {cmd: index === 0 ? 'cat # secret-cat' : `exec sleep 300 # stateless ${index}`, yield_time_ms: 250}),
+          ),
+        )
+        const ids = started.map((answer) => answer.structured?.session_id as string)
+        for (const answer of started) expect(answer.structured?.exit_code, answer.text).to.equal('running')
+        for (const caller of [second, first]) {
+          const refused = await caller.call('exec_command', {cmd: 'echo sixty-five'})
+          expect(refused.isError, refused.text).to.equal(true)
+          expect(refused.text).to.contain('Too many commands: 64 are running')
+          expect(refused.text).to.contain('63 running commands were started by stateless requests')
+          expect(refused.text).to.contain('1 more started by other connections')
+          for (const id of [...ids, own.structured?.session_id as string]) expect(refused.text).not.to.contain(id)
+          expect(refused.text).not.to.match(/secret-cat|stateless \d|the session one/)
+        }
+        const fromSession = await withSession.call('exec_command', {cmd: 'echo sixty-five'})
+        expect(fromSession.isError, fromSession.text).to.equal(true)
+        expect(fromSession.text).to.contain(own.structured?.session_id as string).and.contain('the session one')
+        for (const id of ids) expect(fromSession.text).not.to.contain(id)
+        expect(fromSession.text).not.to.match(/secret-cat|stateless \d/)
+      } finally {
+        await Promise.all([first.close(), second.close(), withSession.close()])
+        expect(await crowded.stop('SIGTERM')).to.equal(0)
+      }
+    })
+  })
+
   describe('at start', () => {
     for (const address of ['0.0.0.0:0', '[::]:0', '192.0.2.1:8080']) {
       it(`refuses ${address} with exit 2, saying there is no TLS and pointing to library mode`, async () => {

@@ -57,5 +57,13 @@ for (const line of CLIENT_LINES) {
       await client.call('list', {path: 'src'})
       expect(client.stderr()).to.match(/list "src" \d+ms ok/)
     })
+
+    it('writes 64 large answers at once without piling up listeners on stdout', async function () {
+      this.timeout(120_000)
+      await writeFile(path.join(workspace, 'big.txt'), `${'x'.repeat(200)}\n`.repeat(2000))
+      const answers = await Promise.all(Array.from({length: 64}, () => client.call('read', {path: 'big.txt'})))
+      for (const answer of answers) expect(answer.isError, answer.text).to.equal(false)
+      expect(client.stderr()).not.to.contain('MaxListenersExceededWarning')
+    })
   })
 }

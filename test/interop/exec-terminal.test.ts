@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
+import {MAX_PENDING_STDIN_BYTES} from '../../src/exec/terminal/limits.js'
 import {CLIENT_LINES, type TestClient, type ToolCallAnswer, connectStdio} from '../helpers/clients.js'
 import {isAlive, startSleep, waitUntilGone} from '../helpers/processes.js'
 
@@ -12,6 +13,18 @@ import {isAlive, startSleep, waitUntilGone} from '../helpers/processes.js'
 function peakMemoryKb(pid: number): number {
   const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return Number(match![1])
+}
+
+/** Resident memory of a process now, in kB (`VmRSS` in /proc/<pid>/status). */
+function residentMemoryKb(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return Number(match![1])
+}
+
+/** The counts of the note a write_stdin answer starts with when not all of chars was written. */
+function unwritten(text: string): {written: number; total: number} | undefined {
+  const match = /^\[Note: (\d+) of the (\d+) characters of chars were written/.exec(text)
+  return match ? {written: Number(match[1]), total: Number(match[2])} : undefined
 }
 
 /** The four fields the text of a successful answer carries, parsed back. */
@@ -313,6 +326,76 @@ describe('terminal limits and cleanup through the real server', () => {
       for (const pid of pids) expect(isAlive(pid), `pid ${pid} after close`).to.equal(false)
     })
   }
+
+  it(`holds at most ${MAX_PENDING_STDIN_BYTES} bytes of unread input per command: 40 × 8 MiB into sleep keep the server flat`, async function () {
+    this.timeout(300_000)
+    const client = await connectStdio(line, terminal(workspace), {env: {HOME: home}})
+    try {
+      const sleeping = await call(client, 'exec_command', {cmd: 'exec sleep 300', yield_time_ms: 250})
+      const chars = 'x'.repeat(8 * 1024 * 1024)
+      // Each 8 MiB message leaves tens of MiB of garbage until V8 collects it, so the server's
+      // size after single calls swings widely; what it keeps shows in the lowest size of a run
+      // of calls, compared between the first ten calls and the last ten.
+      const sizesKb: number[] = []
+      let written = 0
+      for (let index = 0; index < 40; index++) {
+        const answer = await call(client, 'write_stdin', {session_id: sleeping.session_id, chars})
+        expect(answer.exit_code).to.equal('running')
+        const note = unwritten(answer.text as string)
+        expect(note, answer.text as string).to.not.equal(undefined)
+        expect(note!.total).to.equal(chars.length)
+        written += note!.written
+        sizesKb.push(residentMemoryKb(client.pid))
+      }
+      // What the pipe holds (64 KiB on Linux) comes on top of what the server holds.
+      expect(written).to.be.at.most(MAX_PENDING_STDIN_BYTES + 1024 * 1024)
+      const firstKb = Math.min(...sizesKb.slice(0, 10))
+      const lastKb = Math.min(...sizesKb.slice(-10))
+      console.log(
+        `      server VmRSS, lowest of the first 10 calls ${firstKb} kB, of the last 10 ${lastKb} kB ` +
+          `(${((lastKb - firstKb) / 1024).toFixed(1)} MiB more; highest ${Math.max(...sizesKb)} kB)`,
+      )
+      expect(lastKb - firstKb, `VmRSS after each call: ${sizesKb.join(', ')} kB`).to.be.below(MAX_PENDING_STDIN_BYTES / 1024 + 8 * 1024)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('says how many characters a full stdin took; the rest sent later arrives whole, multibyte characters included', async function () {
+    this.timeout(120_000)
+    const client = await connectStdio(line, terminal(workspace), {env: {HOME: home}})
+    try {
+      const characters = Array.from('aé€😀'.repeat(400_000))
+      // The command reads nothing until the test has seen its input fill up.
+      const started = await call(client, 'exec_command', {
+        cmd: 'while [ ! -e go ]; do sleep 0.1; done; exec cat > received.txt',
+        yield_time_ms: 250,
+      })
+      let sent = 0
+      let wasCut = false
+      while (sent < characters.length) {
+        const answer = await call(client, 'write_stdin', {session_id: started.session_id, chars: characters.slice(sent).join('')})
+        const note = unwritten(answer.text as string)
+        if (note === undefined) {
+          sent = characters.length
+          break
+        }
+        if (!wasCut) await writeFile(path.join(workspace, 'go'), '')
+        wasCut = true
+        expect(note.total).to.equal(characters.length - sent)
+        expect(note.written).to.be.below(note.total)
+        expect(answer.text).to.contain(`send the rest, from character ${note.written + 1} of chars on`)
+        sent += note.written
+      }
+      expect(wasCut, 'the first write took everything').to.equal(true)
+      const ended = await call(client, 'write_stdin', {session_id: started.session_id, chars: '\u0004', yield_time_ms: 10_000})
+      const last = ended.exit_code === 'running' ? await pollToEnd(client, started.session_id as string) : ended
+      expect(last.exit_code).to.equal(0)
+      expect(await readFile(path.join(workspace, 'received.txt'), 'utf8')).to.equal(characters.join(''))
+    } finally {
+      await client.close()
+    }
+  })
 
   it('answers a command printing 200 MB with a bounded text and keeps the server memory bounded', async function () {
     this.timeout(120_000)

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {randomInt} from 'node:crypto'
-import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, readdir, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -100,6 +100,42 @@ describe('ak exec serve stops whatever its commands did', () => {
         expect.fail(`the escaped processes ${pidsRunning(marker).join(', ')} still run; stderr:\n${server.stderr()}`),
       )
       expect(processGroupMembers(server.child.pid!)).to.deep.equal([])
+    })
+  }
+})
+
+describe('ak exec serve leaves the login profile it reads for the shell snapshot whole', () => {
+  for (const {name, end} of endings) {
+    it(`lets a profile that holds a lock run its EXIT trap when the server stops mid-capture (${name})`, async () => {
+      const home = await mkdtemp(path.join(tmpdir(), 'ak-stop-home-'))
+      const workspace = await mkdtemp(path.join(tmpdir(), 'ak-stop-'))
+      try {
+        // As pyenv's rehash does: a lock taken for the profile's run, removed by an EXIT trap.
+        await writeFile(
+          path.join(home, '.profile'),
+          'trap \'rm -f "$HOME/lock.$$"\' EXIT\n: > "$HOME/lock.$$"\necho $$ >> "$HOME/profile-runs"\nsleep 30\n',
+        )
+        const server = startServerProcess(['exec', 'serve', '--level', 'terminal', '--workspace', workspace], {
+          cwd: workspace,
+          env: {HOME: home, SHELL: '/bin/bash'},
+        })
+        await initializeRaw(server)
+        // The first command runs in a login shell of its own and starts the snapshot's capture.
+        server.send({jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'exec_command', arguments: {cmd: 'echo hi', yield_time_ms: 250}}})
+        await server.response(2)
+        const runs = async () => (await readFile(path.join(home, 'profile-runs'), 'utf8').catch(() => '')).trim().split('\n').filter(Boolean)
+        await eventually(async () => (await runs()).length === 2)
+        const locks = async () => (await readdir(home)).filter((entry) => entry.startsWith('lock.'))
+        expect(await locks()).to.have.length(2)
+        end(server)
+        const exit = await server.exited()
+        expect(exit, `still running; stderr:\n${server.stderr()}`).to.deep.equal({code: 0, signal: null})
+        expect(await locks(), `profile runs ${(await runs()).join(', ')}; stderr:\n${server.stderr()}`).to.deep.equal([])
+        for (const pid of await runs()) expect(await waitUntilGone(Number(pid))).to.equal(true)
+      } finally {
+        await rm(home, {recursive: true, force: true})
+        await rm(workspace, {recursive: true, force: true})
+      }
     })
   }
 })

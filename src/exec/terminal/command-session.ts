@@ -5,7 +5,7 @@ import {StringDecoder} from 'node:string_decoder'
 import {setImmediate as nextTurn, setTimeout as delay} from 'node:timers/promises'
 
 import {DispatchFailedError} from '../../errors.js'
-import {OUTPUT_BUFFER_CHARS, POST_EXIT_DRAIN_MS} from './limits.js'
+import {MAX_PENDING_STDIN_BYTES, OUTPUT_BUFFER_CHARS, POST_EXIT_DRAIN_MS} from './limits.js'
 import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
 import {noteOutputRead} from './output-collection.js'
 import {outputSettled, paceOutput} from './output-pacer.js'
@@ -13,6 +13,7 @@ import {channelIdentity, listProcesses} from './process-tree.js'
 import {withoutInheritedDescriptors} from './inherited-descriptors.js'
 import {sendSeccompProgram, withSeccompPipe} from './sandbox.js'
 import {START_GATE_FD, shellInvocation} from './shell.js'
+import {writeWithinBound} from './stdin-writer.js'
 
 /** How to start one command. */
 export interface CommandSpec {
@@ -175,13 +176,15 @@ export class CommandSession {
   }
 
   /**
-   * Writes `text` to the command's stdin. Resolves when the text is handed to the pipe, or when
-   * `until` settles first (a command that does not read its input fills the pipe).
+   * Writes `text` to the command's stdin, holding at most MAX_PENDING_STDIN_BYTES of it that the
+   * command has not read yet (see writeWithinBound), until `until` settles.
+   * @returns how many characters (code points) of `text`, from its start, were written: fewer
+   *   than all when the command did not take its input in time, or its input is closed.
    */
-  async write(text: string, until: Promise<unknown>): Promise<void> {
+  async write(text: string, until: Promise<unknown>): Promise<number> {
     const stdin = this.child.stdin!
-    if (this.isStdinClosedFlag || stdin.destroyed) return
-    await Promise.race([new Promise<void>((resolve) => stdin.write(text, () => resolve())), until])
+    if (this.isStdinClosedFlag || stdin.destroyed) return 0
+    return writeWithinBound(stdin, text, {maxPendingBytes: MAX_PENDING_STDIN_BYTES, until})
   }
 
   /**
@@ -209,6 +212,11 @@ export class CommandSession {
   closeStdin(): void {
     this.isStdinClosedFlag = true
     this.child.stdin!.end()
+  }
+
+  /** Changes how many characters of output are kept until the next answer (OutputBuffer.setCapacity). */
+  setOutputCapacity(capacityChars: number): void {
+    this.buffer.setCapacity(capacityChars)
   }
 
   /** The output since the last call, emptied; nothing once retired. */

@@ -12,6 +12,9 @@ import {
   KILL_GRACE_MS,
   MAX_RUNNING_COMMANDS,
   MAX_UNREAD_ENDED_COMMANDS,
+  OUTPUT_BUFFER_CHARS,
+  UNPOLLED_AFTER_MS,
+  UNPOLLED_OUTPUT_BUFFER_CHARS,
 } from './limits.js'
 import {type StopTarget, describeProcess, pipeHolders, stopProcessTree} from './process-tree.js'
 import {newProcessTag, newSessionId} from './session-id.js'
@@ -37,6 +40,10 @@ export interface CommandSessionsOptions {
   env?: NodeJS.ProcessEnv
   /** Characters of output kept per command between answers. Default OUTPUT_BUFFER_CHARS. */
   bufferChars?: number
+  /** Characters of output kept for a command nobody polls. Default UNPOLLED_OUTPUT_BUFFER_CHARS. */
+  unpolledBufferChars?: number
+  /** Time without a call waiting on a command after which it counts as unpolled. Default UNPOLLED_AFTER_MS. */
+  unpolledAfterMs?: number
   /** Real path of the workspace: where the shell snapshot is taken, and what the sandbox lets commands write. */
   workspace?: string
   /** The sandbox commands run in (openSandbox). Default NO_SANDBOX. */
@@ -96,6 +103,7 @@ export class CommandSessions implements RuntimeService {
   private readonly ownerTags = new Map<string | undefined, string>()
   private readonly attached = new WeakSet<ExecConnection>()
   private readonly idleTimers = new Map<string, NodeJS.Timeout>()
+  private readonly unpolledTimers = new Map<string, NodeJS.Timeout>()
   private readonly busy = new Map<string, number>()
   private readonly stoppedWhileIdle = new Map<string, string | undefined>()
   /** Ended sessions not yet read, oldest end first. */
@@ -110,7 +118,9 @@ export class CommandSessions implements RuntimeService {
   private readonly maxRunning: number
   private readonly maxUnreadEnded: number
   private readonly env: NodeJS.ProcessEnv
-  private readonly bufferChars: number | undefined
+  private readonly bufferChars: number
+  private readonly unpolledBufferChars: number
+  private readonly unpolledAfterMs: number
   private readonly workspace: string | undefined
   private readonly sandbox: Sandbox
   private readonly log: Logger
@@ -125,7 +135,9 @@ export class CommandSessions implements RuntimeService {
     this.maxRunning = options.maxRunning ?? MAX_RUNNING_COMMANDS
     this.maxUnreadEnded = options.maxUnreadEnded ?? MAX_UNREAD_ENDED_COMMANDS
     this.env = options.env ?? process.env
-    this.bufferChars = options.bufferChars
+    this.bufferChars = options.bufferChars ?? OUTPUT_BUFFER_CHARS
+    this.unpolledBufferChars = Math.min(this.bufferChars, options.unpolledBufferChars ?? UNPOLLED_OUTPUT_BUFFER_CHARS)
+    this.unpolledAfterMs = options.unpolledAfterMs ?? UNPOLLED_AFTER_MS
     this.workspace = options.workspace
     this.sandbox = options.sandbox ?? NO_SANDBOX
     this.log = options.log ?? silentLogger
@@ -249,10 +261,12 @@ export class CommandSessions implements RuntimeService {
    * @throws NotFoundError when the session is retired meanwhile (stopped by its connection's close).
    * @throws BadInputError when the call is cancelled (the output stays for the next call).
    */
-  wait(session: CommandSession, options: WaitOptions, before?: (until: Promise<unknown>) => Promise<void>): Promise<CommandAnswer> {
+  wait(session: CommandSession, options: WaitOptions, before?: (until: Promise<unknown>) => Promise<unknown>): Promise<CommandAnswer> {
     return session.serialize(async () => {
       if (session.isRetired) this.find(session.id, session.owner)
       this.busy.set(session.id, (this.busy.get(session.id) ?? 0) + 1)
+      // Polled: what comes next is kept in full again.
+      session.setOutputCapacity(this.bufferChars)
       const waitOver = new AbortController()
       try {
         const deadline = delay(options.yieldTimeMs, undefined, {signal: waitOver.signal}).catch(() => undefined)
@@ -386,6 +400,8 @@ export class CommandSessions implements RuntimeService {
     if (this.sessions.get(session.id) === session) this.sessions.delete(session.id)
     clearTimeout(this.idleTimers.get(session.id))
     this.idleTimers.delete(session.id)
+    clearTimeout(this.unpolledTimers.get(session.id))
+    this.unpolledTimers.delete(session.id)
     this.busy.delete(session.id)
   }
 
@@ -396,6 +412,13 @@ export class CommandSessions implements RuntimeService {
     const timer = setTimeout(() => this.expire(session), this.idleLimitMs)
     timer.unref()
     this.idleTimers.set(session.id, timer)
+    clearTimeout(this.unpolledTimers.get(session.id))
+    const unpolled = setTimeout(() => {
+      // A command nobody polls keeps only what a default answer shows (UNPOLLED_OUTPUT_BUFFER_CHARS).
+      if (!session.isRetired && (this.busy.get(session.id) ?? 0) === 0) session.setOutputCapacity(this.unpolledBufferChars)
+    }, this.unpolledAfterMs)
+    unpolled.unref()
+    this.unpolledTimers.set(session.id, unpolled)
   }
 
   private expire(session: CommandSession): void {
@@ -408,19 +431,38 @@ export class CommandSessions implements RuntimeService {
     void this.stop(session)
   }
 
+  /**
+   * The refusal at the command limit. A caller with a connection sees its own running commands
+   * (id, age, command) and a count of the others'. A stateless request sees counts and ages only:
+   * there a session id is the only key to a command, so listing ids would hand one caller's
+   * commands to every other (DESIGN §4.5).
+   */
   private limitMessage(owner: string | undefined): string {
     const now = Date.now()
     const running = [...this.sessions.values()].filter((session) => !session.hasExited)
     const own = running.filter((session) => session.owner === owner)
-    const lines = own.map((session) => `  ${session.id}  ${formatAge(now - session.startedAtMs)}  ${preview(session.command)}`)
     const others = running.length - own.length
-    return [
+    const head =
       `Too many commands: ${running.length} are running, the most this server runs at once is ${this.maxRunning}. ` +
-        `This command was not started and no other was stopped. Free a slot first: wait for a command to end ` +
-        `(poll it with write_stdin), interrupt it with write_stdin chars "\\u0003", or end its input with "\\u0004".`,
+      `This command was not started and no other was stopped. Free a slot first: wait for a command to end ` +
+      `(poll it with write_stdin), interrupt it with write_stdin chars "\\u0003", or end its input with "\\u0004".`
+    const othersLine = others > 0 ? [`(and ${others} more started by other connections)`] : []
+    if (owner === undefined) {
+      const ages = own.map((session) => now - session.startedAtMs)
+      const statelessLine =
+        own.length === 0
+          ? 'No running command was started by a stateless request.'
+          : `${own.length} running command${own.length === 1 ? ' was' : 's were'} started by stateless requests, ` +
+            `running for ${formatAge(Math.min(...ages))} to ${formatAge(Math.max(...ages))}; their ids and commands are ` +
+            'not shown, because over stateless HTTP a session_id is the only key to a command: use the ids your own calls received.'
+      return [head, statelessLine, ...othersLine].join('\n')
+    }
+    const lines = own.map((session) => `  ${session.id}  ${formatAge(now - session.startedAtMs)}  ${preview(session.command)}`)
+    return [
+      head,
       own.length > 0 ? 'Running commands of this connection (id, age, command):' : 'This connection runs no command.',
       ...lines,
-      ...(others > 0 ? [`(and ${others} more started by other connections)`] : []),
+      ...othersLine,
     ].join('\n')
   }
 }

@@ -26,6 +26,15 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 7_000
  * keeps memory bounded whatever a command prints.
  */
 export const OUTPUT_BUFFER_CHARS = 256 * 1024
+/**
+ * Characters of output kept for a command that no call has waited on for UNPOLLED_AFTER_MS (a
+ * command started and left running, nobody polling it): enough for an answer of the default
+ * `max_output_tokens` (DEFAULT_MAX_OUTPUT_TOKENS × CHARS_PER_TOKEN = 28000 characters). The next
+ * call that waits on it gives it OUTPUT_BUFFER_CHARS again for what comes next.
+ */
+export const UNPOLLED_OUTPUT_BUFFER_CHARS = 32 * 1024
+/** After this long without a call waiting on it, a command keeps only UNPOLLED_OUTPUT_BUFFER_CHARS of output. */
+export const UNPOLLED_AFTER_MS = 5_000
 /** Largest useful `max_output_tokens`: the whole buffer. Larger values are lowered to it. */
 export const MAX_OUTPUT_TOKENS = OUTPUT_BUFFER_CHARS / CHARS_PER_TOKEN
 
@@ -52,6 +61,15 @@ export const KILL_GRACE_MS = 1_000
  * the pipe open.
  */
 export const POST_EXIT_DRAIN_MS = 50
+
+/**
+ * Input written to a command and not yet taken by it that the server holds per command, in bytes
+ * (UTF-8), on top of what the system's pipe holds (64 KiB on Linux). Past it, `write_stdin` waits
+ * up to its `yield_time_ms` for the command to read more, then answers how many characters it
+ * wrote, so the rest can be sent later: memory stays bounded however much is sent to a command
+ * that does not read.
+ */
+export const MAX_PENDING_STDIN_BYTES = 1024 * 1024
 
 /** Longest command text shown in logs and in the list of open sessions. */
 export const COMMAND_PREVIEW_CHARS = 120

@@ -61,13 +61,50 @@ export class OutputBuffer {
   private droppedChars = 0
   private droppedLines = 0
   private hasEnded = false
-  private readonly headCapacity: number
-  private readonly tailCapacity: number
+  private headCapacity: number
+  private tailCapacity: number
+  /** The head's capacity from the next take() on (setCapacity cannot grow a head that is full). */
+  private nextHeadCapacity: number
 
   /** @param capacityChars characters kept at most (UTF-16 code units), head and tail together. */
   constructor(capacityChars: number = OUTPUT_BUFFER_CHARS) {
     this.headCapacity = Math.floor(capacityChars / 2)
     this.tailCapacity = capacityChars - this.headCapacity
+    this.nextHeadCapacity = this.headCapacity
+  }
+
+  /**
+   * Changes the capacity (characters, UTF-16 code units, head and tail together) from now on.
+   * Shrinking drops at once what no longer fits, counted as when the buffer fills, so the next
+   * take() answers what a buffer of the new capacity would have kept of the same output. Growing
+   * keeps more of what comes next: in the tail at once, in the head from the next take() when the
+   * head is already full (what fell between head and tail is gone).
+   */
+  setCapacity(capacityChars: number): void {
+    const headCapacity = Math.floor(capacityChars / 2)
+    // The tail may hold a little more than its capacity (whole chunks); what the old capacity
+    // would not have kept must not come back with a larger one.
+    this.trimTail()
+    this.tailCapacity = capacityChars - headCapacity
+    this.nextHeadCapacity = headCapacity
+    if (!this.isHeadFull || headCapacity < this.headCapacity) this.headCapacity = headCapacity
+    const chunks: Buffer[] = []
+    if (this.head.length > this.headCapacity) {
+      let take = this.headCapacity
+      if (take > 0 && isHighSurrogate(this.head.charCodeAt(take - 1))) take--
+      chunks.push(Buffer.from(this.head.slice(take), 'utf8'))
+      this.head = this.head.slice(0, take)
+      this.isHeadFull = true
+      if (this.pending.length) chunks.push(this.pending)
+      this.pending = NO_BYTES
+    }
+    if (!this.isHeadFull) return
+    // Through pushTail again, which drops from the front what the new capacity cannot hold.
+    chunks.push(...this.tailChunks)
+    this.tailChunks = []
+    this.tailChunkCounts = []
+    this.tailChars = 0
+    for (const chunk of chunks) this.pushTail(chunk)
   }
 
   /** Bytes held now: at most the capacity's worth (up to 4 bytes a character) plus one chunk. */
@@ -134,12 +171,34 @@ export class OutputBuffer {
     const output: BufferedOutput = {head: this.head, droppedChars, droppedLines, tail}
     this.head = ''
     this.isHeadFull = false
+    this.headCapacity = this.nextHeadCapacity
     this.tailChunks = []
     this.tailChunkCounts = []
     this.tailChars = 0
     this.droppedChars = 0
     this.droppedLines = 0
     return output
+  }
+
+  /** Drops from the tail's front, counted, what passes its capacity, never part of a character. */
+  private trimTail(): void {
+    const excess = this.tailChars - this.tailCapacity
+    if (excess <= 0 || this.tailChunks.length === 0) return
+    const bytes = this.tailChunks.length === 1 ? this.tailChunks[0]! : Buffer.concat(this.tailChunks)
+    let end = 0
+    for (let units = 0; end < bytes.length && units < excess; ) {
+      const lead = bytes[end]!
+      units += lead >= 0xf0 ? 2 : 1
+      end += lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1
+    }
+    end = Math.min(end, bytes.length)
+    const dropped = bytes.subarray(0, end)
+    this.droppedChars += countUtf8(dropped).codePoints
+    this.droppedLines += countLineBreakBytes(dropped)
+    const rest = Buffer.from(bytes.subarray(end))
+    this.tailChunks = rest.length ? [rest] : []
+    this.tailChunkCounts = rest.length ? [countUtf8(rest)] : []
+    this.tailChars = rest.length ? this.tailChunkCounts[0]!.units : 0
   }
 
   /** Appends raw bytes to the tail and drops whole chunks from its front while the rest still fills it. */

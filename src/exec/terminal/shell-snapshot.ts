@@ -5,6 +5,8 @@ import path from 'node:path'
 
 import type {Logger} from '../../log.js'
 import {withoutInheritedDescriptors} from './inherited-descriptors.js'
+import {KILL_GRACE_MS} from './limits.js'
+import {stopProcessGroup} from './process-tree.js'
 import {sendSeccompProgram, withSeccompPipe} from './sandbox.js'
 import {COMMAND_TAG_VARIABLE, quoteForShell} from './shell.js'
 
@@ -34,6 +36,11 @@ export const SNAPSHOT_TIMEOUT_MS = 10_000
 export const SNAPSHOT_RETRY_AFTER_TIMEOUT_MS = 60_000
 /** Captures tried again after a time-out, for the same profile files, before giving up. */
 export const SNAPSHOT_TIMEOUT_RETRIES = 3
+/**
+ * When a capture is stopped (the server stops, or it passed its time limit), time between the
+ * SIGTERM that lets the profile's EXIT traps run and the SIGKILL: the grace commands get.
+ */
+export const SNAPSHOT_STOP_GRACE_MS = KILL_GRACE_MS
 /** Largest snapshot accepted, in bytes; a bigger one is a capture failure. */
 export const MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024
 /** Set to `off` (or `0`, `false`, `no`) in the server's environment to run every command in a login shell. */
@@ -180,13 +187,16 @@ interface RunResult {
 }
 
 /**
- * Runs `argv` detached with stdin closed; kills its process group at `timeoutMs` or when `signal`
- * aborts. Output past MAX_SNAPSHOT_BYTES empties stdout. `seccompProgram` goes to the sandbox's
- * bubblewrap (sendSeccompProgram).
+ * Runs `argv` detached with stdin closed. At `timeoutMs`, or when `signal` aborts, its process
+ * group is stopped gently (stopProcessGroup: SIGTERM, so that the profile's EXIT traps run, then
+ * SIGKILL after SNAPSHOT_STOP_GRACE_MS); so is whatever the profile left running in the group
+ * once the shell exits. Resolves after that. Output past MAX_SNAPSHOT_BYTES empties stdout.
+ * `isWrapped`: the leader is the sandbox's bubblewrap (see stopProcessGroup's `spareLeader`);
+ * `seccompProgram` goes to it (sendSeccompProgram).
  */
 function runBounded(
   argv: string[],
-  options: {cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal; seccompProgram?: Uint8Array},
+  options: {cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal; isWrapped: boolean; seccompProgram?: Uint8Array},
 ): Promise<RunResult> {
   return new Promise((resolve) => {
     const stdio = ['ignore', 'pipe', 'pipe'] as const
@@ -208,28 +218,29 @@ function runBounded(
     child.stderr!.on('data', (chunk: Buffer) => {
       if (err.length < 64) err.push(chunk)
     })
-    const kill = () => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL')
-      } catch {
-        // already gone
-      }
-    }
+    let stopping: Promise<void> | undefined
+    const stop = () =>
+      (stopping ??= child.pid === undefined
+        ? Promise.resolve()
+        : stopProcessGroup(child.pid, {graceMs: SNAPSHOT_STOP_GRACE_MS, spareLeader: options.isWrapped}))
     const timer = setTimeout(() => {
       timedOut = true
-      kill()
+      void stop()
     }, options.timeoutMs)
-    options.signal.addEventListener('abort', kill, {once: true})
+    const onAbort = () => void stop()
+    if (options.signal.aborted) onAbort()
+    else options.signal.addEventListener('abort', onAbort, {once: true})
     child.once('error', (error) => {
       clearTimeout(timer)
+      options.signal.removeEventListener('abort', onAbort)
       resolve({code: null, stdout: '', stderr: error.message, timedOut})
     })
     child.once('close', (code) => {
       clearTimeout(timer)
-      // Whatever the profile left running in the capture's process group goes with it.
-      kill()
+      options.signal.removeEventListener('abort', onAbort)
       const stdout = outBytes > MAX_SNAPSHOT_BYTES ? '' : Buffer.concat(out).toString('utf8')
-      resolve({code, stdout, stderr: Buffer.concat(err).toString('utf8'), timedOut})
+      // Whatever the profile left running in the capture's process group goes with it, gently too.
+      void stop().then(() => resolve({code, stdout, stderr: Buffer.concat(err).toString('utf8'), timedOut}))
     })
   })
 }
@@ -355,6 +366,7 @@ export class ShellSnapshots {
         env: this.options.env,
         timeoutMs: this.timeoutMs,
         signal: this.closing.signal,
+        isWrapped: this.options.wrap !== undefined,
         seccompProgram: this.options.seccompProgram,
       })
     const seconds = `${this.timeoutMs / 1000} s`

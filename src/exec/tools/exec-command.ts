@@ -15,6 +15,8 @@ import {
   MAX_RUNNING_COMMANDS,
   MAX_YIELD_TIME_MS,
   MIN_YIELD_TIME_MS,
+  UNPOLLED_AFTER_MS,
+  UNPOLLED_OUTPUT_BUFFER_CHARS,
   execYieldTimeMs,
   maxOutputTokens,
 } from '../terminal/limits.js'
@@ -82,12 +84,13 @@ function execCommandDescription(sandbox: SandboxPolicy): string {
     'seconds (this call), session_id ("none" once ended), text (output since the last answer, cut in the middle ' +
     `past max_output_tokens × ${CHARS_PER_TOKEN} characters (Unicode code points), default ${DEFAULT_MAX_OUTPUT_TOKENS} tokens). ` +
     'A non-zero exit code is a normal answer, not an error. ' +
+    `A command nobody polls for ${UNPOLLED_AFTER_MS / 1000} s keeps only ${UNPOLLED_OUTPUT_BUFFER_CHARS} characters of output until the next poll. ` +
     `At most ${MAX_RUNNING_COMMANDS} commands run at once; a command nobody polls for ` +
     `${COMMAND_IDLE_LIMIT_MS / 60_000} minutes is stopped, and all stop when the connection closes. ` +
     background +
     "Codex's tty, shell and login arguments are accepted and have no effect (a note on the first line of text says so). " +
     `${describeSandbox(sandbox)} ` +
-    'Errors: workdir outside the workspace or not a folder; too many commands running (lists them).'
+    'Errors: workdir outside the workspace or not a folder; too many commands running (lists the caller\'s own; stateless requests get counts only).'
   )
 }
 

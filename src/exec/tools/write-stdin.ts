@@ -1,9 +1,11 @@
 import {z} from 'zod'
 
 import {BadInputError} from '../../errors.js'
+import {codePointCount} from '../code-points.js'
 import {commandAnswerSchema, renderCommandAnswer} from '../terminal/answer.js'
 import {
   DEFAULT_WRITE_STDIN_YIELD_TIME_MS,
+  MAX_PENDING_STDIN_BYTES,
   MAX_YIELD_TIME_MS,
   MIN_EMPTY_POLL_YIELD_TIME_MS,
   MIN_YIELD_TIME_MS,
@@ -32,6 +34,21 @@ export function stdinSteps(chars: string): StdinStep[] {
     else if (part.length > 0) steps.push({kind: 'text', text: part})
   }
   return steps
+}
+
+/**
+ * The first line of an answer whose `chars` were not all written: how many characters (code
+ * points) were, why not the rest (the command's unread input reached MAX_PENDING_STDIN_BYTES
+ * within the wait, or the command ended), and from which one to send again. Pure.
+ */
+export function unwrittenNote(written: number, total: number, hasEnded: boolean): string {
+  const head = `[Note: ${written} of the ${total} characters of chars were written; the other ${total - written} were not`
+  if (hasEnded) return `${head}, because the command ended first.]`
+  return (
+    `${head}, because the command did not read its input within yield_time_ms (at most ${MAX_PENDING_STDIN_BYTES} ` +
+    `bytes of input a command has not read are held for it). Nothing after them was done; send the rest, from ` +
+    `character ${written + 1} of chars on, in a later call once the command reads its input.]`
+  )
 }
 
 const inputSchema = z.object({
@@ -66,6 +83,9 @@ export const writeStdinTool = defineTool({
     `(default ${DEFAULT_WRITE_STDIN_YIELD_TIME_MS}); without chars it only polls, ${MIN_EMPTY_POLL_YIELD_TIME_MS}–` +
     `${MAX_YIELD_TIME_MS} ms (default ${MIN_EMPTY_POLL_YIELD_TIME_MS}). ` +
     'The answer that reports the end (exit_code a number, session_id "none") retires the id. ' +
+    `A command holds at most ${MAX_PENDING_STDIN_BYTES} bytes of input it has not read: past that the call waits ` +
+    'up to yield_time_ms for it to read more, then text starts with a note saying how many characters of chars were ' +
+    'written, so the rest can be sent later. ' +
     'Errors: unknown or retired session_id; text after the input was closed.',
   level: 'terminal',
   inputSchema,
@@ -76,7 +96,9 @@ export const writeStdinTool = defineTool({
     const callStartedAt = performance.now()
     const sessions = commandSessionsFor(context)
     const session = sessions.find(input.session_id, context.connection.id)
-    const steps = stdinSteps(input.chars ?? '')
+    const chars = input.chars ?? ''
+    const steps = stdinSteps(chars)
+    let written = 0
     const firstEnd = steps.findIndex((step) => step.kind === 'end-of-input')
     const writesText = (from: number) => steps.slice(from).some((step) => step.kind === 'text')
     if (session.isStdinClosed && writesText(0)) {
@@ -94,19 +116,28 @@ export const writeStdinTool = defineTool({
     const answer = await sessions.wait(
       session,
       {
-        yieldTimeMs: writeStdinYieldTimeMs(input.yield_time_ms, (input.chars ?? '').length > 0),
+        yieldTimeMs: writeStdinYieldTimeMs(input.yield_time_ms, chars.length > 0),
         maxOutputTokens: maxOutputTokens(input.max_output_tokens),
         callStartedAt,
         signal: context.signal,
       },
       async (until) => {
         for (const step of steps) {
-          if (step.kind === 'text') await session.write(step.text, until)
-          else if (step.kind === 'interrupt') session.interrupt()
-          else if (!session.isStdinClosed) session.closeStdin()
+          if (step.kind === 'text') {
+            const taken = await session.write(step.text, until)
+            written += taken
+            if (taken < codePointCount(step.text)) return // the rest waits for a later call
+          } else {
+            if (step.kind === 'interrupt') session.interrupt()
+            else if (!session.isStdinClosed) session.closeStdin()
+            written++
+          }
         }
       },
     )
+    const total = codePointCount(chars)
+    // Codex shows the model only structuredContent, so the note goes into the answer's text.
+    if (written < total) answer.text = `${unwrittenNote(written, total, answer.exit_code !== 'running')}\n${answer.text}`
     return {text: renderCommandAnswer(answer), structured: {...answer}}
   },
 })

@@ -58,6 +58,18 @@ describe('dispatching a subprocess', () => {
     await eventually(() => pids.every((pid) => !isAlive(pid)))
   })
 
+  it('stops what the process left running in its group with SIGTERM first, so it can clean up', async () => {
+    const cleaned = path.join(dir, 'cleaned')
+    const ready = path.join(dir, 'trap-ready')
+    // The process exits only once its child has set its trap.
+    const script =
+      `(trap 'echo cleaned > "${cleaned}"; exit 0' TERM; : > "${ready}"; while :; do sleep 0.1; done) >/dev/null 2>&1 & ` +
+      `while [ ! -e "${ready}" ]; do sleep 0.05; done; echo left`
+    const outcome = await runDispatch({command: '/bin/sh', args: ['-c', script], cwd: dir, env: process.env, prompt: '', signal: new AbortController().signal})
+    expect(outcome).to.include({exitCode: 0, stdout: 'left\n'})
+    await eventually(async () => (await readFile(cleaned, 'utf8').catch(() => '')) === 'cleaned\n')
+  })
+
   it('says clearly when the command is not installed', async () => {
     const error = await runDispatch({command: path.join(dir, 'no-such-codex'), args: [], cwd: dir, env: {}, prompt: '', signal: new AbortController().signal}).catch(
       (caught: unknown) => caught,

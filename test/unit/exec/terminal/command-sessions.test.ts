@@ -1,5 +1,6 @@
 import {expect} from 'chai'
-import {mkdtemp, rm} from 'node:fs/promises'
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {existsSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {setTimeout as delay} from 'node:timers/promises'
@@ -120,6 +121,47 @@ describe('CommandSessions', () => {
     expect(error.message).to.contain('1 more started by other connections').and.not.contain('# second')
     expect(sessions.openCount).to.equal(2)
     expect(isProcessAlive(first.session.pid)).to.equal(true)
+  })
+
+  it('refuses a stateless start beyond the limit with counts and ages only, never an id or a command', async () => {
+    sessions = create({maxRunning: 3})
+    const stateless = [await run(sessions, 'sleep 30 # one', 250, {owner: undefined}), await run(sessions, 'sleep 30 # two', 250, {owner: undefined})]
+    await run(sessions, 'sleep 30 # connected', 250)
+    const error = await sessions.start('echo fourth', tmpdir(), undefined).then(
+      () => expect.fail('started'),
+      (error: Error) => error,
+    )
+    expect(error).to.be.instanceOf(LimitReachedError)
+    expect(error.message).to.contain('3 are running').and.match(/2 running commands were started by stateless requests, running for \d+s to \d+s;/)
+    expect(error.message).to.contain('(and 1 more started by other connections)')
+    for (const {session} of stateless) expect(error.message).not.to.contain(session.id)
+    expect(error.message).not.to.contain('sleep 30')
+  })
+
+  it('keeps less output of a command nobody polls, and all of it again once a call waits on it', async function () {
+    this.timeout(30_000)
+    sessions = create({bufferChars: 1000, unpolledBufferChars: 100, unpolledAfterMs: 100})
+    const dir = await mkdtemp(path.join(tmpdir(), 'ak-unpolled-'))
+    try {
+      const waitFor = (name: string) => `while [ ! -e ${name} ]; do sleep 0.05; done`
+      const print = (letter: string) => `head -c 2000 /dev/zero | tr '\\0' ${letter}`
+      const command = `${waitFor('go1')}; ${print('x')}; : > printed1; ${waitFor('go2')}; ${print('y')}`
+      const session = await sessions.start(command, dir, OWNER)
+      expect((await sessions.wait(session, waitOptions(250))).exit_code).to.equal('running')
+      await delay(300) // past unpolledAfterMs with no call waiting
+      await writeFile(path.join(dir, 'go1'), '')
+      while (!existsSync(path.join(dir, 'printed1'))) await delay(20)
+      await delay(100) // the server reads what was printed
+      const unpolled = await sessions.wait(session, waitOptions(250))
+      expect(unpolled.text).to.match(/^x{50}\n\[\.\.\. 1900 characters \(0 line breaks\) cut from the middle of 2000;/)
+      const polled = sessions.wait(session, waitOptions(10_000))
+      await writeFile(path.join(dir, 'go2'), '')
+      const answer = await polled
+      expect(answer.exit_code).to.equal(0)
+      expect(answer.text).to.match(/^y{500}\n\[\.\.\. 1000 characters \(0 line breaks\) cut from the middle of 2000;/)
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
   })
 
   it('counts only running commands against the limit, keeping an ended command\'s output until it is read', async () => {

@@ -110,6 +110,47 @@ describe('OutputBuffer fed bytes', () => {
     })
   }
 
+  for (const [large, small] of [[4096, 101], [1000, 6], [101, 100]] as const) {
+    it(`shrunk from ${large} to ${small} characters at any point, answers what a buffer of ${small} would`, () => {
+      for (const text of texts) {
+        const bytes = Buffer.from(text)
+        for (const size of [1, 5, 64, 1000]) {
+          for (const shrinkAt of [0, 3, 7, 50, 150, 2000, 5000, bytes.length]) {
+            const buffer = new OutputBuffer(large)
+            let start = 0
+            for (; start < Math.min(shrinkAt, bytes.length); start += size) buffer.write(bytes.subarray(start, start + size))
+            buffer.setCapacity(small)
+            for (; start < bytes.length; start += size) buffer.write(bytes.subarray(start, start + size))
+            buffer.end()
+            expect(buffer.take(), `chunks of ${size}, shrunk after ${shrinkAt} bytes`).to.deep.equal(expected(text, small))
+          }
+        }
+      }
+    })
+  }
+
+  it('grown after an answer, keeps as much as a buffer of the larger capacity', () => {
+    const text = 'é€\u{1F600}漢\n'.repeat(700)
+    const buffer = new OutputBuffer(10)
+    buffer.write(Buffer.from('a lot of output dropped in the middle'))
+    buffer.take()
+    buffer.setCapacity(1000)
+    buffer.write(Buffer.from(text))
+    buffer.end()
+    expect(buffer.take()).to.deep.equal(expected(text, 1000))
+  })
+
+  it('grown while its head is full, keeps its head and lets the tail grow at once', () => {
+    const buffer = new OutputBuffer(4)
+    buffer.write(Buffer.from('abcdefgh'))
+    buffer.setCapacity(10)
+    buffer.write(Buffer.from('ijklmn'))
+    const output = buffer.take()
+    expect(output.head).to.equal('ab')
+    expect(output.tail).to.equal('jklmn')
+    expect(output.droppedChars).to.equal(14 - 7)
+  })
+
   it('keeps a character split across chunks whole, and one split at the end of the output for the next answer', () => {
     const buffer = new OutputBuffer(100)
     const euro = Buffer.from('€')

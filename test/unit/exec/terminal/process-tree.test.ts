@@ -1,10 +1,16 @@
 import {expect} from 'chai'
+import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
 
 import {
   type ProcessInfo,
   parseEnvironTags,
   parseStat,
   selectTargetProcesses,
+  stopProcessGroup,
 } from '../../../../src/exec/terminal/process-tree.js'
 
 function proc(pid: number, ppid: number, extra: Partial<ProcessInfo> = {}): ProcessInfo {
@@ -46,5 +52,42 @@ describe('process tree', () => {
   it('finds a tagged process once its leader is gone', () => {
     const processes = [proc(1, 0), proc(200, 1, {tags: ['x', 't']})]
     expect(selectTargetProcesses(processes, new Set(['t']), []).map((info) => info.pid)).to.deep.equal([200])
+  })
+
+  describe('stopProcessGroup', () => {
+    async function startGroup(dir: string, ownSession: boolean): Promise<number> {
+      const log = path.join(dir, 'signals')
+      const ready = path.join(dir, 'ready')
+      // A leader like bubblewrap, and under it a shell (in a session of its own or not) that cleans up on SIGTERM.
+      const inner = `trap 'echo inner >> "${log}"; exit 0' TERM; : > "${ready}"; while :; do sleep 0.1; done`
+      const leader = spawn('/bin/sh', ['-c', `trap 'echo leader >> "${log}"; exit 0' TERM; ${ownSession ? 'setsid ' : ''}/bin/sh -c '${inner.replaceAll("'", "'\\''")}' & wait`], {
+        detached: true,
+        stdio: 'ignore',
+      })
+      while (!existsSync(ready)) await new Promise((resolve) => setTimeout(resolve, 20))
+      return leader.pid!
+    }
+
+    it('sends SIGTERM to the whole group first, so traps run, and returns once it is gone', async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'ak-group-'))
+      try {
+        const pgid = await startGroup(dir, false)
+        await stopProcessGroup(pgid, {graceMs: 5000})
+        expect((await readFile(path.join(dir, 'signals'), 'utf8')).split('\n').sort()).to.deep.equal(['', 'inner', 'leader'])
+      } finally {
+        await rm(dir, {recursive: true, force: true})
+      }
+    })
+
+    it('with spareLeader, signals what runs under the leader, even in a session of its own, and not the leader', async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'ak-group-'))
+      try {
+        const pgid = await startGroup(dir, true)
+        await stopProcessGroup(pgid, {graceMs: 5000, spareLeader: true})
+        expect(await readFile(path.join(dir, 'signals'), 'utf8')).to.equal('inner\n')
+      } finally {
+        await rm(dir, {recursive: true, force: true})
+      }
+    })
   })
 })

@@ -223,6 +223,39 @@ describe('shell snapshot failures', () => {
     await rm(pidFile)
   })
 
+  it('stops a capture past its time limit with SIGTERM first, so the profile\'s EXIT trap removes its lock', async () => {
+    const lock = path.join(home, 'profile.lock')
+    await writeFile(path.join(home, '.profile'), `trap "rm -f '${lock}'" EXIT\n: > '${lock}'\nsleep 30\n`)
+    const env = commandEnvironment({...process.env, HOME: home}, ['test'])
+    const snapshots = new ShellSnapshots({shell: '/bin/bash', env, cwd: home, log: recordingLog(), timeoutMs: 500})
+    try {
+      expect(snapshots.current()).to.equal(undefined)
+      await snapshots.settled()
+      expect(snapshots.isReady).to.equal(false)
+      expect(existsSync(lock)).to.equal(false)
+    } finally {
+      await snapshots.close()
+      await writeFile(path.join(home, '.profile'), '')
+    }
+  })
+
+  it('SIGKILLs a capture whose profile ignores SIGTERM, after the grace', async function () {
+    this.timeout(20_000)
+    const pidFile = path.join(home, 'stubborn.pid')
+    const signals = path.join(home, 'signals')
+    await writeFile(path.join(home, '.profile'), `trap 'echo TERM >> "${signals}"' TERM\necho $$ > '${pidFile}'\nwhile :; do sleep 0.1; done\n`)
+    const env = commandEnvironment({...process.env, HOME: home}, ['test'])
+    const snapshots = new ShellSnapshots({shell: '/bin/bash', env, cwd: home, log: recordingLog(), timeoutMs: 60_000})
+    expect(snapshots.current()).to.equal(undefined)
+    while (!existsSync(pidFile) || (await readFile(pidFile, 'utf8')).trim() === '') await new Promise((resolve) => setTimeout(resolve, 50))
+    const pid = Number((await readFile(pidFile, 'utf8')).trim())
+    await snapshots.close()
+    expect(isProcessAlive(pid)).to.equal(false)
+    expect(await readFile(signals, 'utf8')).to.contain('TERM')
+    await rm(pidFile)
+    await writeFile(path.join(home, '.profile'), '')
+  })
+
   it('says once that a shell other than bash and zsh runs in a login shell each', async () => {
     const log = recordingLog()
     const sessions = new CommandSessions({env: {...process.env, HOME: home, SHELL: '/bin/sh'}, log})
