@@ -6,7 +6,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {AK_VERSION} from '../../src/version.js'
-import {type LoneBundle, STANDALONE_SERVER, copyBundleAlone} from '../helpers/bundle.js'
+import {type LoneBundle, STANDALONE_BUNDLE, STANDALONE_SERVER, copyBundleAlone} from '../helpers/bundle.js'
 import {CLIENT_LINES, RUN_JS, connectHttp, connectStdio} from '../helpers/clients.js'
 import {runToExit, startHttpServer} from '../helpers/http-server.js'
 
@@ -55,15 +55,18 @@ describe('dist/agentexec.js, the standalone server, alone in an empty folder', (
   })
 
   it('holds neither oclif nor the Codex agent runtime', async () => {
-    const text = await readFile(STANDALONE_SERVER, 'utf8')
-    expect(text).not.to.contain('node_modules/@oclif/')
-    expect(text).not.to.contain('dist/codex/')
+    for (const file of [STANDALONE_SERVER, STANDALONE_BUNDLE]) {
+      const text = await readFile(file, 'utf8')
+      expect(text, file).not.to.contain('node_modules/@oclif/')
+      expect(text, file).not.to.contain('dist/codex/')
+      expect(text, file).not.to.contain('createCodexAgentRuntime')
+    }
   })
 
   it('prints its version and exits 0', async () => {
     const result = await run(['--version'])
     expect(result.code).to.equal(0)
-    expect(result.stdout).to.equal(`agentexec ${AK_VERSION} (@agentorg/ak)\n`)
+    expect(result.stdout).to.equal(`agentexec ${AK_VERSION}\n`)
   })
 
   it('prints help naming every option and the exit codes, and exits 0', async () => {
