@@ -1,6 +1,23 @@
 // Entry of the one-file AgentExec bundle dist/agentexec-bundle.mjs (scripts/build.js): the server
 // and the library, with no code run at import. Its users check the Node.js version first, then
 // import it: the launcher dist/agentexec.js (scripts/agentexec-launcher.js), the library entry
-// dist/exec.js (scripts/agentexec-library.js) and bin/run.js (`ak exec serve`).
-export {runAgentExec, serveDirectly} from '../dist/agentexec-main.js'
-export {createAgentExec, LEVELS, SANDBOX_MODES} from '../dist/index.js'
+// dist/exec.js (scripts/agentexec-library.js) and bin/run.js (`ak exec serve`). Each part is
+// imported dynamically, so a start evaluates only the modules the part it runs needs.
+
+/** Runs the `agentexec` command with `args` (see runAgentExec in src/agentexec-main.ts). */
+export async function runAgentExec(args) {
+  return (await import('../dist/agentexec-main.js')).runAgentExec(args)
+}
+
+/**
+ * `ak exec serve` through this bundle's copy of the server, for bin/run.js (see serveDirectly in
+ * src/agentexec-main.ts): true when it served, false when oclif must handle the arguments.
+ */
+export async function serveDirectly(args) {
+  return (await import('../dist/agentexec-main.js')).serveDirectly(args)
+}
+
+/** The library (src/index.ts): createAgentExec, LEVELS, SANDBOX_MODES. */
+export function loadLibrary() {
+  return import('../dist/index.js')
+}

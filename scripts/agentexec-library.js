@@ -5,6 +5,6 @@
 import {checkNodeVersion} from '../bin/node-version.js'
 
 checkNodeVersion('@agentorg/exec', 'run this program with it')
-const {createAgentExec, LEVELS, SANDBOX_MODES} = await import('./agentexec-bundle.mjs')
+const {createAgentExec, LEVELS, SANDBOX_MODES} = await (await import('./agentexec-bundle.mjs')).loadLibrary()
 
 export {createAgentExec, LEVELS, SANDBOX_MODES}
