@@ -1,8 +1,9 @@
 // Writes the two npm packages (DESIGN §4.7) from a built dist/ into dist/pack/ (or the folder
-// given with --out): agentorg-ak-<version>.tgz, the whole CLI (this package.json's `files`), and
-// agentorg-exec-<version>.tgz, AgentExec alone (EXEC_FILES, its README from packages/exec/ and
-// the package.json execPackageJson writes). Neither has a dependency or an install script.
-// Run through `npm run pack`, which builds first.
+// given with --out): agentorg-ak-<version>.tgz, the whole CLI (this package.json's `files`, with
+// the package.json akPackageJson writes), and agentorg-exec-<version>.tgz, AgentExec alone
+// (EXEC_FILES, its README from packages/exec/ and the package.json execPackageJson writes).
+// Neither has a dependency or an install script: everything they run is bundled. Run through
+// `npm run pack`, which builds first.
 import {execFileSync} from 'node:child_process'
 import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -24,16 +25,35 @@ for (const file of EXEC_FILES) {
 rmSync(out, {recursive: true, force: true})
 mkdirSync(out, {recursive: true})
 
-const stage = mkdtempSync(path.join(tmpdir(), 'agentorg-exec-'))
-try {
-  for (const file of EXEC_FILES) cpSync(path.join(root, file), path.join(stage, file), {recursive: true})
-  cpSync(path.join(root, 'packages', 'exec', 'README.md'), path.join(stage, 'README.md'))
-  writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(execPackageJson(), null, 2)}\n`)
-  report(npmPack(stage))
-} finally {
-  rmSync(stage, {recursive: true, force: true})
+packStaged(EXEC_FILES, {'packages/exec/README.md': 'README.md'}, execPackageJson())
+packStaged(pjson.files, {}, akPackageJson())
+
+/**
+ * Copies `files` (paths in this repository) and `renamed` (repository path → package path) into
+ * a scratch folder with `manifest` as its package.json, and packs it into `out`.
+ */
+function packStaged(files, renamed, manifest) {
+  const stage = mkdtempSync(path.join(tmpdir(), 'agentorg-pack-'))
+  try {
+    for (const file of files) cpSync(path.join(root, file), path.join(stage, file), {recursive: true})
+    for (const [from, to] of Object.entries(renamed)) cpSync(path.join(root, from), path.join(stage, to))
+    writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+    report(npmPack(stage))
+  } finally {
+    rmSync(stage, {recursive: true, force: true})
+  }
 }
-report(npmPack(root))
+
+/**
+ * @agentorg/ak's package.json: this one without what only a clone uses. Its dependencies are
+ * all in dist/ak.mjs and dist/agentexec-bundle.mjs; they stay dependencies here because oclif
+ * loads the plugins a clone runs from dist/ (help, autocomplete) only when package.json lists
+ * them as dependencies. No scripts: an installed package builds nothing.
+ */
+function akPackageJson() {
+  const {dependencies, devDependencies, scripts, allowScripts, ...published} = pjson
+  return published
+}
 
 /**
  * @agentorg/exec's package.json: the `agentexec` bin and the library entry over the same bundle,
