@@ -18,7 +18,7 @@ const pjson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
 const STANDALONE_BUNDLE = 'agentexec-bundle.mjs'
 
 if (!isSupportedNode(process.versions.node)) {
-  // `npm ci` runs this build (the prepare script), so a missing private Node.js stops it here.
+  // `npm test` and a clone's first `ak` run this build, so a missing private Node.js stops it here.
   const found = `ak's build and tests need Node.js ${MINIMUM_NODE_VERSION} or later, but this is Node.js ${process.versions.node} (${process.execPath}).`
   const fix = existsSync(path.join(root, 'node_modules', '.bin', 'node'))
     ? 'Run it through npm ("npm run build", "npm test"), which puts the private Node.js 22 in node_modules/.bin first on PATH.'
