@@ -1,32 +1,23 @@
-// Entry of the one-file standalone server dist/agentexec.js; scripts/build.js bundles it with
-// dist/agentexec-main.js. Not shipped on its own.
-import {realpathSync} from 'node:fs'
-import {fileURLToPath} from 'node:url'
+// Entry of the one-file AgentExec bundle dist/agentexec-bundle.mjs (scripts/build.js): the server
+// and the library, with no code run at import. Its users check the Node.js version first, then
+// import it: the launcher dist/agentexec.js (scripts/agentexec-launcher.js), the library entry
+// dist/exec.js (scripts/agentexec-library.js) and bin/run.js (`ak exec serve`). Each part is
+// imported dynamically, so a start evaluates only the modules the part it runs needs.
 
-import {checkNodeVersion} from '../bin/node-version.js'
-import {endQuietlyOnEpipe} from '../bin/stdout-pipe.js'
+/** Runs the `agentexec` command with `args` (see runAgentExec in src/agentexec-main.ts). */
+export async function runAgentExec(args) {
+  return (await import('../dist/agentexec-main.js')).runAgentExec(args)
+}
 
 /**
- * `ak exec serve` through this file's copy of the server, for bin/run.js (see serveDirectly in
+ * `ak exec serve` through this bundle's copy of the server, for bin/run.js (see serveDirectly in
  * src/agentexec-main.ts): true when it served, false when oclif must handle the arguments.
  */
 export async function serveDirectly(args) {
   return (await import('../dist/agentexec-main.js')).serveDirectly(args)
 }
 
-if (isMainModule()) {
-  checkNodeVersion()
-  endQuietlyOnEpipe()
-  // A dynamic import, so the version check above runs before any of the server is evaluated.
-  const {runAgentExec} = await import('../dist/agentexec-main.js')
-  await runAgentExec(process.argv.slice(2))
-}
-
-/** Whether Node was started with this file (`node dist/agentexec.js`, or the `agentexec` bin link). */
-function isMainModule() {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))
-  } catch {
-    return false
-  }
+/** The library (src/index.ts): createAgentExec, LEVELS, SANDBOX_MODES. */
+export function loadLibrary() {
+  return import('../dist/index.js')
 }

@@ -1,9 +1,11 @@
-// Builds dist/ from src/ with tsc, then the one-file bundles dist/ak.mjs (the whole CLI) and
-// dist/agentexec.js (the AgentExec server alone) with esbuild.
+// Builds dist/ from src/ with tsc, then with esbuild the one-file bundles dist/ak.mjs (the whole
+// CLI) and dist/agentexec-bundle.mjs (the AgentExec server and library alone), and the two small
+// entries that check the Node.js version before loading the latter: dist/agentexec.js (the
+// `agentexec` command) and dist/exec.js (the library, typed by dist/exec.d.ts over dist/types/).
 // Run through `npm run build` so Node 22 is first on PATH.
 import {execFileSync} from 'node:child_process'
 import {builtinModules} from 'node:module'
-import {existsSync, readFileSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -12,9 +14,11 @@ import {isSupportedNode, MINIMUM_NODE_VERSION} from '../bin/node-version.js'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const dist = path.join(root, 'dist')
 const pjson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+/** The file name, in dist/, of the AgentExec bundle the checked entries import. */
+const STANDALONE_BUNDLE = 'agentexec-bundle.mjs'
 
 if (!isSupportedNode(process.versions.node)) {
-  // `npm ci` runs this build (the prepare script), so a missing private Node.js stops it here.
+  // `npm test` and a clone's first `ak` run this build, so a missing private Node.js stops it here.
   const found = `ak's build and tests need Node.js ${MINIMUM_NODE_VERSION} or later, but this is Node.js ${process.versions.node} (${process.execPath}).`
   const fix = existsSync(path.join(root, 'node_modules', '.bin', 'node'))
     ? 'Run it through npm ("npm run build", "npm test"), which puts the private Node.js 22 in node_modules/.bin first on PATH.'
@@ -33,6 +37,8 @@ execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'b
 })
 await bundle()
 await bundleStandaloneServer()
+await bundleCheckedEntries()
+writeLibraryTypes()
 
 /** The file oclif's `pattern` strategy would load for each command id under a commands folder. */
 function commandFiles(dir, prefix = []) {
@@ -105,6 +111,7 @@ async function bundle() {
   const result = await build({
     ...bundleOptions(),
     stdin: {contents: lines.join('\n'), resolveDir: root, sourcefile: 'ak-bundle-entry.js', loader: 'js'},
+    minify: true,
     // .mjs, not .js: oclif imports the file to read COMMANDS, and it treats a .js file with no
     // package.json beside it as CommonJS, which finds no commands once the file is copied alone.
     outfile: path.join(dist, 'ak.mjs'),
@@ -117,7 +124,9 @@ async function bundle() {
 
 /**
  * The esbuild options both bundles share: one ESM file for Node.js 22 with a shebang, the CommonJS
- * shims injected, names kept for readable stack traces, and a metafile for `reportBundle`.
+ * shims injected, and a metafile for `reportBundle`. Each bundle minifies (short identifiers parse
+ * and compile faster at every start); keepNames gives each function and class its source name
+ * back, so stack traces and oclif's command classes keep their names.
  */
 function bundleOptions() {
   return {
@@ -142,26 +151,87 @@ async function reportBundle(result) {
 }
 
 /**
- * Writes dist/agentexec.js: the AgentExec server alone (no oclif, no Codex code) in one ESM file
- * that runs with no node_modules beside it. Modules the server imports dynamically (the HTTP
- * stack, a tool's implementation) stay in the same file but are evaluated only when first used.
+ * Writes dist/agentexec-bundle.mjs: the AgentExec server and library alone (no oclif, no Codex
+ * code) in one ESM file that runs with no node_modules beside it (see scripts/agentexec-entry.js).
+ * Modules the server imports dynamically (the HTTP stack, a tool's implementation) stay in the
+ * same file but are evaluated only when first used.
  */
 async function bundleStandaloneServer() {
   const {build} = await import('esbuild')
   const result = await build({
     ...bundleOptions(),
+    // Imported by the two checked entries, never run itself.
+    banner: {},
     entryPoints: [path.join(root, 'scripts', 'agentexec-entry.js')],
-    outfile: path.join(dist, 'agentexec.js'),
-    plugins: [builtinsThroughRequire(), sdkServerShimsWithoutAjv(), zodLocalesEnglishOnly()],
-    // Without comments and blank space the file is a quarter smaller, and a started server holds
-    // about 3 MiB less. Names are kept (keepNames, no mangling), so stack traces stay readable.
-    minifyWhitespace: true,
-    minifySyntax: true,
+    outfile: path.join(dist, STANDALONE_BUNDLE),
+    plugins: [builtinsThroughRequire(), sdkServerShimsWithoutAjv(), sdkWithoutOAuthSchemas(), zodLocalesEnglishOnly()],
+    // Without comments, blank space and long names the file is about half as big, and a started
+    // server holds about 3 MiB less.
+    minify: true,
   })
   for (const input of Object.keys(result.metafile.inputs)) {
-    if (/@oclif|\/codex\/|ajv|zod\/v4\/locales\/(?!en\.js)/.test(input)) throw new Error(`dist/agentexec.js must not contain ${input}`)
+    if (/@oclif|\/codex\/|ajv|zod\/v4\/locales\/(?!en\.js)|^(?!sdk-oauth-left-out:).*@modelcontextprotocol\/core\/dist\/auth-/.test(input)) {
+      throw new Error(`${STANDALONE_BUNDLE} must not contain ${input}`)
+    }
   }
   await reportBundle(result)
+}
+
+/**
+ * Writes the two entries over the AgentExec bundle, each one small file that checks the Node.js
+ * version (one line naming the version needed, then exit 1) before it imports the bundle:
+ * dist/agentexec.js, the `agentexec` command (it also turns on V8's compile cache first), and
+ * dist/exec.js, the library.
+ */
+async function bundleCheckedEntries() {
+  const {build} = await import('esbuild')
+  const entries = [
+    {source: 'agentexec-launcher.js', out: 'agentexec.js', banner: {js: '#!/usr/bin/env node'}},
+    {source: 'agentexec-library.js', out: 'exec.js', banner: {}},
+  ]
+  for (const {source, out, banner} of entries) {
+    await build({
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      banner,
+      entryPoints: [path.join(root, 'scripts', source)],
+      outfile: path.join(dist, out),
+      logLevel: 'warning',
+      plugins: [
+        {
+          name: 'standalone-bundle-beside',
+          setup(build) {
+            build.onResolve({filter: new RegExp(`/${STANDALONE_BUNDLE.replace('.', '\\.')}$`)}, () => ({path: `./${STANDALONE_BUNDLE}`, external: true}))
+          },
+        },
+      ],
+    })
+  }
+}
+
+/**
+ * Writes the library's types: dist/exec.d.ts, which re-exports dist/types/index.d.ts, and in
+ * dist/types/ the declaration files tsc wrote that index.d.ts needs, directly or through others
+ * (found by following their relative imports), in the same layout.
+ */
+function writeLibraryTypes() {
+  const types = path.join(dist, 'types')
+  const pending = ['index.d.ts']
+  const seen = new Set()
+  while (pending.length > 0) {
+    const file = pending.pop()
+    if (seen.has(file)) continue
+    seen.add(file)
+    const text = readFileSync(path.join(dist, file), 'utf8')
+    for (const [, specifier] of text.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) {
+      pending.push(path.normalize(path.join(path.dirname(file), `${specifier}.d.ts`)))
+    }
+    mkdirSync(path.dirname(path.join(types, file)), {recursive: true})
+    writeFileSync(path.join(types, file), text.replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'))
+  }
+  writeFileSync(path.join(dist, 'exec.d.ts'), "// Types of dist/exec.js, the AgentExec library (src/index.ts).\nexport * from './types/index.js'\n")
 }
 
 /**
@@ -188,6 +258,34 @@ function sdkServerShimsWithoutAjv() {
     name: 'sdk-server-shims-without-ajv',
     setup(build) {
       build.onResolve({filter: /^@modelcontextprotocol\/server\/_shims$/}, () => ({path: path.join(root, 'scripts', 'sdk-server-shims.js')}))
+    },
+  }
+}
+
+/**
+ * An esbuild plugin that replaces the MCP SDK core's OAuth schemas (a chunk of
+ * @modelcontextprotocol/core's dist/) with stand-ins from scripts/sdk-oauth-schemas-left-out.js,
+ * under the chunk's own export names (read from the chunk, so an SDK update keeps them): the SDK
+ * builds those schemas at import only to register them by name, and AgentExec never uses them.
+ */
+function sdkWithoutOAuthSchemas() {
+  const namespace = 'sdk-oauth-left-out'
+  const leftOut = path.join(root, 'scripts', 'sdk-oauth-schemas-left-out.js')
+  return {
+    name: namespace,
+    setup(build) {
+      build.onResolve({filter: /^\.\/auth-[\w-]+\.mjs$/}, (args) =>
+        /[\\/]@modelcontextprotocol[\\/]core[\\/]dist$/.test(args.resolveDir) ? {path: path.join(args.resolveDir, args.path), namespace} : undefined,
+      )
+      build.onLoad({filter: /.*/, namespace}, (args) => {
+        const clause = /^export \{([^}]*)\};?\s*$/m.exec(readFileSync(args.path, 'utf8'))?.[1]
+        if (!clause) throw new Error(`${args.path} no longer ends with one export clause: update sdkWithoutOAuthSchemas in scripts/build.js`)
+        const names = clause.split(',').map((part) => part.trim().split(/\s+as\s+/)[0])
+        const lines = [`import {leftOutSchema} from ${JSON.stringify(leftOut)}`]
+        for (const name of names) lines.push(`const ${name} = leftOutSchema(${JSON.stringify(name)})`)
+        lines.push(`export {${clause}}`)
+        return {contents: lines.join('\n'), loader: 'js', resolveDir: path.dirname(leftOut)}
+      })
     },
   }
 }

@@ -2,7 +2,8 @@
  * The standalone AgentExec server, `node dist/agentexec.js [--workspace DIR] [--level L]
  * [--http HOST:PORT] [--quiet]` (DESIGN §4.1, §4.7): the same server as `ak exec serve`, with the
  * same options, exit codes and stderr lines, but no oclif and no Codex code, so it starts faster.
- * scripts/build.js bundles it into the one file dist/agentexec.js.
+ * scripts/build.js bundles it into dist/agentexec-bundle.mjs, which the `agentexec` launcher
+ * dist/agentexec.js runs.
  */
 import {AkError, EXIT_FAILURE, exitCodeFor} from './errors.js'
 import {stderrLogger} from './log.js'
@@ -32,7 +33,7 @@ export async function runAgentExec(args: string[]): Promise<void> {
   await reportingExitCode(async () => {
     const request = parseStandaloneArgs(args, STANDALONE_PROGRAM)
     if (request.kind === 'help') process.stdout.write(standaloneHelp(STANDALONE_PROGRAM, SUMMARY))
-    else if (request.kind === 'version') process.stdout.write(`${STANDALONE_PROGRAM} ${AK_VERSION} (@agentorg/ak)\n`)
+    else if (request.kind === 'version') process.stdout.write(`${STANDALONE_PROGRAM} ${AK_VERSION}\n`)
     else await serve(request.values, request.quiet)
   })
 }

@@ -3,6 +3,9 @@ import {Command, Errors, Flags, Interfaces} from '@oclif/core'
 import {usageErrorMessage} from './cli/usage-errors.js'
 import {AkError, BadInputError, EXIT_FAILURE, EXIT_USAGE, exitCodeFor} from './errors.js'
 
+/** The flags every ak command accepts (BaseCommand.baseFlags). */
+export type SharedFlagName = 'json' | 'quiet' | 'yes' | 'no-interactive'
+
 /** Flags every ak command accepts. */
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -41,13 +44,14 @@ export abstract class BaseCommand extends Command {
    * For commands whose output the shared flags do not change (`serve`, the `--list-only` report,
    * DESIGN §5.1): when any of --json, --yes, --no-interactive was given, one line on stderr saying
    * it has no effect on `subject` and why. Shown even with --quiet, like a warning. `names` lists
-   * the flags to check, for a command where --quiet changes nothing either.
+   * the flags to check, for a command where --quiet changes nothing either (the same list the
+   * command gives sharedFlagsHiding).
    */
   protected noteIgnoredSharedFlags(
     flags: {json?: boolean; quiet?: boolean; yes?: boolean; 'no-interactive'?: boolean},
     subject: string,
     why: string,
-    names: ReadonlyArray<'json' | 'quiet' | 'yes' | 'no-interactive'> = ['json', 'yes', 'no-interactive'],
+    names: readonly SharedFlagName[] = OUTPUT_AND_PROMPT_FLAGS,
   ): void {
     const given = names.filter((name) => flags[name]).map((name) => `--${name}`)
     if (given.length === 0) return
@@ -74,6 +78,27 @@ export abstract class BaseCommand extends Command {
     this.exit(exit)
     return undefined
   }
+}
+
+/**
+ * The shared flags about the output's form and prompts: they change nothing on a command whose
+ * stdout is MCP's and that never prompts (a server), or that prints only for a person.
+ */
+export const OUTPUT_AND_PROMPT_FLAGS: readonly SharedFlagName[] = ['json', 'yes', 'no-interactive']
+
+/** Every shared flag, for a command that none of them changes. */
+export const ALL_SHARED_FLAGS: readonly SharedFlagName[] = ['json', 'quiet', 'yes', 'no-interactive']
+
+/**
+ * BaseCommand.baseFlags for a command on which the shared flags `inert` change nothing: they are
+ * still accepted (scripts that pass them everywhere keep working, and noteIgnoredSharedFlags says
+ * they do nothing), but hidden from its help, from shell completion and from "did you mean"
+ * suggestions, which offer only flags that do something there.
+ */
+export function sharedFlagsHiding(inert: readonly SharedFlagName[]): typeof BaseCommand.baseFlags {
+  const flags: Record<string, unknown> = {}
+  for (const [name, flag] of Object.entries(BaseCommand.baseFlags)) flags[name] = inert.includes(name as SharedFlagName) ? {...flag, hidden: true} : flag
+  return flags as typeof BaseCommand.baseFlags
 }
 
 /** Throws a BadInputError (exit code 2) with `message`. */

@@ -1,18 +1,10 @@
 /**
- * ak's library entry (`import … from "@agentorg/ak"`).
+ * The AgentExec library (`import {createAgentExec} from "@agentorg/exec"`, or from "@agentorg/ak"):
+ * the server of `ak exec serve` mounted in a host application's HTTP server (DESIGN §4.6).
+ * Published as the checked entry dist/exec.js over the one-file bundle (scripts/build.js); these
+ * declarations are its types.
  */
-export {Workspace} from './exec/workspace.js'
+export {createAgentExec, type AgentExec, type AgentExecOptions} from './exec/create-agent-exec.js'
 export {LEVELS, type Level} from './exec/level.js'
 export {SANDBOX_MODES, type SandboxMode} from './exec/terminal/sandbox-policy.js'
-export {createAgentExec, type AgentExec, type AgentExecOptions} from './exec/create-agent-exec.js'
 export type {Logger} from './log.js'
-export {AK_VERSION} from './version.js'
-export {
-  createCodexAgentRuntime,
-  type CodexAgentRuntime,
-  type CodexAgentRuntimeOptions,
-} from './codex/runtime.js'
-export {discoverAgents, type Discovery, type DiscoveredAgent, type ProjectAgents} from './codex/discovery.js'
-export {createCodexAgentServer} from './codex/server.js'
-export type {AgentDefinition, AgentOrigin} from './codex/agent-file.js'
-export type {AgentPolicy} from './codex/policy.js'

@@ -9,6 +9,9 @@ import {ratioVerdict, type CaseReport, type Verdict} from '../lib/report.js'
 
 const mib = (bytes: number | undefined): string => (bytes === undefined ? '' : `${(bytes / 2 ** 20).toFixed(0)} MiB`)
 
+/** Most `dist/agentexec.js` may take, as a share of the official filesystem server's time (DESIGN §4.7). */
+const STANDALONE_TARGET_RATIO = 0.55
+
 /** How long a server sits idle after `initialize` before its resident memory is read, in ms. */
 const IDLE_SETTLE_MS = 500
 
@@ -59,7 +62,7 @@ export async function initializeCase(context: BenchContext): Promise<CaseReport>
   }
   const verdicts: Verdict[] = []
   if (filesystem) {
-    if (standalone) verdicts.push(ratioVerdict(summaries, STANDALONE, FS, 0.8, `${STANDALONE} ÷ ${FS} ≤ 0.8`))
+    if (standalone) verdicts.push(ratioVerdict(summaries, STANDALONE, FS, STANDALONE_TARGET_RATIO, `${STANDALONE} ÷ ${FS} ≤ ${STANDALONE_TARGET_RATIO}`))
     verdicts.push(ratioVerdict(summaries, RUN_JS, FS, 1, `${RUN_JS} ÷ ${FS} ≤ 1.0`))
     const peerIdle = idle.get(FS)
     for (const name of [STANDALONE, RUN_JS]) {
@@ -76,7 +79,7 @@ export async function initializeCase(context: BenchContext): Promise<CaseReport>
     id: 'initialize',
     title: 'Spawn to initialize answered',
     measures: `One run spawns the server (\`node <entry> …\`) and waits for its answer to \`initialize\` through the official client; ${IDLE_SETTLE_MS} ms later it reads the server's resident memory (VmRSS).`,
-    target: `${STANDALONE} ≤ 0.8 × the official filesystem server, ${RUN_JS} ≤ 1.0 ×, and idle memory no higher than the filesystem server's.`,
+    target: `${STANDALONE} ≤ ${STANDALONE_TARGET_RATIO} × the official filesystem server, ${RUN_JS} ≤ 1.0 ×, and idle memory no higher than the filesystem server's.`,
     akName: standalone ? STANDALONE : RUN_JS,
     summaries,
     verdicts,

@@ -28,10 +28,14 @@ export async function serveAgentExec(settings: ServeSettings, log: Logger): Prom
   const runtime = createExecRuntime({workspace, level: settings.level, log, sandbox})
   if (runtime.sandbox.mode !== 'off') log.info(describeSandbox(runtime.sandbox))
   if (settings.http) {
-    log.info(`serving ${escapeControls(workspace.root)} at level ${settings.level} over HTTP`)
-    const {serveExecHttp} = await import('./http/serve-http.js')
+    const {printListening, serveExecHttp} = await import('./http/serve-http.js')
     const {address, token, sessionIdleMs} = settings.http
-    await serveExecHttp(runtime, {address, token, ...(sessionIdleMs === undefined ? {} : {sessionIdleMs})})
+    // Said once listening: a taken port gets its error alone.
+    const onListening = (url: string) => {
+      log.info(`serving ${escapeControls(workspace.root)} at level ${settings.level} over HTTP`)
+      printListening(url)
+    }
+    await serveExecHttp(runtime, {address, token, onListening, ...(sessionIdleMs === undefined ? {} : {sessionIdleMs})})
     return
   }
   log.info(`serving ${escapeControls(workspace.root)} at level ${settings.level} over stdio`)

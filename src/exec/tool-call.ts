@@ -5,13 +5,15 @@ import type {Logger} from '../log.js'
 import {connectInProcessExecClient} from './in-process-client.js'
 import type {Level} from './level.js'
 import {createExecRuntime} from './runtime.js'
+import type {Sandbox} from './terminal/sandbox-policy.js'
 import {levelOfTool} from './tools/index.js'
 import type {Workspace} from './workspace.js'
 
 /**
  * Runs one AgentExec tool call through the official MCP client against an in-process server at
  * `level` on `workspace` (the code `ak exec serve` runs), then closes everything the call started.
- * `log` gets the operator line the server writes per call.
+ * `log` gets the operator line the server writes per call. `sandbox` (from openSandbox) confines
+ * a command the call runs, as `ak exec serve --sandbox` does; default: none.
  * @returns the `tools/call` result as a client receives it; a failed call is an `isError` result.
  * @throws BadInputError when the level does not offer `tool`, naming the level that does.
  */
@@ -21,8 +23,14 @@ export async function callExecTool(options: {
   tool: string
   args: Record<string, unknown>
   log: Logger
+  sandbox?: Sandbox
 }): Promise<CallToolResult> {
-  const runtime = createExecRuntime({workspace: options.workspace, level: options.level, log: options.log})
+  const runtime = createExecRuntime({
+    workspace: options.workspace,
+    level: options.level,
+    log: options.log,
+    ...(options.sandbox ? {sandbox: options.sandbox} : {}),
+  })
   const client = await connectInProcessExecClient(runtime)
   try {
     const offered = (await client.listTools()).map((tool) => tool.name)

@@ -1,4 +1,4 @@
-/** The one-file bundle, copied alone into an empty folder the way a user would run it. */
+/** The one-file bundles, copied alone into an empty folder the way a user would run them. */
 import {copyFileSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -8,8 +8,14 @@ import {REPO_ROOT} from './clients.js'
 /** The bundle `npm run build` writes. */
 export const BUNDLE = path.join(REPO_ROOT, 'dist', 'ak.mjs')
 
-/** The standalone AgentExec server `npm run build` writes (no oclif, no Codex code). */
+/**
+ * The standalone AgentExec server `npm run build` writes (no oclif, no Codex code): the launcher
+ * `agentexec` runs, which imports STANDALONE_BUNDLE from beside it.
+ */
 export const STANDALONE_SERVER = path.join(REPO_ROOT, 'dist', 'agentexec.js')
+
+/** The AgentExec bundle (server and library) behind STANDALONE_SERVER and dist/exec.js. */
+export const STANDALONE_BUNDLE = path.join(REPO_ROOT, 'dist', 'agentexec-bundle.mjs')
 
 /** A copy of the bundle in an otherwise empty temporary folder (no package.json, no node_modules). */
 export interface LoneBundle {
@@ -18,10 +24,14 @@ export interface LoneBundle {
   remove(): void
 }
 
-/** Copies dist/ak.mjs (or `source`, e.g. STANDALONE_SERVER) alone into a fresh temporary folder. */
+/**
+ * Copies dist/ak.mjs (or `source`, e.g. STANDALONE_SERVER) alone into a fresh temporary folder;
+ * STANDALONE_SERVER comes with the bundle it runs.
+ */
 export function copyBundleAlone(source: string = BUNDLE): LoneBundle {
   const dir = mkdtempSync(path.join(tmpdir(), 'ak-bundle-'))
   const file = path.join(dir, path.basename(source))
   copyFileSync(source, file)
+  if (source === STANDALONE_SERVER) copyFileSync(STANDALONE_BUNDLE, path.join(dir, path.basename(STANDALONE_BUNDLE)))
   return {dir, file, remove: () => rmSync(dir, {recursive: true, force: true})}
 }

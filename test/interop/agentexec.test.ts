@@ -6,7 +6,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {AK_VERSION} from '../../src/version.js'
-import {type LoneBundle, STANDALONE_SERVER, copyBundleAlone} from '../helpers/bundle.js'
+import {type LoneBundle, STANDALONE_BUNDLE, STANDALONE_SERVER, copyBundleAlone} from '../helpers/bundle.js'
 import {CLIENT_LINES, RUN_JS, connectHttp, connectStdio} from '../helpers/clients.js'
 import {runToExit, startHttpServer} from '../helpers/http-server.js'
 
@@ -14,7 +14,7 @@ import {runToExit, startHttpServer} from '../helpers/http-server.js'
 let takenPort = 0
 
 /** Arguments both `ak exec serve` and `agentexec` refuse, or serve with (stdin is empty, so a serve ends at once). */
-const COMMAND_LINES: Array<{args: (workspace: string) => string[]; env?: Record<string, string | undefined>; code: number; why: string}> = [
+const COMMAND_LINES: Array<{args: (workspace: string) => string[]; env?: Record<string, string | undefined>; code: number; why: string; notSaid?: string}> = [
   {why: 'an unknown level', args: () => ['--level', 'admin'], code: 2},
   {why: 'a mistyped flag', args: () => ['--worksapce', '.'], code: 2},
   {why: 'a flag without its value', args: () => ['--workspace'], code: 2},
@@ -25,7 +25,7 @@ const COMMAND_LINES: Array<{args: (workspace: string) => string[]; env?: Record<
   {why: 'a non-loopback HTTP address', args: (ws) => ['-w', ws, '--http', '0.0.0.0:8123'], code: 2},
   {why: 'a malformed HTTP address', args: (ws) => ['-w', ws, '--http', 'localhost'], code: 2},
   {why: 'HTTP without a token', args: (ws) => ['-w', ws, '--http', '127.0.0.1:0'], env: {AGENTEXEC_TOKEN: undefined}, code: 2},
-  {why: 'a port already taken', args: (ws) => ['-w', ws, '--http', `127.0.0.1:${takenPort}`], env: {AGENTEXEC_TOKEN: 't'}, code: 1},
+  {why: 'a port already taken', args: (ws) => ['-w', ws, '--http', `127.0.0.1:${takenPort}`], env: {AGENTEXEC_TOKEN: 't'}, code: 1, notSaid: 'serving'},
   {why: 'stdin that closes at once', args: (ws) => ['-w', ws, '-l', 'terminal'], code: 0},
   {why: 'stdin that closes at once, quietly', args: (ws) => ['--workspace', ws, '--quiet'], code: 0},
 ]
@@ -55,15 +55,18 @@ describe('dist/agentexec.js, the standalone server, alone in an empty folder', (
   })
 
   it('holds neither oclif nor the Codex agent runtime', async () => {
-    const text = await readFile(STANDALONE_SERVER, 'utf8')
-    expect(text).not.to.contain('node_modules/@oclif/')
-    expect(text).not.to.contain('dist/codex/')
+    for (const file of [STANDALONE_SERVER, STANDALONE_BUNDLE]) {
+      const text = await readFile(file, 'utf8')
+      expect(text, file).not.to.contain('node_modules/@oclif/')
+      expect(text, file).not.to.contain('dist/codex/')
+      expect(text, file).not.to.contain('createCodexAgentRuntime')
+    }
   })
 
   it('prints its version and exits 0', async () => {
     const result = await run(['--version'])
     expect(result.code).to.equal(0)
-    expect(result.stdout).to.equal(`agentexec ${AK_VERSION} (@agentorg/ak)\n`)
+    expect(result.stdout).to.equal(`agentexec ${AK_VERSION}\n`)
   })
 
   it('prints help naming every option and the exit codes, and exits 0', async () => {
@@ -84,6 +87,8 @@ describe('dist/agentexec.js, the standalone server, alone in an empty folder', (
       expect(standalone.stdout).to.equal('')
       expect(standalone.stderr).to.equal(asStandalone(ak.stderr))
       if (line.code !== 0) expect(standalone.stderr).to.match(/(^|\n)Error: \S/)
+      // A server that never served does not say it is serving.
+      if (line.notSaid) expect(ak.stderr).not.to.contain(line.notSaid)
     })
   }
 

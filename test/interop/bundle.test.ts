@@ -1,6 +1,5 @@
 import {expect} from 'chai'
-import {execFileSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -65,33 +64,4 @@ describe('the one-file bundle, alone in an empty folder', () => {
       }
     })
   }
-})
-
-describe('npm pack', () => {
-  let scratch: string
-
-  before(() => {
-    scratch = mkdtempSync(path.join(tmpdir(), 'ak-pack-'))
-  })
-
-  after(() => rmSync(scratch, {recursive: true, force: true}))
-
-  it('produces a package whose bundle runs with no dependencies installed', async function () {
-    this.timeout(180_000)
-    const packed = JSON.parse(
-      execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], {cwd: REPO_ROOT, encoding: 'utf8'}),
-    ) as Array<{filename: string}>
-    execFileSync('tar', ['-xzf', path.join(scratch, packed[0]!.filename), '-C', scratch])
-    const entry = path.join(scratch, 'package', 'dist', 'ak.mjs')
-    writeFileSync(path.join(scratch, 'package', 'hello.txt'), 'hi\n')
-    const version = await runToExit(entry, ['--version'], {cwd: scratch})
-    expect(version.code, version.stderr).to.equal(0)
-    expect(version.stdout).to.contain(`@agentorg/ak/${pkg.version}`)
-    const client = await connectStdio('v1 (2025 era)', ['exec', 'serve', '--workspace', path.join(scratch, 'package')], {entry, cwd: scratch})
-    try {
-      expect((await client.call('list', {})).text).to.contain('hello.txt  3 bytes')
-    } finally {
-      await client.close()
-    }
-  })
 })

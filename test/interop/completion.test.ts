@@ -56,11 +56,19 @@ for (const install of ['package', 'bundle'] as const) {
     })
 
     it('completes topics, commands and flags in bash', () => {
-      const [, top, exec, serveFlags, callFlag] = complete(['ak ', 'ak exec ', 'ak exec serve --', 'ak exec call --a'])
+      const [, top, exec, serveFlags, callFlag, doctorFlags, runtimeFlags] = complete([
+        'ak ', 'ak exec ', 'ak exec serve --', 'ak exec call --a', 'ak doctor --', 'ak codex-agent-runtime serve --',
+      ])
       expect(top!.split(' ')).to.include.members(['doctor', 'exec', 'codex-agent-runtime', 'autocomplete', 'help'])
       expect(exec!.split(' ')).to.include.members(['call', 'config', 'serve', 'tools'])
-      expect(serveFlags!.split(' ')).to.include.members(['--workspace', '--level', '--json', '--quiet'])
+      expect(serveFlags!.split(' ')).to.include.members(['--workspace', '--level', '--quiet'])
       expect(callFlag!.trim()).to.equal('--arg')
+      expect(doctorFlags!.split(' ')).to.include.members(['--json', '--quiet', '--yes', '--no-interactive'])
+      // A server's stdout is MCP's and it never prompts: the shared flags that would change either are not offered.
+      expect(serveFlags!.split(' ')).not.to.include.members(['--json'])
+      expect(serveFlags!.split(' ')).not.to.include.members(['--yes'])
+      expect(serveFlags!.split(' ')).not.to.include.members(['--no-interactive'])
+      for (const flag of ['--json', '--quiet', '--yes', '--no-interactive']) expect(runtimeFlags!.split(' ')).not.to.include(flag)
     })
 
     it('writes zsh and PowerShell completions with the same commands', () => {

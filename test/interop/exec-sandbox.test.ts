@@ -9,6 +9,7 @@ import path from 'node:path'
 
 import {MIN_BWRAP_VERSION, checkSandbox, findBwrap} from '../../src/exec/terminal/sandbox.js'
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
+import {runToExit} from '../helpers/http-server.js'
 
 /** Where bubblewrap can run here; tests that need it are skipped, saying why, where it cannot. */
 const SANDBOX = await checkSandbox({mode: 'workspace-write', network: false}, {workspace: tmpdir()})
@@ -497,5 +498,55 @@ describe('ak exec serve --sandbox when it cannot run', () => {
     const network = serve(['--sandbox-network'])
     expect(network.status).to.equal(2)
     expect(network.stderr).to.contain('--sandbox-network').and.contain('--sandbox workspace-write')
+  })
+})
+
+describe(`ak exec call --sandbox${SKIP_REASON}`, function () {
+  this.timeout(120_000)
+  let workspace: string
+  let outside: string
+  before(async function () {
+    if (!SANDBOX.ok) this.skip()
+    workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-call-sandbox-')))
+    outside = await mkdtemp(path.join(OUTSIDE_ROOT, 'ak-call-sandbox-outside-'))
+  })
+  after(async () => {
+    if (workspace) await rm(workspace, {recursive: true, force: true})
+    if (outside) await rm(outside, {recursive: true, force: true})
+  })
+
+  // Asynchronous, so that the test's own loopback listener can answer meanwhile.
+  const call = (cmd: string, extra: string[]) =>
+    runToExit(RUN_JS, ['exec', 'call', 'exec_command', '--workspace', workspace, '--level', 'terminal', '--json', '--arg', `cmd=${JSON.stringify(cmd)}`, ...extra], {
+      env: {SHELL: '/bin/bash'},
+    })
+  const answer = (run: {stdout: string}) => (JSON.parse(run.stdout) as {structuredContent: {exit_code: number; text: string}}).structuredContent
+
+  it('confines the command as ak exec serve --sandbox does: writes inside the workspace only', async () => {
+    const inside = await call('echo in > inside.txt', ['--sandbox', 'workspace-write'])
+    expect(inside.code, inside.stderr).to.equal(0)
+    expect(answer(inside).exit_code).to.equal(0)
+    expect(await readFile(path.join(workspace, 'inside.txt'), 'utf8')).to.equal('in\n')
+    const out = await call(`echo out > ${outside}/x.txt`, ['--sandbox', 'workspace-write'])
+    expect(answer(out).exit_code).not.to.equal(0)
+    expect(answer(out).text).to.match(/Read-only file system|Permission denied/)
+    // Without the flag the same command writes there: the flag is what confined it.
+    const unconfined = await call(`echo out > ${outside}/x.txt`, [])
+    expect(answer(unconfined).exit_code).to.equal(0)
+  })
+
+  it('has no network inside the sandbox unless --sandbox-network', async () => {
+    const listener = createServer((socket) => socket.end('reached\n'))
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+    const {port} = listener.address() as AddressInfo
+    try {
+      const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`
+      const offline = await call(probe, ['--sandbox', 'workspace-write'])
+      expect(answer(offline).text).not.to.contain('reached')
+      const online = await call(probe, ['--sandbox', 'workspace-write', '--sandbox-network'])
+      expect(answer(online).text).to.contain('reached')
+    } finally {
+      listener.close()
+    }
   })
 })

@@ -1,28 +1,16 @@
 import {expect} from 'chai'
-import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {pathToFileURL} from 'node:url'
 
+import {STANDALONE_SERVER} from '../helpers/bundle.js'
 import {REPO_ROOT, RUN_JS} from '../helpers/clients.js'
+import {expectRefusal, olderSystemNode} from '../helpers/older-node.js'
 
 const BUNDLE = path.join(REPO_ROOT, 'dist', 'ak.mjs')
-
-/** A Node.js older than 22.15 found on PATH outside this project (the machine's own), if any. */
-function olderSystemNode(): string | undefined {
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter((dir) => dir && !dir.includes('node_modules'))
-  for (const dir of dirs) {
-    const candidate = path.join(dir, 'node')
-    try {
-      const version = execFileSync(candidate, ['--version'], {encoding: 'utf8'}).trim()
-      const [major, minor] = version.slice(1).split('.').map(Number)
-      if (major! < 22 || (major === 22 && minor! < 15)) return candidate
-    } catch {
-      // not there
-    }
-  }
-  return undefined
-}
+const LIBRARY = path.join(REPO_ROOT, 'dist', 'exec.js')
 
 /** The pids whose parent is `pid`, from /proc (Linux). */
 function childrenOf(pid: number): number[] {
@@ -36,14 +24,6 @@ function childrenOf(pid: number): number[] {
       }
     })
     .map(Number)
-}
-
-function expectRefusal(result: ReturnType<typeof spawnSync>): void {
-  expect(result.status).to.equal(1)
-  expect(result.stdout.toString()).to.equal('')
-  const lines = result.stderr.toString().trim().split('\n')
-  expect(lines).to.have.length(1)
-  expect(lines[0]).to.match(/^ak needs Node\.js 22\.15\.0 or later, but this is Node\.js \d+\.\d+\.\d+ .*install Node\.js 22/)
 }
 
 describe('start-up on a Node.js older than 22.15', () => {
@@ -63,6 +43,26 @@ describe('start-up on a Node.js older than 22.15', () => {
       expectRefusal(spawnSync(process.execPath, ['--require', pretendOld, entry, 'exec', 'serve'], {input: ''}))
     })
   }
+
+  it('the agentexec launcher exits 1 with one line in its own name', () => {
+    expectRefusal(spawnSync(process.execPath, ['--require', pretendOld, STANDALONE_SERVER, '--version'], {input: ''}), 'agentexec')
+  })
+
+  it('the library entry refuses to load with one line in its own name', () => {
+    const importer = `await import(${JSON.stringify(pathToFileURL(LIBRARY).href)}); console.log('loaded')`
+    expectRefusal(spawnSync(process.execPath, ['--require', pretendOld, '--input-type=module', '-e', importer], {input: ''}), '@agentorg/exec')
+  })
+
+  it("the agentexec launcher and the library entry refuse the machine's own older Node.js the same way", function () {
+    const node = olderSystemNode()
+    if (!node) {
+      console.log('      (skipped: no Node.js older than 22.15 on PATH outside this project)')
+      this.skip()
+    }
+    expectRefusal(spawnSync(node!, [STANDALONE_SERVER, '--version'], {input: ''}), 'agentexec')
+    const importer = `import(${JSON.stringify(pathToFileURL(LIBRARY).href)}).then(() => console.log('loaded'))`
+    expectRefusal(spawnSync(node!, ['--input-type=module', '-e', importer], {input: ''}), '@agentorg/exec')
+  })
 
   it("refuses the machine's own older Node.js the same way, outside a clone with a private Node.js", function () {
     const node = olderSystemNode()

@@ -14,7 +14,17 @@ describe('package', () => {
     expect(AK_VERSION).to.equal(pkg.version)
   })
 
-  it('ships an oclif.manifest.json that matches the built commands (run `npm run manifest` when this fails)', function () {
+  it('runs no script of its own on install (npm ci builds nothing; the first ak run or npm test does)', () => {
+    expect(Object.keys(pkg.scripts).filter((script) => /^(pre|post)?install$|^prepare$|^prepack$/.test(script))).to.deep.equal([])
+  })
+
+  it('ships every file its bins and library entry name', () => {
+    const shipped = (file: string) => pkg.files.some((entry: string) => file === entry || file.startsWith(`${entry}/`))
+    const named = [...Object.values(pkg.bin as Record<string, string>), pkg.main, pkg.types, pkg.exports['.'].import, pkg.exports['.'].types]
+    for (const file of named) expect(shipped(path.normalize(file)), file).to.equal(true)
+  })
+
+  it('keeps an oclif.manifest.json that matches the built commands (run `npm run manifest` when this fails)', function () {
     this.timeout(120_000)
     const scratch = mkdtempSync(path.join(tmpdir(), 'ak-manifest-'))
     try {

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {OUTPUT_AND_PROMPT_FLAGS, BaseCommand, sharedFlagsHiding} from '../../base-command.js'
 import {COMPLETION_SHELLS, type CompletionShell, completionSetupInstructions} from '../../cli/completion-setup.js'
 import {BadInputError} from '../../errors.js'
 
@@ -18,6 +18,8 @@ export default class Autocomplete extends BaseCommand {
   static override args = {
     shell: Args.string({description: 'Shell to set up', options: [...COMPLETION_SHELLS], required: false}),
   }
+
+  static override baseFlags = sharedFlagsHiding(OUTPUT_AND_PROMPT_FLAGS)
 
   static override flags = {
     'refresh-cache': Flags.boolean({char: 'r', description: 'Only rewrite the completion files (no instructions).'}),

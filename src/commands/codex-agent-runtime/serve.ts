@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {escapeControls} from '../../text-escape.js'
 
-import {BaseCommand} from '../../base-command.js'
+import {ALL_SHARED_FLAGS, BaseCommand, sharedFlagsHiding} from '../../base-command.js'
 import {AGENT_DEPTH_ENV, isTooDeep} from '../../codex/agent-depth.js'
 import {renderAgentList} from '../../codex/list-output.js'
 import {
@@ -54,6 +54,8 @@ ${agentRuntimeRelatedCommands('serve')}`
     }),
   }
 
+  static override baseFlags = sharedFlagsHiding(ALL_SHARED_FLAGS)
+
   // No positional arguments: oclif would read stdin to fill them and eat the first MCP frame.
   static override args = {}
 
@@ -64,7 +66,7 @@ ${agentRuntimeRelatedCommands('serve')}`
       flags,
       flags['list-only'] ? 'the --list-only report' : 'ak codex-agent-runtime serve',
       flags['list-only'] ? 'it is plain text for people' : 'stdout carries MCP frames only and it never prompts',
-      ['json', 'quiet', 'yes', 'no-interactive'],
+      ALL_SHARED_FLAGS,
     )
     const runtime = await createCodexAgentRuntime({
       codexHome: flags['codex-home'],

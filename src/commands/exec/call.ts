@@ -1,10 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
-import {levelFlag, workspaceFlag} from '../../exec-flags.js'
+import {levelFlag, sandboxFlags, workspaceFlag} from '../../exec-flags.js'
 import {EXIT_FAILURE} from '../../errors.js'
 import {parseLevel} from '../../exec/level.js'
 import {parseToolArgs} from '../../exec/tool-args.js'
+import {parseSandboxPolicy} from '../../exec/terminal/sandbox-policy.js'
+import {openSandbox} from '../../exec/terminal/sandbox.js'
 import {callExecTool, resultText} from '../../exec/tool-call.js'
 import {Workspace} from '../../exec/workspace.js'
 import {stderrLogger} from '../../log.js'
@@ -22,6 +24,10 @@ The answer's text goes to stdout. When the tool answers with an error (isError),
     {description: 'List the workspace root', command: '<%= config.bin %> <%= command.id %> list'},
     {description: 'List a folder of another workspace', command: '<%= config.bin %> <%= command.id %> list --workspace ~/src/app --arg path=src'},
     {description: 'The whole MCP result as JSON', command: '<%= config.bin %> <%= command.id %> list --arg path=. --json'},
+    {
+      description: 'Run a command in the sandbox a server would give it',
+      command: `<%= config.bin %> <%= command.id %> exec_command --level terminal --sandbox workspace-write --arg 'cmd="touch /etc/x"'`,
+    },
   ]
 
   static override args = {
@@ -41,14 +47,17 @@ The answer's text goes to stdout. When the tool answers with an error (isError),
       multiple: true,
       multipleNonGreedy: true,
     }),
+    ...sandboxFlags,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ExecCall)
     const level = parseLevel(flags.level)
+    const sandboxPolicy = parseSandboxPolicy({sandbox: flags.sandbox, sandboxNetwork: flags['sandbox-network']})
     const toolArgs = parseToolArgs(flags.arg ?? [])
     const workspace = await Workspace.open(flags.workspace ?? process.cwd())
     const log = stderrLogger({quiet: flags.quiet, prefix: 'ak exec'})
+    const sandbox = await openSandbox(sandboxPolicy, {workspace: workspace.root, level, log})
     // The server's line for the call is held back: when the call fails, the error printed below
     // says it all, and printing both would show each error twice.
     const callLines: string[] = []
@@ -58,6 +67,7 @@ The answer's text goes to stdout. When the tool answers with an error (isError),
       tool: args.tool,
       args: toolArgs,
       log: {info: (line) => callLines.push(line), warn: (line) => log.warn(line)},
+      sandbox,
     })
     if (!result.isError) for (const line of callLines) log.info(line)
     if (flags.json) this.log(JSON.stringify(result, null, 2))

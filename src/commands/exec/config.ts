@@ -22,7 +22,7 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
 
   static override examples = [
     {description: 'Codex, for the current folder', command: '<%= config.bin %> <%= command.id %> --client codex'},
-    {description: 'Append it to Codex\'s config', command: '<%= config.bin %> <%= command.id %> --client codex --workspace ~/src/app --level files >> ~/.codex/config.toml'},
+    {description: 'Append it to Codex\'s config', command: 'mkdir -p ~/.codex && <%= config.bin %> <%= command.id %> --client codex --workspace ~/src/app --level files >> ~/.codex/config.toml'},
     {description: 'Claude Code, read-only', command: '<%= config.bin %> <%= command.id %> --client claude --workspace ~/src/app'},
     {description: 'VS Code, as JSON with its metadata', command: '<%= config.bin %> <%= command.id %> --client vscode --json'},
   ]

@@ -1,4 +1,4 @@
-import {BaseCommand} from '../../base-command.js'
+import {OUTPUT_AND_PROMPT_FLAGS, BaseCommand, sharedFlagsHiding} from '../../base-command.js'
 import {execServeFlags} from '../../exec-flags.js'
 import {stderrLogger} from '../../log.js'
 import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
@@ -33,6 +33,8 @@ The file tools check that paths stay inside the workspace, but without a sandbox
 
   // Declared once in src/exec/serve-options.ts, shared with dist/agentexec.js.
   static override flags = execServeFlags()
+
+  static override baseFlags = sharedFlagsHiding(OUTPUT_AND_PROMPT_FLAGS)
 
   // No positional arguments: oclif would read stdin to fill them and eat the first MCP frame.
   static override args = {}

@@ -45,7 +45,7 @@ export function parseListenAddress(value: string): ListenAddress {
     throw new BadInputError(
       `--http "${value}": ak only listens on a loopback address (127.0.0.0/8, ::1 or localhost). ` +
         `The HTTP server has no TLS, so the token, file contents and command output would cross the network ` +
-        `in clear text. To serve other machines, mount createAgentExec from "@agentorg/ak" (library mode) ` +
+        `in clear text. To serve other machines, mount createAgentExec from "@agentorg/exec" (library mode) ` +
         `in your own HTTPS server behind its own authentication.`,
     )
   }

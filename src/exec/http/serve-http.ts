@@ -75,13 +75,18 @@ export async function serveExecHttp(runtime: ExecRuntime, options: ServeExecHttp
     for (const signal of STOP_SIGNALS) process.off(signal, onSignal)
     throw error
   }
-  ;(options.onListening ?? ((line) => process.stderr.write(`ak exec: listening on ${line}\n`)))(url)
+  ;(options.onListening ?? printListening)(url)
   const reason = await stopped
   await handler.close()
   server.closeAllConnections()
   await new Promise<void>((resolve) => server.close(() => resolve()))
   await runtime.close()
   return reason
+}
+
+/** The line that tells whoever started the server (people, tests, scripts) where it listens, on stderr. */
+export function printListening(url: string): void {
+  process.stderr.write(`ak exec: listening on ${url}\n`)
 }
 
 async function listen(server: Server, address: ListenAddress): Promise<string> {

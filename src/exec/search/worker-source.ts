@@ -36,13 +36,34 @@ function searchWorkerMain(makeScanner: typeof createScanner, makeGlobTester: typ
  * Built from the three functions' own source, so a worker never loads a file: it does not re-run
  * the host application's entry file, and it works the same when ak is bundled into someone
  * else's single file (DESIGN §4.6). TypeScript runners and bundlers that keep function names
- * (tsx, esbuild's `keepNames`) wrap nested functions in a `__name(fn, "name")` helper that
- * exists only in the original module; the worker defines a harmless stand-in for it.
+ * (tsx, esbuild's `keepNames`, ak's own minified bundles) wrap nested functions in a helper call,
+ * `__name(fn, "name")` or a minified `o(fn, "name")`, whose helper exists only in the original
+ * module; the worker defines a harmless stand-in under the name this copy of the code uses.
  */
 export function searchWorkerSource(): string {
+  const helpers = new Set(['__name', ...keepNamesHelpers()])
   return [
     '"use strict";',
-    'var __name = (target) => target;',
+    ...[...helpers].map((helper) => `var ${helper} = (target) => target;`),
     `(${searchWorkerMain.toString()})(${createScanner.toString()}, ${createGlobTester.toString()});`,
   ].join('\n')
+}
+
+/**
+ * The names of the helpers that tools keeping function names wrapped this module's nested
+ * functions in (one per tool: ak's bundle, then a host's bundler), read from the source of
+ * keepNamesProbe as it is now: every function it calls. Empty when nothing wrapped them.
+ */
+export function keepNamesHelpers(): string[] {
+  const body = keepNamesProbe.toString().replace(/^[^{]*\{/, '')
+  return [...body.matchAll(/([\w$]+)\s*\(/g)].map((match) => match[1]!)
+}
+
+/**
+ * A nested arrow function bound to a name, which a name-keeping tool wraps like the worker's own,
+ * and no other call: every call in its body is such a wrapper.
+ */
+function keepNamesProbe(): () => number {
+  const probe = () => 0
+  return probe
 }

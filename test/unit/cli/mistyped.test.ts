@@ -21,6 +21,16 @@ describe('mistyped command lines', () => {
     expect(workspce.stderr).to.contain('--workspce (did you mean --workspace?)')
   })
 
+  it('never suggests a shared flag that does nothing on the command, though it still accepts it', () => {
+    for (const command of [['exec', 'serve'], ['codex-agent-runtime', 'serve']]) {
+      const bogus = ak([...command, '--bogus'])
+      expect(bogus.status).to.equal(2)
+      expect(bogus.stderr).to.equal(`Error: Unknown flag --bogus for "ak ${command.join(' ')}". Run "ak ${command.join(' ')} --help" for its flags.\n`)
+    }
+    const json = ak(['codex-agent-runtime', 'serve', '--list-only', '--json', '--codex-home', '/nonexistent-ak-home'])
+    expect(json.stderr).to.contain('--json does not change the --list-only report')
+  })
+
   it('answers help for an unknown command like a mistyped command, with a suggestion', () => {
     const docter = ak(['help', 'docter'])
     expect(docter.status).to.equal(2)
