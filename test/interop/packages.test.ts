@@ -184,6 +184,18 @@ describe('the npm packages, installed from their tarballs', function () {
     expect(help.stdout).to.contain('--codex-home')
   })
 
+  it("@agentorg/ak's ak exec config prints a block that starts the installed package, not a path into a clone", () => {
+    const folder = installs['@agentorg/ak']!
+    const ak = path.join(folder, 'node_modules', '.bin', 'ak')
+    const printed = spawnSync(ak, ['exec', 'config', '--client', 'codex', '--level', 'files', '--workspace', folder], {
+      env: {...process.env, PATH: NODE_22_PATH},
+      encoding: 'utf8',
+    })
+    expect(printed.status, printed.stderr).to.equal(0)
+    expect(printed.stdout).to.contain(`"@agentorg/exec@${pkg.version}"`).and.contain('default_tools_approval_mode = "approve"')
+    expect(printed.stdout).to.not.contain(REPO_ROOT)
+  })
+
   it("refuses the machine's older Node.js in one line, for both bins of both packages and the library", function () {
     const node = olderSystemNode()
     if (!node) {
