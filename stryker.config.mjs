@@ -15,7 +15,7 @@ const coreModules = [
   'src/codex/project-trust.ts',
   'src/exec/display-name.ts',
   'src/text-escape.ts',
-  'src/exec/files/fs-errors.ts',
+  'src/exec/fs-errors.ts',
   'src/exec/code-points.ts',
   'src/exec/files/image-header.ts',
 ]

@@ -8,9 +8,9 @@
 import {AkError, EXIT_FAILURE, exitCodeFor} from './errors.js'
 import {stderrLogger} from './log.js'
 import {TOKEN_ENV} from './exec/http/bearer-token.js'
-import {serveAgentExec} from './exec/serve.js'
-import {directServeRequest, parseStandaloneArgs, standaloneHelp} from './exec/serve-command-line.js'
-import {type ServeOptionValues, resolveServeSettings} from './exec/serve-options.js'
+import {serveAgentExec} from './exec/serving/serve.js'
+import {directServeRequest, parseStandaloneArgs, standaloneHelp} from './exec/serving/serve-command-line.js'
+import {type ServeOptionValues, resolveServeSettings} from './exec/serving/serve-options.js'
 import {AK_VERSION} from './version.js'
 
 /** The standalone server's command name (its `bin` entry in package.json). */

@@ -4,7 +4,7 @@ import {escapeControls} from './text-escape.js'
  * The small closed set of errors ak raises on purpose. Each message says what was wrong and what
  * to do, because it is read by a model (as an MCP tool error) or by a person (on stderr).
  *
- * Tool code throws these; `toolErrorResult` (src/exec/tool-result.ts) turns them into MCP
+ * Tool code throws these; `toolErrorResult` (src/exec/tooling/tool-result.ts) turns them into MCP
  * `isError` results, and `BaseCommand.catch` turns them into exit codes (`exitCodeFor`).
  */
 export class AkError extends Error {

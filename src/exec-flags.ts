@@ -1,6 +1,6 @@
 import {Flags, type Interfaces} from '@oclif/core'
 
-import {EXEC_SERVE_OPTIONS, type ServeOption} from './exec/serve-options.js'
+import {EXEC_SERVE_OPTIONS, type ServeOption} from './exec/serving/serve-options.js'
 
 /** The oclif flag type of a server option: boolean, a string with a default, or an optional string. */
 export type OclifFlagOf<Option extends ServeOption> = Option['type'] extends 'boolean'
@@ -10,7 +10,7 @@ export type OclifFlagOf<Option extends ServeOption> = Option['type'] extends 'bo
     : Interfaces.OptionFlag<string | undefined>
 
 /**
- * The oclif flag for one AgentExec server option (src/exec/serve-options.ts), so that
+ * The oclif flag for one AgentExec server option (src/exec/serving/serve-options.ts), so that
  * `ak exec serve` and `dist/agentexec.js` read their options from one declaration.
  */
 export function oclifFlagFor<Option extends ServeOption>(option: Option, description: string = option.description): OclifFlagOf<Option> {

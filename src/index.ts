@@ -4,7 +4,7 @@
  * Published as the checked entry dist/exec.js over the one-file bundle (scripts/build.js); these
  * declarations are its types.
  */
-export {createAgentExec, type AgentExec, type AgentExecOptions} from './exec/create-agent-exec.js'
+export {createAgentExec, type AgentExec, type AgentExecOptions} from './exec/serving/create-agent-exec.js'
 export {LEVELS, type Level} from './exec/level.js'
 export {SANDBOX_MODES, type SandboxMode} from './exec/terminal/sandbox-policy.js'
 export type {Logger} from './log.js'

@@ -3,7 +3,7 @@ import {randomBytes} from 'node:crypto'
 import {type Logger, silentLogger} from '../log.js'
 import type {Level} from './level.js'
 import type {Sandbox} from './terminal/sandbox-policy.js'
-import type {ExecConnection, ExecRuntime} from './tools/tool.js'
+import type {ExecConnection, ExecRuntime} from './context.js'
 import type {Workspace} from './workspace.js'
 
 /** A service a runtime owns: created on first use, closed with the runtime. */

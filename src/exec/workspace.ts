@@ -5,7 +5,7 @@ import path from 'node:path'
 import {BadInputError, NotFoundError, OutsideWorkspaceError, SymlinkLoopError} from '../errors.js'
 import {escapeControls} from '../text-escape.js'
 import {displayName, parseDisplayPath} from './display-name.js'
-import {explainFsError} from './files/fs-errors.js'
+import {explainFsError} from './fs-errors.js'
 
 /** Symlinks followed while resolving one path before giving up (Linux's own limit is 40). */
 export const MAX_SYMLINK_HOPS = 40

@@ -1,7 +1,8 @@
 /** A tool context for calling AgentExec tools directly, without a transport. */
 import {parseToolInput} from '../../src/mcp/tool-input.js'
 import {createExecConnection, createExecRuntime} from '../../src/exec/runtime.js'
-import type {ExecTool, ToolContext} from '../../src/exec/tools/tool.js'
+import type {ToolContext} from '../../src/exec/context.js'
+import type {ExecTool} from '../../src/exec/tools/tool.js'
 import {Workspace} from '../../src/exec/workspace.js'
 
 /** Opens `dir` as a `files`-level workspace and returns a context for direct tool calls. */

@@ -6,7 +6,7 @@ import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {DEFAULT_CONFIG_SERVER_NAME} from '../../src/exec/client-config.js'
+import {DEFAULT_CONFIG_SERVER_NAME} from '../../src/exec/serving/client-config.js'
 import {RUN_JS} from '../helpers/clients.js'
 import {type MessagesRequest, type MockContentBlock, type MockMessagesProvider, startMockMessagesProvider, toolOffer, toolResults} from '../helpers/mock-messages-provider.js'
 

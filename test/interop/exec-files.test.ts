@@ -564,7 +564,7 @@ for (const line of CLIENT_LINES) {
       } catch {
         this.skip() // not a git checkout
       }
-      expect(expected).to.include(`src/exec/server.ts:${await lineOf('src/exec/server.ts', 'server.registerTool(')}`)
+      expect(expected).to.include(`src/exec/serving/server.ts:${await lineOf('src/exec/serving/server.ts', 'server.registerTool(')}`)
       expect(expected).to.include(`src/codex/server.ts:${await lineOf('src/codex/server.ts', 'server.registerTool(')}`)
       const answer = await client.call('search', {query: 'registerTool', max_results: 10_000})
       expect(answer.isError, answer.text).to.equal(false)

@@ -5,7 +5,7 @@ import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {toolsForLevel} from '../../src/exec/server.js'
+import {toolsForLevel} from '../../src/exec/serving/server.js'
 import {BUNDLE, type LoneBundle, STANDALONE_SERVER, copyBundleAlone} from '../helpers/bundle.js'
 import {REPO_ROOT} from '../helpers/clients.js'
 import {startHttpServer} from '../helpers/http-server.js'

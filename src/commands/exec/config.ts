@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
 import {levelFlag, sandboxFlags, workspaceFlag} from '../../exec-flags.js'
-import {CONFIG_CLIENTS, type ConfigClient, DEFAULT_CONFIG_SERVER_NAME, renderClientConfig} from '../../exec/client-config.js'
+import {CONFIG_CLIENTS, type ConfigClient, DEFAULT_CONFIG_SERVER_NAME, renderClientConfig} from '../../exec/serving/client-config.js'
 import {parseLevel} from '../../exec/level.js'
 import {parseSandboxPolicy} from '../../exec/terminal/sandbox-policy.js'
 import {Workspace} from '../../exec/workspace.js'

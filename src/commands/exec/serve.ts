@@ -3,8 +3,8 @@ import {execServeFlags} from '../../exec-flags.js'
 import {stderrLogger} from '../../log.js'
 import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
 import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, HTTP_SESSION_IDLE_MS} from '../../exec/limits.js'
-import {serveAgentExec} from '../../exec/serve.js'
-import {resolveServeSettings} from '../../exec/serve-options.js'
+import {serveAgentExec} from '../../exec/serving/serve.js'
+import {resolveServeSettings} from '../../exec/serving/serve-options.js'
 import {MIN_BWRAP_VERSION} from '../../exec/terminal/sandbox-policy.js'
 
 export default class ExecServe extends BaseCommand {
@@ -31,7 +31,7 @@ The file tools check that paths stay inside the workspace, but without a sandbox
     },
   ]
 
-  // Declared once in src/exec/serve-options.ts, shared with dist/agentexec.js.
+  // Declared once in src/exec/serving/serve-options.ts, shared with dist/agentexec.js.
   static override flags = execServeFlags()
 
   static override baseFlags = sharedFlagsHiding(OUTPUT_AND_PROMPT_FLAGS)

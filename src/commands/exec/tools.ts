@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../base-command.js'
 import {levelFlag} from '../../exec-flags.js'
 import {parseLevel} from '../../exec/level.js'
-import {formatToolCatalog, listExecToolDefinitions} from '../../exec/tool-catalog.js'
+import {formatToolCatalog, listExecToolDefinitions} from '../../exec/tooling/tool-catalog.js'
 import {Workspace} from '../../exec/workspace.js'
 
 export default class ExecTools extends BaseCommand {

@@ -10,7 +10,7 @@ import {BadInputError} from '../../errors.js'
 import {NAMED_FILE_CREATE_FLAGS} from '../../named-file.js'
 import type {Workspace} from '../workspace.js'
 import {ConfinedFolder} from './confined-open.js'
-import {errorCode} from './fs-errors.js'
+import {errorCode} from '../fs-errors.js'
 import {CLAIM_NAME, LOCK_NAME, TEMPORARY_NAME, isRunning, removeStaleLock, temporaryName, withReplaceLock} from './replace-lock.js'
 
 /** Permission bits of a file mode (including setuid, setgid and sticky). */

@@ -23,7 +23,7 @@ import {type FileHandle, lstat, open} from 'node:fs/promises'
 import {BadInputError, OutsideWorkspaceError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
 import {joinBytes, type ResolvedPath, type Workspace} from '../workspace.js'
-import {explainFsError} from './fs-errors.js'
+import {explainFsError} from '../fs-errors.js'
 
 const {O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY} = fsConstants
 

@@ -33,7 +33,7 @@ import {createNamedFile, readNamedFile} from '../../named-file.js'
 import {displayName} from '../display-name.js'
 import {EDIT_LOCK_MAX_BYTES, EDIT_LOCK_STALE_MS, EDIT_LOCK_WAIT_MS} from '../limits.js'
 import type {ConfinedFolder} from './confined-open.js'
-import {describeSystemError, errorCode} from './fs-errors.js'
+import {describeSystemError, errorCode} from '../fs-errors.js'
 
 /** Lock files: `.ak-edit-lock-<first 16 hex digits of the SHA-256 of the locked name>`. */
 export const LOCK_NAME = /^\.ak-edit-lock-[0-9a-f]{16}$/

@@ -2,8 +2,8 @@ import {type McpServer, WebStandardStreamableHTTPServerTransport} from '@modelco
 import {randomBytes} from 'node:crypto'
 
 import {createExecConnection} from '../runtime.js'
-import {createExecServer} from '../server.js'
-import type {ExecConnection, ExecRuntime} from '../tools/tool.js'
+import {createExecServer} from '../serving/server.js'
+import type {ExecConnection, ExecRuntime} from '../context.js'
 import {jsonRpcErrorResponse} from './error-response.js'
 
 /**

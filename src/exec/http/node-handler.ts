@@ -2,7 +2,7 @@ import type {IncomingMessage, ServerResponse} from 'node:http'
 
 import {escapeControls} from '../../text-escape.js'
 import {HTTP_MAX_BODY_BYTES} from '../limits.js'
-import type {ExecRuntime} from '../tools/tool.js'
+import type {ExecRuntime} from '../context.js'
 import {bearerTokenMatches} from './bearer-token.js'
 import {writeJsonRpcError} from './error-response.js'
 import {type McpEndpointOptions, createMcpEndpoint} from './mcp-endpoint.js'

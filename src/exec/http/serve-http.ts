@@ -4,7 +4,7 @@ import type {AddressInfo} from 'node:net'
 import {AkError} from '../../errors.js'
 import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, HTTP_REQUEST_TIMEOUT_MS} from '../limits.js'
 import {STOP_SIGNALS, type StopSignal} from '../../mcp/stop-signals.js'
-import type {ExecRuntime} from '../tools/tool.js'
+import type {ExecRuntime} from '../context.js'
 import type {ListenAddress} from './listen-address.js'
 import {createExecHttpHandler} from './node-handler.js'
 

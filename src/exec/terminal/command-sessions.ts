@@ -3,7 +3,7 @@ import {setTimeout as delay} from 'node:timers/promises'
 import {BadInputError, LimitReachedError, NotFoundError} from '../../errors.js'
 import {type Logger, silentLogger} from '../../log.js'
 import type {RuntimeService} from '../runtime.js'
-import type {ExecConnection} from '../tools/tool.js'
+import type {ExecConnection} from '../context.js'
 import {type CommandAnswer, NO_SESSION, commandAnswer} from './answer.js'
 import {CommandSession} from './command-session.js'
 import {

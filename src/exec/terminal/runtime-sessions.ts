@@ -1,5 +1,5 @@
 import {runtimeService} from '../runtime.js'
-import type {ToolContext} from '../tools/tool.js'
+import type {ToolContext} from '../context.js'
 import {CommandSessions} from './command-sessions.js'
 
 /** The key of the runtime's CommandSessions among its services. */

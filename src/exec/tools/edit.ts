@@ -7,14 +7,15 @@ import {escapeControls} from '../../text-escape.js'
 import {createFileExclusively, openCreatingFolders, removeStaleTemporaries, replaceFileAtomically} from '../files/atomic-write.js'
 import {ConfinedFolder, FILE_OPEN_FLAGS} from '../files/confined-open.js'
 import {unifiedDiff} from '../files/edit-diff.js'
-import {explainFsError} from '../files/fs-errors.js'
+import {explainFsError} from '../fs-errors.js'
 import {ByteBudget, EDIT_BYTES_SERVICE, EDIT_LOCKS_SERVICE, PathLocks} from '../files/path-locks.js'
 import {applyTextEdit, describeLines} from '../files/text-edit.js'
 import {EDIT_MAX_BYTES_IN_FLIGHT, EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
 import {runtimeService} from '../runtime.js'
 import {parentOf, type ResolvedPath, type Workspace} from '../workspace.js'
 import {flagField, textField} from './input-fields.js'
-import {type ToolAnswer, type ToolContext, defineTool} from './tool.js'
+import type {ToolContext} from '../context.js'
+import {type ToolAnswer, defineTool} from './tool.js'
 
 /** A UTF-16 surrogate without its pair (in Unicode mode a pair is one code point, not surrogates). */
 const LONE_SURROGATE = /\p{Surrogate}/u

@@ -5,7 +5,7 @@ import {AkError, BadInputError, OutsideWorkspaceError, SymlinkLoopError} from '.
 import {escapeControls} from '../../text-escape.js'
 import {displayName} from '../display-name.js'
 import {type ConfinedFolder, withFolder} from '../files/confined-open.js'
-import {explainFsError} from '../files/fs-errors.js'
+import {explainFsError} from '../fs-errors.js'
 import {LIST_MAX_ENTRIES} from '../limits.js'
 import {joinBytes, MAX_SYMLINK_HOPS, type Workspace} from '../workspace.js'
 import {textField, wholeNumberField} from './input-fields.js'

@@ -1,48 +1,9 @@
 import type {ToolAnnotations} from '@modelcontextprotocol/server'
 import type {z} from 'zod'
 
-import type {Logger} from '../../log.js'
 import type {Level} from '../level.js'
-import type {Sandbox} from '../terminal/sandbox-policy.js'
+import type {ExecRuntime, ToolContext} from '../context.js'
 import type {Workspace} from '../workspace.js'
-
-/**
- * What one serving process shares between all its connections: the workspace, the level and
- * the long-lived services the tools use. Created once by `createExecRuntime`.
- */
-export interface ExecRuntime {
-  workspace: Workspace
-  level: Level
-  log: Logger
-  /** The sandbox commands run in (`mode` `off`: none). */
-  sandbox: Sandbox
-  /** Services registered by tools that need state across calls (search pool, command sessions). */
-  services: Map<string, unknown>
-  /** Stops everything the runtime started (commands, workers). Idempotent. */
-  close(): Promise<void>
-}
-
-/**
- * One MCP connection: a stdio process or a 2025-era HTTP session. Stateless 2026-07-28 HTTP
- * requests have no connection (`id` undefined), and there a command session id is the capability.
- */
-export interface ExecConnection {
-  /** Random id of the connection; undefined for stateless requests. */
-  id: string | undefined
-  /** Callbacks run when the connection closes (e.g. stop its commands). */
-  onClose(callback: () => Promise<void> | void): void
-}
-
-/** Everything a tool call gets besides its arguments. */
-export interface ToolContext {
-  runtime: ExecRuntime
-  workspace: Workspace
-  connection: ExecConnection
-  /** Aborted when the client cancels the call or the connection closes. */
-  signal: AbortSignal
-  /** Names of the tool's `ignoredArguments` this call gave (see `parseToolInput`); none when absent. */
-  ignoredArguments?: readonly string[]
-}
 
 /** A tool's successful answer. */
 export interface ToolAnswer {
@@ -61,7 +22,7 @@ export interface ToolAnswer {
 /**
  * One AgentExec tool: its MCP definition and its implementation. The same object serves stdio,
  * HTTP and library mode. Failures are thrown as the errors of src/errors.ts and become MCP
- * `isError` results in one place (src/exec/server.ts).
+ * `isError` results in one place (src/exec/serving/server.ts).
  */
 export interface ExecTool<Input extends z.ZodObject = z.ZodObject> {
   name: string

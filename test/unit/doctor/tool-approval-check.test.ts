@@ -3,7 +3,7 @@ import path from 'node:path'
 import {parse} from 'smol-toml'
 
 import type {TomlFile} from '../../../src/codex/toml-file.js'
-import {renderClientConfig} from '../../../src/exec/client-config.js'
+import {renderClientConfig} from '../../../src/exec/serving/client-config.js'
 import {agentExecLevelOf, checkExecApproval} from '../../../src/doctor/tool-approval-check.js'
 import {codexApprovalModeOf, toolsCodexExecDeclines} from '../../../src/launch/codex-tool-approval.js'
 

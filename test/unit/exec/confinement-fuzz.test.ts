@@ -4,12 +4,13 @@ import {mkdir, mkdtemp, realpath, rm, symlink, writeFile} from 'node:fs/promises
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {toolErrorResult} from '../../../src/exec/tool-result.js'
+import {toolErrorResult} from '../../../src/exec/tooling/tool-result.js'
 import {editTool} from '../../../src/exec/tools/edit.js'
 import {listTool} from '../../../src/exec/tools/list.js'
 import {readTool} from '../../../src/exec/tools/read.js'
 import {searchTool} from '../../../src/exec/tools/search.js'
-import type {ExecTool, ToolContext} from '../../../src/exec/tools/tool.js'
+import type {ToolContext} from '../../../src/exec/context.js'
+import type {ExecTool} from '../../../src/exec/tools/tool.js'
 import {escapeControls} from '../../../src/text-escape.js'
 import {runTool, toolContext} from '../../helpers/exec-context.js'
 

@@ -14,7 +14,7 @@ import {
 } from '../../../src/exec/files/line-window.js'
 import {READ_DEFAULT_LIMIT_LINES, READ_MAX_ANSWER_CHARS, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../../src/exec/limits.js'
 import {formatReadAnswer, readTool, structuredReadAnswer} from '../../../src/exec/tools/read.js'
-import type {ToolContext} from '../../../src/exec/tools/tool.js'
+import type {ToolContext} from '../../../src/exec/context.js'
 import {runTool, toolContext} from '../../helpers/exec-context.js'
 
 const DEFAULTS: LineWindowOptions = {

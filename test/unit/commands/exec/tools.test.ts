@@ -3,7 +3,7 @@ import {expect} from 'chai'
 
 import {EXEC_TOOLS} from '../../../../src/exec/tools/index.js'
 import {LEVELS} from '../../../../src/exec/level.js'
-import {toolsForLevel} from '../../../../src/exec/server.js'
+import {toolsForLevel} from '../../../../src/exec/serving/server.js'
 import {REPO_ROOT} from '../../../helpers/clients.js'
 
 describe('ak exec tools', () => {

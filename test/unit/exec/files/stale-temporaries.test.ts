@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {editTool} from '../../../../src/exec/tools/edit.js'
-import type {ToolContext} from '../../../../src/exec/tools/tool.js'
+import type {ToolContext} from '../../../../src/exec/context.js'
 import {runTool, toolContext} from '../../../helpers/exec-context.js'
 
 /**

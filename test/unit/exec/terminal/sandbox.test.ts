@@ -7,7 +7,7 @@ import path from 'node:path'
 
 import {BadInputError} from '../../../../src/errors.js'
 import {createExecConnection, createExecRuntime} from '../../../../src/exec/runtime.js'
-import {createExecServer} from '../../../../src/exec/server.js'
+import {createExecServer} from '../../../../src/exec/serving/server.js'
 import {describeSandbox, parseSandboxPolicy} from '../../../../src/exec/terminal/sandbox-policy.js'
 import {
   MIN_BWRAP_VERSION,

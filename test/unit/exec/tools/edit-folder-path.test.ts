@@ -5,7 +5,7 @@ import path from 'node:path'
 
 import {editTool} from '../../../../src/exec/tools/edit.js'
 import {readTool} from '../../../../src/exec/tools/read.js'
-import type {ToolContext} from '../../../../src/exec/tools/tool.js'
+import type {ToolContext} from '../../../../src/exec/context.js'
 import {runTool, toolContext} from '../../../helpers/exec-context.js'
 
 /** Runs `action` and returns the message it threw (fails the test when it did not throw). */

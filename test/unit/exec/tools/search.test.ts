@@ -7,7 +7,7 @@ import {DispatchFailedError} from '../../../../src/errors.js'
 import {SEARCH_DEFAULT_MAX_RESULTS} from '../../../../src/exec/limits.js'
 import {createExecConnection, createExecRuntime} from '../../../../src/exec/runtime.js'
 import {SEARCH_POOL_SERVICE, searchPoolOf, searchTool} from '../../../../src/exec/tools/search.js'
-import type {ToolContext} from '../../../../src/exec/tools/tool.js'
+import type {ToolContext} from '../../../../src/exec/context.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
 import {runTool, toolContext} from '../../../helpers/exec-context.js'
 

@@ -3,13 +3,13 @@ import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {connectInProcessExecClient} from '../../../src/exec/in-process-client.js'
-import {LEVELS} from '../../../src/exec/level.js'
-import {createExecRuntime} from '../../../src/exec/runtime.js'
-import {toolsForLevel} from '../../../src/exec/server.js'
-import {toolNotOfferedMessage} from '../../../src/exec/tool-not-offered.js'
-import {EXEC_TOOLS} from '../../../src/exec/tools/index.js'
-import {Workspace} from '../../../src/exec/workspace.js'
+import {connectInProcessExecClient} from '../../../../src/exec/serving/in-process-client.js'
+import {LEVELS} from '../../../../src/exec/level.js'
+import {createExecRuntime} from '../../../../src/exec/runtime.js'
+import {toolsForLevel} from '../../../../src/exec/serving/server.js'
+import {toolNotOfferedMessage} from '../../../../src/exec/tooling/tool-not-offered.js'
+import {EXEC_TOOLS} from '../../../../src/exec/tools/index.js'
+import {Workspace} from '../../../../src/exec/workspace.js'
 
 describe('exec/tool-not-offered', () => {
   it('names the level that offers a tool above the served one, and how to serve it', () => {

@@ -1,7 +1,7 @@
 import type {Tool} from '@modelcontextprotocol/client'
 import {expect} from 'chai'
 
-import {formatToolCatalog} from '../../../src/exec/tool-catalog.js'
+import {formatToolCatalog} from '../../../../src/exec/tooling/tool-catalog.js'
 
 describe('formatToolCatalog', () => {
   const tool = {

@@ -1,10 +1,10 @@
 import {type CallToolResult, Client, type Tool} from '@modelcontextprotocol/client'
 import {InMemoryTransport} from '@modelcontextprotocol/server'
 
-import {AK_VERSION} from '../version.js'
-import {createExecConnection} from './runtime.js'
+import {AK_VERSION} from '../../version.js'
+import {createExecConnection} from '../runtime.js'
 import {createExecServer} from './server.js'
-import type {ExecRuntime} from './tools/tool.js'
+import type {ExecRuntime} from '../context.js'
 
 /** A connected official MCP client talking to an in-process AgentExec server. */
 export interface InProcessExecClient {

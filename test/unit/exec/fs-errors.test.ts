@@ -1,8 +1,8 @@
 import {expect} from 'chai'
 import {constants} from 'node:os'
 
-import {AkError, BadInputError, LimitReachedError, NotFoundError} from '../../../../src/errors.js'
-import {describeSystemError, explainFsError, isSystemError} from '../../../../src/exec/files/fs-errors.js'
+import {AkError, BadInputError, LimitReachedError, NotFoundError} from '../../../src/errors.js'
+import {describeSystemError, explainFsError, isSystemError} from '../../../src/exec/fs-errors.js'
 
 /** A system error as Node raises it: a code, a negative errno and a message naming the real path. */
 function systemError(code: string): NodeJS.ErrnoException {

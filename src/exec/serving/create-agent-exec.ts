@@ -1,14 +1,14 @@
 import {statSync} from 'node:fs'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
-import {BadInputError} from '../errors.js'
-import {type Logger, silentLogger} from '../log.js'
-import {createExecHttpHandler} from './http/node-handler.js'
-import {DEFAULT_LEVEL, type Level, parseLevel} from './level.js'
-import {createExecRuntime} from './runtime.js'
-import {Workspace} from './workspace.js'
-import {type SandboxMode, parseSandboxPolicy} from './terminal/sandbox-policy.js'
-import {openSandbox} from './terminal/sandbox.js'
+import {BadInputError} from '../../errors.js'
+import {type Logger, silentLogger} from '../../log.js'
+import {createExecHttpHandler} from '../http/node-handler.js'
+import {DEFAULT_LEVEL, type Level, parseLevel} from '../level.js'
+import {createExecRuntime} from '../runtime.js'
+import {Workspace} from '../workspace.js'
+import {type SandboxMode, parseSandboxPolicy} from '../terminal/sandbox-policy.js'
+import {openSandbox} from '../terminal/sandbox.js'
 
 /** Options of `createAgentExec`. */
 export interface AgentExecOptions {

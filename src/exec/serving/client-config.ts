@@ -1,11 +1,11 @@
 import {stringify as stringifyToml} from 'smol-toml'
 
-import type {AkLaunch} from '../launch/ak-launch.js'
-import {type AkInstall, agentExecLaunch, currentAkInstall} from '../launch/config-launch.js'
-import {CODEX_APPROVAL_KEY, CODEX_APPROVAL_LINES, CODEX_APPROVAL_WITHOUT_ASKING} from '../launch/codex-tool-approval.js'
-import {BadInputError} from '../errors.js'
-import {type Level, levelIncludes} from './level.js'
-import type {SandboxPolicy} from './terminal/sandbox-policy.js'
+import type {AkLaunch} from '../../launch/ak-launch.js'
+import {type AkInstall, agentExecLaunch, currentAkInstall} from '../../launch/config-launch.js'
+import {CODEX_APPROVAL_KEY, CODEX_APPROVAL_LINES, CODEX_APPROVAL_WITHOUT_ASKING} from '../../launch/codex-tool-approval.js'
+import {BadInputError} from '../../errors.js'
+import {type Level, levelIncludes} from '../level.js'
+import type {SandboxPolicy} from '../terminal/sandbox-policy.js'
 
 /** The MCP clients `ak exec config` writes a block for. */
 export const CONFIG_CLIENTS = ['codex', 'claude', 'vscode'] as const

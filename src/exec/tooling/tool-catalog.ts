@@ -1,11 +1,11 @@
 import type {Tool} from '@modelcontextprotocol/client'
 
-import {silentLogger} from '../log.js'
-import {connectInProcessExecClient} from './in-process-client.js'
-import type {Level} from './level.js'
-import {createExecRuntime} from './runtime.js'
-import {levelOfTool} from './tools/index.js'
-import type {Workspace} from './workspace.js'
+import {silentLogger} from '../../log.js'
+import {connectInProcessExecClient} from '../serving/in-process-client.js'
+import type {Level} from '../level.js'
+import {createExecRuntime} from '../runtime.js'
+import {levelOfTool} from '../tools/index.js'
+import type {Workspace} from '../workspace.js'
 
 /**
  * The MCP tool definitions (name, title, description, input and output JSON Schemas, annotations)

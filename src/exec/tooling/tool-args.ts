@@ -1,4 +1,4 @@
-import {BadInputError} from '../errors.js'
+import {BadInputError} from '../../errors.js'
 
 /**
  * Builds a tool's `arguments` object from `key=value` pairs (the `--arg` flag of `ak exec call`).

@@ -1,7 +1,7 @@
 import {type ParseArgsConfig, parseArgs} from 'node:util'
 
-import {closestWord} from '../cli/suggest.js'
-import {BadInputError} from '../errors.js'
+import {closestWord} from '../../cli/suggest.js'
+import {BadInputError} from '../../errors.js'
 import {EXEC_SERVE_OPTIONS, type ServeOption, type ServeOptionValues} from './serve-options.js'
 
 /** The options `dist/agentexec.js` takes besides EXEC_SERVE_OPTIONS (oclif gives `ak` its own). */

@@ -1,8 +1,8 @@
-import {BadInputError} from '../errors.js'
-import {TOKEN_ENV} from './http/bearer-token.js'
-import {type ListenAddress, parseListenAddress} from './http/listen-address.js'
-import {DEFAULT_LEVEL, LEVELS, type Level, parseLevel} from './level.js'
-import {HTTP_SESSION_IDLE_MS} from './limits.js'
+import {BadInputError} from '../../errors.js'
+import {TOKEN_ENV} from '../http/bearer-token.js'
+import {type ListenAddress, parseListenAddress} from '../http/listen-address.js'
+import {DEFAULT_LEVEL, LEVELS, type Level, parseLevel} from '../level.js'
+import {HTTP_SESSION_IDLE_MS} from '../limits.js'
 import {
   DEFAULT_SANDBOX_MODE,
   SANDBOX_FLAG_HELP,
@@ -10,12 +10,12 @@ import {
   SANDBOX_NETWORK_FLAG_HELP,
   type SandboxPolicy,
   parseSandboxPolicy,
-} from './terminal/sandbox-policy.js'
+} from '../terminal/sandbox-policy.js'
 
 /**
  * One command-line option of the AgentExec server, declared once and turned into an oclif flag
  * for `ak exec serve` (src/exec-flags.ts) and into a `node:util` `parseArgs` option for the
- * standalone `dist/agentexec.js` (src/exec/serve-command-line.ts). Values arrive as the user
+ * standalone `dist/agentexec.js` (src/exec/serving/serve-command-line.ts). Values arrive as the user
  * typed them; `resolveServeSettings` checks and converts them for both entries.
  */
 export interface ServeOption {

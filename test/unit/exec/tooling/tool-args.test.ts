@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
-import {BadInputError} from '../../../src/errors.js'
-import {parseToolArgs} from '../../../src/exec/tool-args.js'
+import {BadInputError} from '../../../../src/errors.js'
+import {parseToolArgs} from '../../../../src/exec/tooling/tool-args.js'
 
 describe('parseToolArgs', () => {
   it('keeps __proto__ and constructor as arguments, so that the tool refuses them like any other it does not define', () => {

@@ -1,10 +1,10 @@
-import type {Logger} from '../log.js'
-import {escapeControls} from '../text-escape.js'
-import {createExecRuntime} from './runtime.js'
+import type {Logger} from '../../log.js'
+import {escapeControls} from '../../text-escape.js'
+import {createExecRuntime} from '../runtime.js'
 import type {ServeSettings} from './serve-options.js'
-import {collectAfterOutput} from './terminal/output-collection.js'
-import {describeSandbox} from './terminal/sandbox-policy.js'
-import {Workspace} from './workspace.js'
+import {collectAfterOutput} from '../terminal/output-collection.js'
+import {describeSandbox} from '../terminal/sandbox-policy.js'
+import {Workspace} from '../workspace.js'
 
 /**
  * Runs the AgentExec server the way `ak exec serve` and `dist/agentexec.js` both do: opens the
@@ -24,11 +24,11 @@ export async function serveAgentExec(settings: ServeSettings, log: Logger): Prom
   const sandbox =
     settings.sandbox.mode === 'off'
       ? undefined
-      : await (await import('./terminal/sandbox.js')).openSandbox(settings.sandbox, {workspace: workspace.root, level: settings.level, log})
+      : await (await import('../terminal/sandbox.js')).openSandbox(settings.sandbox, {workspace: workspace.root, level: settings.level, log})
   const runtime = createExecRuntime({workspace, level: settings.level, log, sandbox})
   if (runtime.sandbox.mode !== 'off') log.info(describeSandbox(runtime.sandbox))
   if (settings.http) {
-    const {printListening, serveExecHttp} = await import('./http/serve-http.js')
+    const {printListening, serveExecHttp} = await import('../http/serve-http.js')
     const {address, token, sessionIdleMs} = settings.http
     // Said once listening: a taken port gets its error alone.
     const onListening = (url: string) => {
@@ -42,7 +42,7 @@ export async function serveAgentExec(settings: ServeSettings, log: Logger): Prom
   if (process.stdin.isTTY) {
     log.info('waiting for an MCP client on stdin: start this server from an MCP client (see ak exec config); Ctrl-C or Ctrl-D ends it')
   }
-  const [{serveExecStdio}, {transportFailed}] = await Promise.all([import('./stdio.js'), import('../mcp/stdio-transport.js')])
+  const [{serveExecStdio}, {transportFailed}] = await Promise.all([import('./stdio.js'), import('../../mcp/stdio-transport.js')])
   const end = await serveExecStdio(runtime)
   if (end.reason === 'transport-failed') throw transportFailed(end.message)
 }

@@ -1,15 +1,16 @@
 import {McpServer, type RegisteredTool} from '@modelcontextprotocol/server'
 
-import {escapeControls} from '../text-escape.js'
-import {AK_VERSION} from '../version.js'
-import {type Level, levelIncludes} from './level.js'
-import {describeSandbox} from './terminal/sandbox-policy.js'
-import {type ConnectionClient, type TextFirstSwitch, textFirstSwitch} from '../mcp/text-first-clients.js'
-import {advertisedInputSchema, parseToolInput} from '../mcp/tool-input.js'
-import {answerToolsNotOffered} from './tool-not-offered.js'
-import {toolErrorResult, toolSuccessResult} from './tool-result.js'
-import {EXEC_TOOLS} from './tools/index.js'
-import type {ExecConnection, ExecRuntime, ExecTool} from './tools/tool.js'
+import {escapeControls} from '../../text-escape.js'
+import {AK_VERSION} from '../../version.js'
+import {type Level, levelIncludes} from '../level.js'
+import {describeSandbox} from '../terminal/sandbox-policy.js'
+import {type ConnectionClient, type TextFirstSwitch, textFirstSwitch} from '../../mcp/text-first-clients.js'
+import {advertisedInputSchema, parseToolInput} from '../../mcp/tool-input.js'
+import {answerToolsNotOffered} from '../tooling/tool-not-offered.js'
+import {toolErrorResult, toolSuccessResult} from '../tooling/tool-result.js'
+import {EXEC_TOOLS} from '../tools/index.js'
+import type {ExecConnection, ExecRuntime} from '../context.js'
+import type {ExecTool} from '../tools/tool.js'
 
 /** What a server at each level offers, as the opening of its MCP `instructions`. */
 const LEVEL_OFFERS: Record<Level, string> = {

@@ -6,8 +6,8 @@
  */
 import {getSystemErrorMessage} from 'node:util'
 
-import {AkError, BadInputError, LimitReachedError, NotFoundError} from '../../errors.js'
-import {escapeControls} from '../../text-escape.js'
+import {AkError, BadInputError, LimitReachedError, NotFoundError} from '../errors.js'
+import {escapeControls} from '../text-escape.js'
 
 /** What the failed call was doing, for the sentence's ending. */
 export type FsAction = 'look' | 'write'

@@ -1,9 +1,9 @@
-import {createExecConnection} from './runtime.js'
+import {createExecConnection} from '../runtime.js'
 import {createExecServer} from './server.js'
-import {serveMcpStdio} from '../mcp/serve-stdio.js'
-import {ConnectionClient} from '../mcp/text-first-clients.js'
-import type {StdioEnd} from '../mcp/stdio-transport.js'
-import type {ExecRuntime} from './tools/tool.js'
+import {serveMcpStdio} from '../../mcp/serve-stdio.js'
+import {ConnectionClient} from '../../mcp/text-first-clients.js'
+import type {StdioEnd} from '../../mcp/stdio-transport.js'
+import type {ExecRuntime} from '../context.js'
 
 /**
  * Serves AgentExec over stdio (both protocol eras: a 2025-era `initialize` opening and a

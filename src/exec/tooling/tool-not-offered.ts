@@ -1,7 +1,7 @@
 import {type McpServer, ProtocolError, ProtocolErrorCode} from '@modelcontextprotocol/server'
 
-import type {Level} from './level.js'
-import {levelOfTool} from './tools/index.js'
+import type {Level} from '../level.js'
+import {levelOfTool} from '../tools/index.js'
 
 /**
  * What a `tools/call` naming a tool this server does not offer is told: for a tool of a higher

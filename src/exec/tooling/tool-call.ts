@@ -1,13 +1,13 @@
 import type {CallToolResult} from '@modelcontextprotocol/client'
 
-import {BadInputError} from '../errors.js'
-import type {Logger} from '../log.js'
-import {connectInProcessExecClient} from './in-process-client.js'
-import type {Level} from './level.js'
-import {createExecRuntime} from './runtime.js'
-import type {Sandbox} from './terminal/sandbox-policy.js'
-import {levelOfTool} from './tools/index.js'
-import type {Workspace} from './workspace.js'
+import {BadInputError} from '../../errors.js'
+import type {Logger} from '../../log.js'
+import {connectInProcessExecClient} from '../serving/in-process-client.js'
+import type {Level} from '../level.js'
+import {createExecRuntime} from '../runtime.js'
+import type {Sandbox} from '../terminal/sandbox-policy.js'
+import {levelOfTool} from '../tools/index.js'
+import type {Workspace} from '../workspace.js'
 
 /**
  * Runs one AgentExec tool call through the official MCP client against an in-process server at

@@ -1,8 +1,8 @@
 import type {CallToolResult} from '@modelcontextprotocol/server'
 
-import {toolErrorResult as mcpToolErrorResult} from '../mcp/tool-error.js'
-import {describeSystemError, isSystemError} from './files/fs-errors.js'
-import type {ToolAnswer} from './tools/tool.js'
+import {toolErrorResult as mcpToolErrorResult} from '../../mcp/tool-error.js'
+import {describeSystemError, isSystemError} from '../fs-errors.js'
+import type {ToolAnswer} from '../tools/tool.js'
 
 /**
  * A successful MCP tool result from a tool's answer: its text, then its images as image content,

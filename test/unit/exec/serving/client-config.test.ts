@@ -1,10 +1,10 @@
 import {expect} from 'chai'
 import {parse as parseToml} from 'smol-toml'
 
-import {BadInputError} from '../../../src/errors.js'
-import {renderClientConfig} from '../../../src/exec/client-config.js'
-import {CODEX_APPROVAL_COMMENT} from '../../../src/launch/codex-tool-approval.js'
-import {RUN_JS} from '../../helpers/clients.js'
+import {BadInputError} from '../../../../src/errors.js'
+import {renderClientConfig} from '../../../../src/exec/serving/client-config.js'
+import {CODEX_APPROVAL_COMMENT} from '../../../../src/launch/codex-tool-approval.js'
+import {RUN_JS} from '../../../helpers/clients.js'
 
 const workspace = '/home/dev/my "app"'
 const expectedArgs = [RUN_JS, 'exec', 'serve', '--workspace', workspace, '--level', 'files']

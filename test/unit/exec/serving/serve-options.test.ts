@@ -1,9 +1,9 @@
 import {expect} from 'chai'
 
-import ExecServe from '../../../src/commands/exec/serve.js'
-import {BadInputError} from '../../../src/errors.js'
-import {directServeRequest, parseStandaloneArgs, standaloneHelp} from '../../../src/exec/serve-command-line.js'
-import {EXEC_SERVE_OPTIONS, type ServeOption, resolveServeSettings} from '../../../src/exec/serve-options.js'
+import ExecServe from '../../../../src/commands/exec/serve.js'
+import {BadInputError} from '../../../../src/errors.js'
+import {directServeRequest, parseStandaloneArgs, standaloneHelp} from '../../../../src/exec/serving/serve-command-line.js'
+import {EXEC_SERVE_OPTIONS, type ServeOption, resolveServeSettings} from '../../../../src/exec/serving/serve-options.js'
 
 describe('the AgentExec server options, declared once for ak exec serve and dist/agentexec.js', () => {
   it('gives ak exec serve every option, with the same alias, choices and default', () => {
