@@ -1,7 +1,7 @@
 import {spawn} from 'node:child_process'
 
 import {DispatchFailedError} from '../errors.js'
-import {stopProcessGroup} from '../exec/terminal/process-tree.js'
+import {stopProcessGroupGently} from '../process-group.js'
 import {DISPATCH_KILL_GRACE_MS, DISPATCH_STDERR_MAX_BYTES, DISPATCH_STDOUT_MAX_BYTES} from './limits.js'
 
 /** One `codex exec` run to start. */
@@ -88,7 +88,7 @@ export function runDispatch(spec: DispatchSpec): Promise<DispatchOutcome> {
     // What it left running in its group (the MCP servers it started) is stopped gently too: SIGTERM,
     // then SIGKILL after the grace, so their exit handlers can clean up after themselves.
     child.on('exit', () => {
-      if (child.pid !== undefined) void stopProcessGroup(child.pid, {graceMs: DISPATCH_KILL_GRACE_MS})
+      if (child.pid !== undefined) void stopProcessGroupGently(child.pid, {graceMs: DISPATCH_KILL_GRACE_MS})
     })
     child.on('error', (error: NodeJS.ErrnoException) => {
       spec.signal.removeEventListener('abort', onAbort)

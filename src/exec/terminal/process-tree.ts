@@ -1,6 +1,7 @@
 import {readFileSync, readdirSync, readlinkSync} from 'node:fs'
 import {setTimeout as delay} from 'node:timers/promises'
 
+import {stopProcessGroupGently} from '../../process-group.js'
 import {COMMAND_TAG_VARIABLE} from './shell.js'
 
 /** One process as Linux's `/proc/<pid>/stat` and `/proc/<pid>/environ` describe it. */
@@ -259,19 +260,9 @@ export async function stopProcessTree(target: StopTarget, graceMs: number): Prom
   return killed.filter(isProcessAlive)
 }
 
-/** Whether any process of process group `pgid` is still there (zombies not yet reaped count). */
-function isGroupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /**
- * Stops process group `pgid` gently, for processes ak starts that are not an agent's command
- * (the shell snapshot's capture: the user's own login profile): SIGTERM first, which runs a
+ * Stops process group `pgid` gently (stopProcessGroupGently), for processes ak starts that are
+ * not an agent's command (the shell snapshot's capture: the user's own login profile): SIGTERM first, which runs a
  * shell's EXIT traps (a profile that took a lock removes it), then SIGKILL to whatever is left
  * after `graceMs`. With `spareLeader` (the leader is the sandbox's bubblewrap, which a signal
  * would kill, taking its child down by SIGKILL), SIGTERM goes to every other process of its
@@ -280,17 +271,13 @@ function isGroupAlive(pgid: number): boolean {
  * group is already gone.
  */
 export async function stopProcessGroup(pgid: number, options: {graceMs: number; spareLeader?: boolean}): Promise<void> {
-  if (!isGroupAlive(pgid)) return
-  if (options.spareLeader) {
+  await stopProcessGroupGently(pgid, {
+    graceMs: options.graceMs,
     // Its group, session and descendants (a sandboxed shell may run in a session of its own).
-    for (const info of selectTargetProcesses(listProcesses(), new Set(), [pgid])) if (info.pid !== pgid) signal(info.pid, 'SIGTERM')
-  } else {
-    signal(-pgid, 'SIGTERM')
-  }
-  const deadline = Date.now() + options.graceMs
-  while (isGroupAlive(pgid) && Date.now() < deadline) await delay(STOP_CHECK_INTERVAL_MS)
-  if (!isGroupAlive(pgid)) return
-  signal(-pgid, 'SIGKILL')
-  const killDeadline = Date.now() + AFTER_KILL_WAIT_MS
-  while (isGroupAlive(pgid) && Date.now() < killDeadline) await delay(STOP_CHECK_INTERVAL_MS)
+    terminate: options.spareLeader
+      ? () => {
+          for (const info of selectTargetProcesses(listProcesses(), new Set(), [pgid])) if (info.pid !== pgid) signal(info.pid, 'SIGTERM')
+        }
+      : undefined,
+  })
 }
