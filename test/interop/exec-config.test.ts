@@ -10,7 +10,7 @@ import {parse as parseToml} from 'smol-toml'
 import {LEVELS} from '../../src/exec/level.js'
 import {AK_VERSION} from '../../src/version.js'
 import {EXEC_TOOLS} from '../../src/exec/tools/index.js'
-import {BUNDLE, STANDALONE_SERVER} from '../helpers/bundle.js'
+import {BUNDLE, STANDALONE_BUNDLE, STANDALONE_SERVER} from '../helpers/bundle.js'
 import {CLIENT_LINES, RUN_JS, connectStdio} from '../helpers/clients.js'
 
 /** The environment Codex gives a stdio MCP server: a short allow-list, no npm, no node on PATH. */
@@ -78,6 +78,8 @@ describe('ak exec config and ak exec tools against a served AgentExec', () => {
         await chmod(installed, 0o755)
         await symlink(path.relative(path.join(prefix, 'bin'), installed), path.join(prefix, 'bin', bin))
       }
+      // The agentexec launcher imports the bundle beside it.
+      await copyFile(STANDALONE_BUNDLE, path.join(packageRoot, 'dist', path.basename(STANDALONE_BUNDLE)))
     })
 
     after(async () => {
