@@ -218,10 +218,22 @@ function signal(pid: number, name: NodeJS.Signals): void {
 function signalTarget(target: StopTarget, name: NodeJS.Signals): number[] {
   const leaders = target.leaders()
   const found = selectTargetProcesses(listProcesses(), target.tags, leaders, pipeHolders(target.pipes ?? new Set()))
-  for (const leader of leaders) signal(-leader, name)
+  // Each process gets the signal once: a shell that receives a second SIGTERM while it handles
+  // the first (running its EXIT trap) dies at once without finishing it (bash's termsig handler),
+  // so a profile's lock would be left behind.
+  const signalled = new Set<number>()
+  for (const leader of leaders) {
+    signal(-leader, name)
+    signalled.add(leader)
+  }
   for (const info of found) {
-    if (info.pgid === info.pid) signal(-info.pid, name)
-    signal(info.pid, name)
+    if (signalled.has(info.pgid)) continue
+    if (info.pgid === info.pid) {
+      signal(-info.pid, name)
+      signalled.add(info.pid)
+    } else {
+      signal(info.pid, name)
+    }
   }
   return [...new Set([...leaders, ...found.map((info) => info.pid)])]
 }
