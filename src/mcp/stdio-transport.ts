@@ -31,6 +31,13 @@ const CLIENT_GONE_CODES = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED'
  * answered with a JSON-RPC error unless it is a notification (CheckedReadBuffer). `onMessage` is
  * shown every message read, before the SDK handles it.
  */
+/**
+ * How long, in ms, a stdio server whose input ended still waits for the answers of calls the
+ * client sent before the end (a script that pipes its requests in and closes stdin at once), before
+ * it closes the connection and stops what those calls started.
+ */
+export const STDIO_END_ANSWER_WAIT_MS = 2000
+
 export function watchedStdioTransport(log: Logger, onMessage?: (message: unknown) => void): {
   transport: StdioServerTransport
   ended: Promise<StdioEnd>
@@ -47,7 +54,25 @@ export function watchedStdioTransport(log: Logger, onMessage?: (message: unknown
   let deliverFinalLine = (): boolean => false
   let hadFinalLine: boolean | undefined
   const readFinalLine = (): boolean => (hadFinalLine ??= deliverFinalLine())
-  const afterFinalLine = (then: () => void) => (readFinalLine() ? setImmediate(then) : then())
+  // Requests read whose answer was not sent yet: at the end of input they get STDIO_END_ANSWER_WAIT_MS
+  // to be answered, so a client that sends its calls and closes stdin at once still gets them.
+  const unanswered = new Set<string | number>()
+  let answeredAll: (() => void) | undefined
+  const afterAnswers = (then: () => void) => {
+    if (unanswered.size === 0) return then()
+    const timer = setTimeout(finish, STDIO_END_ANSWER_WAIT_MS)
+    const previous = answeredAll
+    answeredAll = finish
+    let isDone = false
+    function finish() {
+      if (isDone) return
+      isDone = true
+      clearTimeout(timer)
+      previous?.()
+      then()
+    }
+  }
+  const afterFinalLine = (then: () => void) => (readFinalLine() ? setImmediate(() => afterAnswers(then)) : afterAnswers(then))
   const clientGone = () => afterFinalLine(() => settle({reason: 'stdin-closed'}))
   const onSignal = (signal: NodeJS.Signals) => settle({reason: signal as StopSignal})
   process.stdin.once('end', clientGone)
@@ -64,7 +89,11 @@ export function watchedStdioTransport(log: Logger, onMessage?: (message: unknown
       const reader = new CheckedReadBuffer(({answer, logLine}) => {
         log.info(logLine)
         if (answer) this.send(answer).catch(() => undefined)
-      }, undefined, onMessage)
+      }, undefined, (message) => {
+        const {id, method} = message as {id?: unknown; method?: unknown}
+        if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) unanswered.add(id)
+        onMessage?.(message)
+      })
       ;(this as unknown as {_readBuffer: CheckedReadBuffer})._readBuffer = reader
       deliverFinalLine = () => {
         const message = reader.finish()
@@ -79,6 +108,9 @@ export function watchedStdioTransport(log: Logger, onMessage?: (message: unknown
 
     override send(message: JSONRPCMessage): Promise<void> {
       if (this.isClosed) return Promise.reject(new Error('StdioServerTransport is closed'))
+      if (('result' in message || 'error' in message) && message.id !== undefined && message.id !== null && unanswered.delete(message.id)) {
+        if (unanswered.size === 0) answeredAll?.()
+      }
       // The SDK's framing (serializeMessage): one JSON text and a line break.
       return this.writer.write(`${JSON.stringify(message)}\n`)
     }

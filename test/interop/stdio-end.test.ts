@@ -84,3 +84,30 @@ describe('ak writing to a pipe its reader closed early', () => {
     expect(stderr).to.equal('')
   })
 })
+
+describe('ak exec serve over stdio, when its input ends with calls still being answered', () => {
+  it('writes the answer of every call sent before the end, then exits 0', async () => {
+    const workspace = await mkdtemp(path.join(tmpdir(), 'ak-stdio-piped-'))
+    try {
+      const lines = [
+        {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'piped', version: '1'}}},
+        {jsonrpc: '2.0', method: 'notifications/initialized'},
+        {jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'list', arguments: {}}},
+        {jsonrpc: '2.0', id: 3, method: 'tools/call', params: {name: 'exec_command', arguments: {cmd: 'sleep 0.3; echo done', yield_time_ms: 5000}}},
+        {jsonrpc: '2.0', id: 4, method: 'tools/call', params: {name: 'search', arguments: {query: 'nothing-here'}}},
+      ]
+      // As `… < requests.jsonl` or a pipe from a script sends them: everything, then the end.
+      const server = spawn(process.execPath, [RUN_JS, 'exec', 'serve', '--level', 'terminal', '--workspace', workspace], {stdio: ['pipe', 'pipe', 'pipe']})
+      let stdout = ''
+      server.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+      server.stdin.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(''))
+      const code = await new Promise<number | null>((resolve) => server.once('exit', resolve))
+      expect(code).to.equal(0)
+      const answered = stdout.trim().split('\n').map((line) => (JSON.parse(line) as {id: number}).id)
+      expect(answered.sort()).to.deep.equal([1, 2, 3, 4])
+      expect(stdout).to.contain('done')
+    } finally {
+      await rm(workspace, {recursive: true, force: true})
+    }
+  })
+})
