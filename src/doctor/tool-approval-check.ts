@@ -85,11 +85,15 @@ export function approvalFix(name: string, entry: McpServerEntry, file: string, c
  * `files` or `terminal`: its tools that change something need approval in Codex unless the entry
  * has `default_tools_approval_mode = "approve"` (or the tool's own `approval_mode`), so without it
  * `codex exec` declines edit, exec_command and write_stdin. A warning per problem, naming the
- * tools; ok when there is nothing to decline (or no such entry).
+ * tools; ok when there is nothing to decline (or no such entry, or no config); a warning when the
+ * config exists but cannot be read or parsed.
  */
 export function checkExecApproval(codexHome: string, config: TomlFile): CheckResult {
   const file = codexConfigPath(codexHome)
-  if (config.status !== 'ok') return ok(CHECK, `no ${file} to read`)
+  if (config.status === 'missing') return ok(CHECK, `no ${file} to read`)
+  if (config.status !== 'ok') {
+    return warn(CHECK, `cannot check the AgentExec entries of ${file}: ${config.reason}`, `fix ${file} (Codex cannot load it either), then run ak doctor again`)
+  }
   const entries = Object.entries(mcpServersOf(config.data)).flatMap(([name, entry]) => {
     const level = agentExecLevelOf(entry)
     return level === undefined ? [] : [{name, entry, level}]

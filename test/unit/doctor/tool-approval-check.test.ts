@@ -63,6 +63,13 @@ describe('doctor: whether Codex would decline the tools of AgentExec entries', (
   describe('checkExecApproval', () => {
     const terminal = (extra = '') => entry('ak-exec', '/usr/bin/node', ['/src/ak/bin/run.js', 'exec', 'serve', '--level', 'terminal'], extra)
 
+    it('warns, instead of saying there is no config, when the config exists but cannot be parsed', () => {
+      const result = checkExecApproval(HOME, {status: 'invalid', text: '[a]\n[a]\n', reason: 'line 2: cannot redefine table a'})
+      expect(result.status).to.equal('warn')
+      expect(result.detail).to.contain('cannot check the AgentExec entries').and.contain('line 2: cannot redefine table a')
+      expect(checkExecApproval(HOME, {status: 'missing'}).status).to.equal('ok')
+    })
+
     it('warns about an entry at terminal without the approval mode, naming the tools codex exec declines', () => {
       const result = checkExecApproval(HOME, config(terminal()))
       expect(result.status).to.equal('warn')
