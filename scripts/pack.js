@@ -16,7 +16,10 @@ const pjson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
 const {values} = parseArgs({options: {out: {type: 'string', default: path.join(root, 'dist', 'pack')}}})
 const out = path.resolve(values.out)
 
-/** What @agentorg/exec holds, as paths in this repository (README.md comes from packages/exec/). */
+/**
+ * What @agentorg/exec holds, as paths in this repository. Each package's README.md comes from
+ * packages/<name>/: the clone's README speaks of working from a clone.
+ */
 const EXEC_FILES = ['dist/agentexec.js', 'dist/agentexec-bundle.mjs', 'dist/exec.js', 'dist/exec.d.ts', 'dist/types', 'LICENSE', 'NOTICE']
 
 for (const file of EXEC_FILES) {
@@ -26,7 +29,11 @@ rmSync(out, {recursive: true, force: true})
 mkdirSync(out, {recursive: true})
 
 packStaged(EXEC_FILES, {'packages/exec/README.md': 'README.md'}, execPackageJson())
-packStaged(pjson.files, {}, akPackageJson())
+packStaged(
+  pjson.files.filter((file) => file !== 'README.md'),
+  {'packages/ak/README.md': 'README.md'},
+  akPackageJson(),
+)
 
 /**
  * Copies `files` (paths in this repository) and `renamed` (repository path → package path) into

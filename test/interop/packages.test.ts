@@ -105,6 +105,12 @@ describe('the npm packages, installed from their tarballs', function () {
     expect(readme).to.contain(['```js', ...README_SNIPPET, '```'].join('\n'))
   })
 
+  it("@agentorg/ak's README speaks to those who installed it, not of a clone", () => {
+    const readme = readFileSync(path.join(installs['@agentorg/ak']!, 'node_modules', '@agentorg', 'ak', 'README.md'), 'utf8')
+    expect(readme).to.contain('npm install -g @agentorg/ak').and.contain('ak exec config --client codex')
+    expect(readme).to.not.match(/npm ci|bin\/run\.js|npm test|\]\(docs\//)
+  })
+
   it('runs the README\'s library usage against @agentorg/exec, served to a real MCP client under /any/path', async () => {
     const folder = installs['@agentorg/exec']!
     const workspace = path.join(scratch, 'workspace')
