@@ -239,8 +239,12 @@ function runBounded(
       clearTimeout(timer)
       options.signal.removeEventListener('abort', onAbort)
       const stdout = outBytes > MAX_SNAPSHOT_BYTES ? '' : Buffer.concat(out).toString('utf8')
-      // Whatever the profile left running in the capture's process group goes with it, gently too.
-      void stop().then(() => resolve({code, stdout, stderr: Buffer.concat(err).toString('utf8'), timedOut}))
+      const result = {code, stdout, stderr: Buffer.concat(err).toString('utf8'), timedOut}
+      // In the sandbox, what the profile left running died with the sandbox's PID namespace when
+      // the shell exited; waiting on the group's last members as they go only delayed the snapshot
+      // (a full grace for each run). Outside, it goes with the capture, gently too.
+      if (options.isWrapped && stopping === undefined) resolve(result)
+      else void stop().then(() => resolve(result))
     })
   })
 }
