@@ -184,7 +184,7 @@ describe('search over stdio on this repository', () => {
     const client = await connectStdio('v2 (2026-07-28)', ['exec', 'serve', '--workspace', REPO_ROOT])
     try {
       const answer = await client.call('search', {query: 'registerTool(', glob: 'src/**/*.ts'})
-      expect(answer.text).to.match(/^src\/exec\/server\.ts:\d+:\s+(return )?server\.registerTool\($/m)
+      expect(answer.text).to.match(/^src\/exec\/serving\/server\.ts:\d+:\s+(return )?server\.registerTool\($/m)
       expect(answer.text).not.to.match(/^(dist|node_modules)\//m)
     } finally {
       await client.close()
