@@ -8,7 +8,8 @@
 
 import {readNamedFile} from '../../named-file.js'
 import {IGNORE_FILE_MAX_BYTES, IGNORE_FILE_MAX_LINE_BYTES} from '../limits.js'
-import {compileIgnoreLine} from './ignore-pattern.js'
+import {type IgnorePattern, compileIgnoreLine} from './ignore-pattern.js'
+import {IGNORE_CASE} from './ignore-rules.js'
 
 /** An ignore file's usable rules, and what of it was left out. */
 export interface IgnoreFileText {
@@ -16,6 +17,8 @@ export interface IgnoreFileText {
   text: string
   /** What was left out, as a short phrase ("2 lines longer than 4096 bytes"), or undefined when nothing was. */
   skipped?: string
+  /** The kept rules compiled (with IGNORE_CASE), in order, for IgnoreRules.withPatterns: each rule is compiled once. */
+  patterns: IgnorePattern[]
 }
 
 /**
@@ -44,6 +47,7 @@ export function usableRules(bytes: Buffer, isCut: boolean): IgnoreFileText {
   let tooLong = 0
   let unusable = 0
   const lines: string[] = []
+  const patterns: IgnorePattern[] = []
   let start = 0
   while (start < bytes.length) {
     let end = bytes.indexOf(0x0a, start)
@@ -53,10 +57,13 @@ export function usableRules(bytes: Buffer, isCut: boolean): IgnoreFileText {
       lines.push('')
     } else {
       const line = bytes.toString('utf8', start, end)
-      if (isUsable(line)) lines.push(line)
-      else {
+      const compiled = compiledRule(line)
+      if (compiled === null) {
         unusable++
         lines.push('')
+      } else {
+        lines.push(line)
+        if (compiled) patterns.push(compiled)
       }
     }
     start = end + 1
@@ -66,21 +73,21 @@ export function usableRules(bytes: Buffer, isCut: boolean): IgnoreFileText {
   if (unusable > 0) parts.push(`${unusable} ${unusable === 1 ? 'rule' : 'rules'} that cannot be compiled`)
   if (isCut) parts.push(`everything past its first ${IGNORE_FILE_MAX_BYTES / 1024} KiB`)
   const text = lines.join('\n')
-  return parts.length > 0 ? {text, skipped: parts.join(', ')} : {text}
+  return parts.length > 0 ? {text, skipped: parts.join(', '), patterns} : {text, patterns}
 }
 
 /**
- * Whether ignore-pattern.ts can compile `line` as a rule: its regular expressions are built when
- * the rule is compiled, so a rule that cannot be (too large for the regex engine) throws here, not
- * mid-walk.
+ * `line` compiled by ignore-pattern.ts (its regular expressions are built then, so a rule too large
+ * for the regex engine throws here, not mid-walk): the pattern, undefined for a comment or blank
+ * line, or null for a rule that cannot be compiled.
  */
-function isUsable(line: string): boolean {
+function compiledRule(line: string): IgnorePattern | undefined | null {
   try {
-    const pattern = compileIgnoreLine(line.endsWith('\r') ? line.slice(0, -1) : line, false)
+    const pattern = compileIgnoreLine(line.endsWith('\r') ? line.slice(0, -1) : line, IGNORE_CASE)
     pattern?.matches('a')
-    return true
+    return pattern
   } catch {
-    return false
+    return null
   }
 }
 

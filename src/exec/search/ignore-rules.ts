@@ -7,6 +7,9 @@ interface Rule {
   prefix: string
 }
 
+/** Whether ignore patterns match letters in either case: git's default `core.ignoreCase` for each system (true on macOS). */
+export const IGNORE_CASE = process.platform === 'darwin'
+
 /**
  * Git's ignore rules for one folder of the workspace: every ignore file from the workspace root
  * down to that folder, in one list.
@@ -50,14 +53,22 @@ export class IgnoreRules {
    * @param text the ignore file's contents (`\n` or `\r\n` line breaks).
    */
   withFile(folder: string, text: string): IgnoreRules {
-    const prefix = folder === '' ? '' : `${folder}/`
-    const ignoreCase = process.platform === 'darwin'
-    const added: Rule[] = []
+    const patterns: IgnorePattern[] = []
     for (const line of text.split('\n')) {
-      const pattern = compileIgnoreLine(line.endsWith('\r') ? line.slice(0, -1) : line, ignoreCase)
-      if (pattern) added.push({pattern, prefix})
+      const pattern = compileIgnoreLine(line.endsWith('\r') ? line.slice(0, -1) : line, IGNORE_CASE)
+      if (pattern) patterns.push(pattern)
     }
-    return added.length === 0 ? this : new IgnoreRules([...this.rules, ...added])
+    return this.withPatterns(folder, patterns)
+  }
+
+  /**
+   * These rules followed by `patterns`, an ignore file's patterns already compiled (with
+   * IGNORE_CASE), relative to `folder` as in withFile.
+   */
+  withPatterns(folder: string, patterns: readonly IgnorePattern[]): IgnoreRules {
+    if (patterns.length === 0) return this
+    const prefix = folder === '' ? '' : `${folder}/`
+    return new IgnoreRules([...this.rules, ...patterns.map((pattern) => ({pattern, prefix}))])
   }
 
   /**

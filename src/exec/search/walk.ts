@@ -379,7 +379,7 @@ async function withFolderRules(
     const read = await readIgnoreFileBelow(lease, names)
     if (read === undefined) continue
     if (read.skipped !== undefined) notes?.add(folder.shown === '' ? name : `${folder.shown}/${name}`, read.skipped)
-    result = result.withFile(folder.ruled, read.text)
+    result = result.withPatterns(folder.ruled, read.patterns)
   }
   return result
 }

@@ -7,7 +7,21 @@ import {IgnoreRules} from '../../../../src/exec/search/ignore-rules.js'
 describe('reading an ignore file within limits', () => {
   it('keeps every line of an ordinary file and notes nothing', () => {
     const read = usableRules(Buffer.from('# build output\ndist/\n\n!keep.log\n*.log\n'), false)
-    expect(read).to.deep.equal({text: '# build output\ndist/\n\n!keep.log\n*.log'})
+    const {patterns, ...rest} = read
+    expect(rest).to.deep.equal({text: '# build output\ndist/\n\n!keep.log\n*.log'})
+    expect(patterns.map((pattern) => [pattern.isNegated, pattern.isFolderOnly])).to.deep.equal([
+      [false, true],
+      [true, false],
+      [false, false],
+    ])
+    const rules = IgnoreRules.none().withPatterns('', patterns)
+    // `*.log` comes after `!keep.log`, so it ignores keep.log again; `dist/` matches a folder only.
+    expect([rules.isIgnored('dist', true), rules.isIgnored('a.log', false), rules.isIgnored('keep.log', false), rules.isIgnored('dist', false)]).to.deep.equal([
+      true,
+      true,
+      true,
+      false,
+    ])
   })
 
   it('leaves out a line one byte over the limit, keeps one at it, and the rules after it still hold', () => {
