@@ -1,5 +1,6 @@
 /** Process checks for tests that must prove a command was stopped. */
 import {expect} from 'chai'
+import {spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 
@@ -53,4 +54,17 @@ export async function startSleep(client: TestClient): Promise<RunningSleep> {
   expect(pid, output).to.be.above(0)
   expect(isAlive(pid)).to.equal(true)
   return {sessionId, pid}
+}
+
+/**
+ * Why a server of this checkout cannot run as user `uid` here (undefined when it can): the
+ * checkout or its Node.js lies below a folder that user may not enter (a clone in a `mktemp -d`
+ * folder, mode 0700), or setpriv is missing or not allowed. Tests that serve as another user skip
+ * with this reason.
+ */
+export function cannotServeAs(uid: number, entry: string): string | undefined {
+  const probe = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', 'require("fs").accessSync(process.argv[1], 4)', entry])
+  if (probe.error) return `setpriv could not run (${probe.error.message})`
+  if (probe.status !== 0) return `uid ${uid} cannot read ${entry} or run ${process.execPath} (a folder above is closed to it)`
+  return undefined
 }

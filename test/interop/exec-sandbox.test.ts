@@ -9,6 +9,7 @@ import path from 'node:path'
 
 import {MIN_BWRAP_VERSION, checkSandbox, findBwrap} from '../../src/exec/terminal/sandbox.js'
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
+import {cannotServeAs} from '../helpers/processes.js'
 import {runToExit} from '../helpers/http-server.js'
 
 /** Where bubblewrap can run here; tests that need it are skipped, saying why, where it cannot. */
@@ -196,6 +197,11 @@ for (const mode of ['workspace-write', 'read-only'] as const) {
  * process is root and `setpriv` exists, an unprivileged user that owns the test's folders.
  */
 const UNPRIVILEGED = {uid: 65534, gid: 65534}
+/** Empty, or why uid UNPRIVILEGED.uid cannot run this checkout's server here. */
+function unprivilegedSkip(): string {
+  const reason = cannotServeAs(UNPRIVILEGED.uid, RUN_JS)
+  return reason === undefined ? '' : ` (skipped: ${reason})`
+}
 const SERVER_USERS = [
   {name: 'root', runAs: undefined as string[] | undefined, skip: process.getuid?.() === 0 ? '' : ' (skipped: the tests run as a user, not root)'},
   {
@@ -204,9 +210,9 @@ const SERVER_USERS = [
     skip:
       process.getuid?.() !== 0
         ? ' (skipped: only root can start a server as another user)'
-        : spawnSync('setpriv', ['--version']).status === 0
-          ? ''
-          : ' (skipped: setpriv is not installed)',
+        : spawnSync('setpriv', ['--version']).status !== 0
+          ? ' (skipped: setpriv is not installed)'
+          : unprivilegedSkip(),
   },
 ]
 

@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import {IGNORE_FILE_MAX_BYTES, IGNORE_FILE_MAX_LINE_BYTES} from '../../src/exec/limits.js'
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
-import {waitUntilGone} from '../helpers/processes.js'
+import {cannotServeAs, waitUntilGone} from '../helpers/processes.js'
 
 // Files ak opens because of their name (edit locks, temporary files, ignore files), planted by
 // whoever can write in the workspace, against the built server through a real client.
@@ -191,6 +191,11 @@ describe(`lock, temporary and ignore names planted as special files, client ${CL
     const nobody = 65534
     if (process.getuid?.() !== 0 || !tryRun('setpriv', [`--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', 'true'])) {
       console.log('      (skipped: running a server as another user needs root and setpriv)')
+      this.skip()
+    }
+    const unreachable = cannotServeAs(nobody, RUN_JS)
+    if (unreachable !== undefined) {
+      console.log(`      (skipped: ${unreachable})`)
       this.skip()
     }
     const base = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-sticky-')))
