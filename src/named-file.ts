@@ -10,7 +10,7 @@
  * Kept outside `src/exec` and `src/codex` so that both use the same rule.
  */
 import type {BigIntStats, Stats} from 'node:fs'
-import {constants as fsConstants} from 'node:fs'
+import {closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync} from 'node:fs'
 import {type FileHandle, lstat, open} from 'node:fs/promises'
 
 const {O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK} = fsConstants
@@ -82,6 +82,42 @@ export async function readNamedFile(path: string | Buffer, maxBytes: number): Pr
     return {kind: 'file', bytes: bytes.subarray(0, filled), size, isCut: size > maxBytes, info}
   } finally {
     await handle.close()
+  }
+}
+
+/**
+ * `readNamedFile` for a thread that may block (a search worker): the same rules and answers,
+ * with synchronous calls.
+ * @throws the system error of `lstat`, `open` or `read` for anything but a missing file or one
+ *   that is not regular
+ */
+export function readNamedFileSync(path: string | Buffer, maxBytes: number): NamedFile {
+  let fd: number
+  try {
+    const seen = lstatSync(path)
+    if (!seen.isFile()) return {kind: 'not-a-file', what: describeFileType(seen)}
+    fd = openSync(path, NAMED_FILE_READ_FLAGS)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return {kind: 'missing'}
+    if (code === 'ELOOP' || code === 'EMLINK') return {kind: 'not-a-file', what: 'a symbolic link'}
+    if (code === 'ENXIO') return {kind: 'not-a-file', what: 'a socket'}
+    throw error
+  }
+  try {
+    const info = fstatSync(fd, {bigint: true})
+    if (!info.isFile()) return {kind: 'not-a-file', what: describeFileType(info)}
+    const size = Number(info.size)
+    const bytes = Buffer.alloc(Math.min(size, maxBytes))
+    let filled = 0
+    while (filled < bytes.length) {
+      const read = readSync(fd, bytes, filled, bytes.length - filled, filled)
+      if (read === 0) break
+      filled += read
+    }
+    return {kind: 'file', bytes: bytes.subarray(0, filled), size, isCut: size > maxBytes, info}
+  } finally {
+    closeSync(fd)
   }
 }
 

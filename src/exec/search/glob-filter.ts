@@ -158,6 +158,18 @@ function classEnd(pattern: string, start: number): number {
  * without a fixed leading folder, such as `*.ts` or `**\/x`); then every folder is walked.
  */
 export function createFolderFilter(patterns: readonly string[]): ((folder: string) => boolean) | undefined {
+  const bases = folderFilterBases(patterns)
+  if (!bases) return undefined
+  return (folder) => bases.some((base) => folder === base || folder.startsWith(`${base}/`) || base.startsWith(`${folder}/`))
+}
+
+/**
+ * The fixed leading folders of the include patterns of `search`'s `glob` argument: a folder can
+ * hold a file they pass only when it is one of them, lies below one or lies above one (see
+ * createFolderFilter, which the search workers' walk tasks repeat with these). Undefined when some
+ * include pattern has none.
+ */
+export function folderFilterBases(patterns: readonly string[]): string[] | undefined {
   const bases: string[] = []
   for (const raw of patterns) {
     if (raw.startsWith('!')) continue
@@ -167,6 +179,5 @@ export function createFolderFilter(patterns: readonly string[]): ((folder: strin
     if (base === '' || base.includes('\\')) return undefined
     bases.push(base)
   }
-  if (bases.length === 0) return undefined
-  return (folder) => bases.some((base) => folder === base || folder.startsWith(`${base}/`) || base.startsWith(`${folder}/`))
+  return bases.length === 0 ? undefined : bases
 }

@@ -6,7 +6,7 @@
  * cannot compile, are left out; what was left out is described for the answer's note.
  */
 
-import {readNamedFile} from '../../named-file.js'
+import {type NamedFile, readNamedFile, readNamedFileSync} from '../../named-file.js'
 import {IGNORE_FILE_MAX_BYTES, IGNORE_FILE_MAX_LINE_BYTES} from '../limits.js'
 import {type IgnorePattern, compileIgnoreLine} from './ignore-pattern.js'
 import {IGNORE_CASE} from './ignore-rules.js'
@@ -27,7 +27,22 @@ export interface IgnoreFileText {
  *   symlinked ignore file either) or it cannot be read
  */
 export async function readIgnoreFile(path: string | Buffer): Promise<IgnoreFileText | undefined> {
-  const found = await readNamedFile(path, IGNORE_FILE_MAX_BYTES).catch(() => undefined)
+  return rulesOf(await readNamedFile(path, IGNORE_FILE_MAX_BYTES).catch(() => undefined))
+}
+
+/** `readIgnoreFile` for a thread that may block (a search worker's walk task). */
+export function readIgnoreFileSync(path: string | Buffer): IgnoreFileText | undefined {
+  let found: NamedFile | undefined
+  try {
+    found = readNamedFileSync(path, IGNORE_FILE_MAX_BYTES)
+  } catch {
+    found = undefined
+  }
+  return rulesOf(found)
+}
+
+/** The usable rules of what reading an ignore file found (see readIgnoreFile). */
+function rulesOf(found: NamedFile | undefined): IgnoreFileText | undefined {
   if (found?.kind !== 'file') return undefined
   let {bytes} = found
   if (found.isCut) {

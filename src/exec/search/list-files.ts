@@ -6,10 +6,24 @@ import {SEARCH_MAX_ANSWER_CHARS} from '../limits.js'
 import type {Workspace} from '../workspace.js'
 import {compileGlobs, createFolderFilter} from './glob-filter.js'
 import {IgnoreFileNotes} from './ignore-file.js'
-import {SEARCH_BATCH_BYTES, batchBytes, relativeBytes} from './run-search.js'
+import {relativeBytes} from './run-search.js'
 import type {ScanRequest} from './scanner.js'
 import {type WalkedFile, walkFiles} from './walk.js'
 import type {SearchWorkerPool} from './worker-pool.js'
+
+/**
+ * Bytes of paths handed to a worker at once (a path's length counts, in UTF-16 units for text):
+ * about 200 absolute paths of a source tree. Handing a batch over costs in proportion to its message, and
+ * a batch of a fixed count of files costs more for deep paths; this keeps messages few (each costs
+ * both threads a copy and a turn of their event loops) and still spreads a search over the workers.
+ */
+export const SEARCH_BATCH_BYTES = 16 * 1024
+
+/** What `file` adds to its batch's size (see `SEARCH_BATCH_BYTES`): its path, and its shown path when that is sent too. */
+export function batchBytes(file: WalkedFile, withShown: boolean): number {
+  return file.path.length + (withShown ? file.shown.length : 0)
+}
+
 
 /** A `search` call without a query: which files below `path` match `globs`. */
 export interface FileListRequest {

@@ -4,29 +4,14 @@ import {statConfined} from '../files/confined-open.js'
 import {codePointCount} from '../code-points.js'
 import {BINARY_SNIFF_BYTES, SEARCH_MAX_ANSWER_CHARS, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
 import type {ResolvedPath, Workspace} from '../workspace.js'
-import {compileGlobs, createFolderFilter} from './glob-filter.js'
+import {compileGlobs, folderFilterBases} from './glob-filter.js'
 import {IgnoreFileNotes} from './ignore-file.js'
 import {compileQuery, type QueryInput} from './query.js'
 import {withPrefilter} from './regex-prefilter.js'
+import {walkInParallel} from './parallel-walk.js'
 import type {ScanRequest, ScanResult} from './scanner.js'
-import {type WalkedFile, walkFiles} from './walk.js'
-import {SearchJobFinishedError, type SearchWorkerPool} from './worker-pool.js'
-
-/**
- * Bytes of paths handed to a worker at once (a path's length counts, in UTF-16 units for text):
- * about 200 absolute paths of a source tree. Handing a batch over costs in proportion to its message, and
- * a batch of a fixed count of files costs more for deep paths; this keeps messages few (each costs
- * both threads a copy and a turn of their event loops) and still spreads a search over the workers.
- */
-export const SEARCH_BATCH_BYTES = 16 * 1024
-
-/** What `file` adds to its batch's size (see `SEARCH_BATCH_BYTES`): its path, and its shown path when that is sent too. */
-export function batchBytes(file: WalkedFile, withShown: boolean): number {
-  return file.path.length + (withShown ? file.shown.length : 0)
-}
-
-/** Batches in flight per worker: one running and one waiting, so no worker idles between batches. */
-const BATCHES_IN_FLIGHT_PER_WORKER = 2
+import type {WalkResult} from './walk-task.js'
+import type {SearchWorkerPool} from './worker-pool.js'
 
 /** One `search` call, with defaults already applied. */
 export interface SearchRequest {
@@ -74,10 +59,10 @@ export interface SearchOutcome {
 }
 
 /**
- * Runs one search: resolves `path` inside the workspace, walks it on this thread (async, so the
- * server keeps answering other calls) and scans batches of files on the pool's workers. Results
- * come back in walk order whatever order the batches finish in; once more than `maxResults`
- * lines have matched, the walk stops and queued batches are dropped.
+ * Runs one search: resolves `path` inside the workspace, and walks and scans it on the pool's
+ * workers (see parallel-walk.ts), this thread keeping the order. Results come back in walk order
+ * whatever order the workers finish in; once more than `maxResults` lines have matched, or the
+ * answer would pass SEARCH_MAX_ANSWER_CHARS, the walk stops and queued tasks are dropped.
  * @throws BadInputError for an invalid query, regex or glob, or a target that is neither a folder nor a file.
  * @throws OutsideWorkspaceError, NotFoundError for a bad `path` (from `Workspace.resolve`).
  * @throws LimitReachedError when the search passes the pool's time limit.
@@ -106,74 +91,42 @@ export async function runSearch(options: {
     root: workspace.rootBytes,
   }
 
-  const batches: WalkedFile[][] = []
-  const results: ScanResult[] = []
-  const inFlight = new Set<Promise<void>>()
-  let settled = 0
+  // What the walk found, in walk order: each part's matches refer to files by index into its `paths`.
+  const parts: Array<{paths: string[]; result: ScanResult | WalkResult}> = []
   let settledMatches = 0
   let settledChars = 0
   let isCut = false
-  let failure: unknown
-
-  const advance = (): void => {
-    for (let result = results[settled]; result && !isCut; result = results[settled]) {
-      settledMatches += result.matches.length
-      const files = batches[settled] as WalkedFile[]
-      for (const [fileIndex, line, text] of result.matches) settledChars += answerLineChars((files[fileIndex] as WalkedFile).shown, line, text)
-      // Only the paths of batches that matched are needed later; let a huge walk's others go.
-      if (result.matches.length === 0 && result.tooLarge.length === 0 && result.unreadable.length === 0) batches[settled] = []
-      settled++
-      if (settledMatches > request.maxResults || settledChars > SEARCH_MAX_ANSWER_CHARS) isCut = true
-    }
+  const settle = (paths: string[], result: ScanResult | WalkResult): boolean => {
+    for (const [fileIndex, line, text] of result.matches) settledChars += answerLineChars(paths[fileIndex] as string, line, text)
+    settledMatches += result.matches.length
+    // Only the counts of a part that named no file are needed later; let a huge walk's others go.
+    parts.push(result.matches.length === 0 && result.tooLarge.length === 0 && result.unreadable.length === 0 ? {paths: [], result: {...result, paths: []}} : {paths, result})
+    if (settledMatches > request.maxResults || settledChars > SEARCH_MAX_ANSWER_CHARS) isCut = true
+    return isCut
   }
-  const job = pool.startJob(options.signal ? {signal: options.signal} : {})
-  const dispatch = (files: WalkedFile[]): void => {
-    const index = batches.push(files) - 1
-    const scan: ScanRequest = {...scanBase, files: files.map((file) => file.path)}
-    // The glob is matched in the workers, under the search's time limit (see compileGlobs).
-    if (glob) Object.assign(scan, {glob, paths: files.map((file) => file.shown)})
-    const done = job.scan(scan).then(
-      (result) => {
-        results[index] = result
-        advance()
-      },
-      (error: unknown) => {
-        if (!(error instanceof SearchJobFinishedError)) failure ??= error
-      },
-    )
-    inFlight.add(done)
-    void done.then(() => inFlight.delete(done))
-  }
-  const isStopped = (): boolean => isCut || failure !== undefined
   const ignoreNotes = new IgnoreFileNotes()
-
+  const job = pool.startJob(options.signal ? {signal: options.signal} : {})
   try {
     if (info.isFile()) {
-      dispatch([{path: target.real, shown: target.relative}])
+      const scan: ScanRequest = {...scanBase, files: [target.real]}
+      if (glob) Object.assign(scan, {glob, paths: [target.relative]})
+      settle([target.relative], await job.scan(scan))
     } else {
-      const maxInFlight = pool.size * BATCHES_IN_FLIGHT_PER_WORKER
-      let pending: WalkedFile[] = []
-      let pendingBytes = 0
-      for await (const files of walkFiles(workspace, targetBytes, createFolderFilter(request.globs), undefined, ignoreNotes)) {
-        for (const file of files) {
-          pending.push(file)
-          pendingBytes += batchBytes(file, glob !== undefined)
-          if (pendingBytes >= SEARCH_BATCH_BYTES) {
-            dispatch(pending)
-            pending = []
-            pendingBytes = 0
-          }
-        }
-        while (inFlight.size >= maxInFlight && !isStopped()) await Promise.race(inFlight)
-        if (isStopped()) break
-      }
-      if (pending.length > 0 && !isStopped()) dispatch(pending)
+      const folderBases = folderFilterBases(request.globs)
+      await walkInParallel({
+        workspace,
+        start: targetBytes,
+        job,
+        poolSize: pool.size,
+        scan: glob ? {...scanBase, glob} : scanBase,
+        ...(folderBases ? {folderBases} : {}),
+        notes: ignoreNotes,
+        onResult: (result) => settle(result.paths, result),
+      })
     }
-    while (inFlight.size > 0 && !isStopped()) await Promise.race(inFlight)
   } finally {
     job.finish()
   }
-  if (failure !== undefined) throw failure
 
   const outcome: SearchOutcome = {
     target: target.relative,
@@ -186,12 +139,10 @@ export async function runSearch(options: {
     unreadable: [],
   }
   let chars = 0
-  for (let index = 0; index < settled; index++) {
-    const result = results[index] as ScanResult
-    const files = batches[index] as WalkedFile[]
+  for (const {paths, result} of parts) {
     for (const [fileIndex, line, text] of result.matches) {
       if (outcome.cutBy) break
-      const path = (files[fileIndex] as WalkedFile).shown
+      const path = paths[fileIndex] as string
       const size = answerLineChars(path, line, text)
       if (outcome.matches.length >= request.maxResults) outcome.cutBy = 'max_results'
       else if (chars + size > SEARCH_MAX_ANSWER_CHARS) outcome.cutBy = 'answer_size'
@@ -202,8 +153,8 @@ export async function runSearch(options: {
     }
     outcome.filesSearched += result.filesSearched
     outcome.binaryFiles += result.binaryFiles
-    for (const fileIndex of result.tooLarge) outcome.tooLarge.push((files[fileIndex] as WalkedFile).shown)
-    for (const [fileIndex, why] of result.unreadable) outcome.unreadable.push({path: (files[fileIndex] as WalkedFile).shown, why})
+    for (const fileIndex of result.tooLarge) outcome.tooLarge.push(paths[fileIndex] as string)
+    for (const [fileIndex, why] of result.unreadable) outcome.unreadable.push({path: paths[fileIndex] as string, why})
   }
   outcome.isCut = outcome.cutBy !== undefined
   const ignoreNote = ignoreNotes.note()

@@ -1,10 +1,6 @@
 /**
- * Scanning file contents for one search query: the code that runs inside a search worker.
- *
- * `createScanner` is turned into source text (`Function.prototype.toString`) and evaluated in a
- * worker thread, so it must stay self-contained: no imports, no references to anything outside
- * its own body (Node built-ins come from `process.getBuiltinModule`). Only `import type` is
- * allowed here, because it leaves nothing in the compiled code.
+ * Scanning file contents for one search query: the code that runs inside a search worker, bundled
+ * into the worker's script with worker-main.ts (see worker-source.ts).
  */
 
 /** What to look for. Case-insensitive literals are sent as escaped regexes. */
@@ -31,8 +27,7 @@ export interface GlobSpec {
 }
 
 /**
- * A test of workspace-relative paths against a `GlobSpec`. Self-contained like `createScanner`
- * (the search workers evaluate it from its source text).
+ * A test of workspace-relative paths against a `GlobSpec` (in the search workers).
  */
 export function createGlobTester(spec: GlobSpec): (path: string) => boolean {
   const compile = (source: string | undefined) => (source === undefined ? undefined : new RegExp(source))
@@ -108,8 +103,7 @@ export interface Scanner {
 }
 
 /**
- * Creates a scanner. Self-contained (see the module comment): it is evaluated in worker threads
- * from its source text, and unit tests call it directly.
+ * Creates a scanner: search workers run it (see worker-main.ts), and unit tests call it directly.
  *
  * Each file is opened once without following a symlink (`O_NOFOLLOW`, so a file swapped for a
  * link after the walk is not read through it) and without blocking (`O_NONBLOCK`, so a file
@@ -141,6 +135,8 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
   const FIRST_READ_BYTES = 256 * 1024
   let scratch = Buffer.allocUnsafe(FIRST_READ_BYTES)
   let compiledKey = ''
+  let testedGlob: GlobSpec | undefined
+  let globTester: ((path: string) => boolean) | undefined
   let compiled: {needle?: Buffer; whole?: RegExp; line?: RegExp; isLineByLine?: boolean; required?: Buffer[]} = {}
 
   function compile(query: ScanQuery): void {
@@ -391,7 +387,15 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
   return {
     scan(request) {
       if (request.query) compile(request.query)
-      const passes = request.glob && request.paths ? makeGlobTester(request.glob) : undefined
+      let passes: ((path: string) => boolean) | undefined
+      if (request.glob && request.paths) {
+        // A walk task scans folder after folder with the same glob: compile it once.
+        if (request.glob !== testedGlob) {
+          globTester = makeGlobTester(request.glob)
+          testedGlob = request.glob
+        }
+        passes = globTester
+      }
       const result: ScanResult = {matches: [], filesSearched: 0, binaryFiles: 0, tooLarge: [], unreadable: [], stoppedEarly: false}
       for (let index = 0; index < request.files.length; index++) {
         if (result.matches.length >= request.maxMatches) {

@@ -1,29 +1,32 @@
-import {isUtf8} from 'node:buffer'
 import type {Dirent} from 'node:fs'
 import {closeSync, openSync, readdirSync} from 'node:fs'
 import {readdir} from 'node:fs/promises'
 
-import {displayName, displayText} from '../display-name.js'
+import {displayName} from '../display-name.js'
 import {FOLDER_OPEN_FLAGS, verifyDescriptor} from '../files/confined-open.js'
 import {joinBytes, splitPath, type Workspace} from '../workspace.js'
 import {FolderLease} from './folder-lease.js'
 import {type IgnoreFileNotes, type IgnoreFileText, readIgnoreFile} from './ignore-file.js'
 import {IgnoreRules} from './ignore-rules.js'
+import {
+  ALWAYS_SKIPPED_FOLDERS,
+  asBytes,
+  asText,
+  entriesOfBytes,
+  entriesOfText,
+  join,
+  type ListedEntry,
+  type NameOrBytes,
+  ruleText,
+  withSlash,
+} from './walk-names.js'
 
-/** Folder names never searched, at any depth, whatever the ignore files say. */
-export const ALWAYS_SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules'])
+export {ALWAYS_SKIPPED_FOLDERS, type NameOrBytes} from './walk-names.js'
 
-const SLASH = Buffer.from('/')
 const GIT = Buffer.from('.git')
 const INFO = Buffer.from('info')
 const EXCLUDE = Buffer.from('exclude')
 const GITIGNORE = Buffer.from('.gitignore')
-
-/**
- * A name or path as the walk keeps it: text when it is the exact decoding of its bytes (valid
- * UTF-8, the common case, cheaper to list, join and send to a worker), else the bytes.
- */
-export type NameOrBytes = string | Buffer
 
 /** One file the walk found: its path, and its workspace-relative path in the display form. */
 export interface WalkedFile {
@@ -150,14 +153,6 @@ interface PendingFolder {
   listing: Promise<Listing | undefined> | undefined
 }
 
-/** One entry of a folder listing: its name (see `NameOrBytes`), its display form, and its name as ignore rules see it (see `ruleText`). */
-interface ListedEntry {
-  dirent: Dirent<string> | Dirent<Buffer>
-  name: NameOrBytes
-  shown: string
-  ruled: string
-}
-
 /** An open folder and its entries, sorted by name (bytes). */
 interface Listing {
   lease: FolderLease
@@ -234,16 +229,10 @@ class FolderReader {
     try {
       const self = lease.selfText
       if (self !== undefined) {
-        const dirents = await this.listText(self)
-        if (!dirents.some((dirent) => dirent.name.includes('\uFFFD'))) {
-          const entries = dirents.map((dirent): ListedEntry => ({dirent, name: dirent.name, shown: displayText(dirent.name), ruled: dirent.name}))
-          return {lease, entries: sortTextEntries(entries)}
-        }
+        const entries = entriesOfText(await this.listText(self))
+        if (entries) return {lease, entries}
       }
-      const dirents = await readdir(lease.self, {withFileTypes: true, encoding: 'buffer'})
-      const entries = dirents
-        .map((dirent): ListedEntry => ({dirent, name: asText(dirent.name), shown: displayName(dirent.name), ruled: ruleText(dirent.name)}))
-        .sort((a, b) => Buffer.compare(asBytes(a.name), asBytes(b.name)))
+      const entries = entriesOfBytes(await readdir(lease.self, {withFileTypes: true, encoding: 'buffer'}))
       return {lease, entries}
     } catch {
       lease.release()
@@ -316,26 +305,60 @@ async function readIgnoreFileBelow(lease: FolderLease, names: Buffer[]): Promise
  * through folder descriptors, gathering the rules of the folders above `start`, whose own ignore
  * files are read when it is walked. Restarts from no rules below a folder that is ignored or
  * always skipped, since `start` was named explicitly.
+ * @param read when given, receives each ignore file whose rules are in the result: its folder (as
+ *   rules see it) and its usable text, outermost first.
  * @returns the rules and `start` open, or undefined when a folder on the way cannot be opened.
  */
-async function rulesAbove(workspace: Workspace, start: Buffer, notes?: IgnoreFileNotes): Promise<{rules: IgnoreRules; lease: FolderLease} | undefined> {
+async function rulesAbove(
+  workspace: Workspace,
+  start: Buffer,
+  notes?: IgnoreFileNotes,
+  read?: Array<{folder: string; text: string}>,
+): Promise<{rules: IgnoreRules; lease: FolderLease} | undefined> {
   let lease = openRoot(workspace)
   let rules = IgnoreRules.none()
   let ruled = ''
   let shown = ''
   for (const name of splitPath(start)) {
     // Reading .git/info/exclude and .gitignore finds nothing where they are not real files.
-    rules = await withFolderRules(lease, {ruled, shown}, rules, true, true, notes)
+    rules = await withFolderRules(lease, {ruled, shown}, rules, true, true, notes, read)
     const ruledName = ruleText(name)
     ruled = ruled === '' ? ruledName : `${ruled}/${ruledName}`
     shown = shown === '' ? displayName(name) : `${shown}/${displayName(name)}`
-    if (ALWAYS_SKIPPED_FOLDERS.has(ruledName) || rules.isIgnored(ruled, true)) rules = IgnoreRules.none()
+    if (ALWAYS_SKIPPED_FOLDERS.has(ruledName) || rules.isIgnored(ruled, true)) {
+      rules = IgnoreRules.none()
+      read?.splice(0)
+    }
     const child = openChildFolder(lease, name)
     lease.release()
     if (!child) return undefined
     lease = child
   }
   return {rules, lease}
+}
+
+/**
+ * What a parallel walk of `start` (workspace-relative bytes, already confined) starts from: the
+ * ignore files of the folders above it whose rules apply there, outermost first (see `rulesAbove`),
+ * each as its folder (as rules see it) and usable text, and `start` itself as a folder to walk.
+ * Read on the calling thread, through folder descriptors from the verified root.
+ * @returns undefined when a folder on the way cannot be opened (nothing to search).
+ */
+export async function walkStart(
+  workspace: Workspace,
+  start: Buffer,
+  notes?: IgnoreFileNotes,
+): Promise<{ignoreFiles: Array<{folder: string; text: string}>; prefix: NameOrBytes; shown: string; ruled: string} | undefined> {
+  const ignoreFiles: Array<{folder: string; text: string}> = []
+  const above = await rulesAbove(workspace, start, notes, ignoreFiles)
+  if (!above) return undefined
+  above.lease.release()
+  return {
+    ignoreFiles,
+    prefix: asText(withSlash(start.length === 0 ? workspace.rootBytes : joinBytes(workspace.rootBytes, start))),
+    shown: start.length === 0 ? '' : displayName(start),
+    ruled: ruleText(start),
+  }
 }
 
 /** The workspace root, open and verified inside. */
@@ -362,6 +385,7 @@ export function openFolderLease(workspace: Workspace, real: Buffer, requested: s
 /**
  * `rules` followed by a folder's `.git/info/exclude` (lower precedence) and its `.gitignore`.
  * @param folder the folder as ignore rules see it (`ruled`) and in the display form (`shown`, for notes)
+ * @param kept when given, receives the folder and usable text of each ignore file that added rules
  */
 async function withFolderRules(
   lease: FolderLease,
@@ -370,6 +394,7 @@ async function withFolderRules(
   hasGitFolder: boolean,
   hasGitignore: boolean,
   notes?: IgnoreFileNotes,
+  kept?: Array<{folder: string; text: string}>,
 ): Promise<IgnoreRules> {
   let result = rules
   const files: Array<[Buffer[], string]> = []
@@ -380,51 +405,7 @@ async function withFolderRules(
     if (read === undefined) continue
     if (read.skipped !== undefined) notes?.add(folder.shown === '' ? name : `${folder.shown}/${name}`, read.skipped)
     result = result.withPatterns(folder.ruled, read.patterns)
+    if (read.patterns.length > 0) kept?.push({folder: folder.ruled, text: read.text})
   }
   return result
 }
-
-/** `path` with a final `/` (`/` itself stays as it is). */
-function withSlash(path: Buffer): Buffer {
-  return path.at(-1) === 0x2f ? path : Buffer.concat([path, SLASH])
-}
-
-/**
- * A name or path as ignore rules are matched against it: its bytes decoded as UTF-8, so a name
- * with a tab, a backslash or a line break meets the patterns as git sees it, not in its escaped
- * display form; a byte that is not UTF-8 becomes U+FFFD, one character, which `?` and `*` match
- * as git's do the byte.
- */
-function ruleText(bytes: Buffer): string {
-  return bytes.toString('utf8')
-}
-
-/** `bytes` as text when they are valid UTF-8 (and so decode exactly), else the bytes. */
-function asText(bytes: Buffer): NameOrBytes {
-  return isUtf8(bytes) ? bytes.toString('utf8') : bytes
-}
-
-/** The bytes of a name or path. */
-function asBytes(value: NameOrBytes): Buffer {
-  return typeof value === 'string' ? Buffer.from(value) : value
-}
-
-/** `prefix` and `name` (and `suffix`) joined: text when every part is text, else bytes. */
-function join(prefix: NameOrBytes, name: NameOrBytes, suffix = ''): NameOrBytes {
-  if (typeof prefix === 'string' && typeof name === 'string') return prefix + name + suffix
-  return Buffer.concat([asBytes(prefix), asBytes(name), Buffer.from(suffix)])
-}
-
-/**
- * `entries` (names as text) sorted by the bytes of their names, as git and ripgrep order them.
- * For names below U+D800 the order of UTF-16 units is that of UTF-8 bytes; only names with
- * characters from U+D800 up are compared by their bytes.
- */
-function sortTextEntries(entries: ListedEntry[]): ListedEntry[] {
-  const name = (entry: ListedEntry) => entry.name as string
-  if (entries.some((entry) => HIGH_UNITS.test(name(entry)))) return entries.sort((a, b) => Buffer.compare(asBytes(a.name), asBytes(b.name)))
-  return entries.sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0))
-}
-
-/** UTF-16 units whose order differs from that of the UTF-8 bytes they stand for. */
-const HIGH_UNITS = /[\uD800-\uFFFF]/

@@ -5,6 +5,7 @@ import {DispatchFailedError, LimitReachedError} from '../../errors.js'
 import {SEARCH_MAX_WORKERS, SEARCH_TIME_LIMIT_MS} from '../limits.js'
 import type {RuntimeService} from '../runtime.js'
 import type {ScanRequest, ScanResult} from './scanner.js'
+import type {WalkRequest, WalkResult} from './walk-task.js'
 import {searchWorkerSource, type WorkerReply, type WorkerTask} from './worker-source.js'
 
 /** Options of a search worker pool; the defaults suit a server. */
@@ -48,6 +49,8 @@ export interface SearchJob {
    * @throws SearchJobFinishedError for a batch still queued when `finish` was called.
    */
   scan(request: ScanRequest): Promise<ScanResult>
+  /** Runs one walk task (see walk-task.ts) on a worker; rejects as `scan` does. */
+  walk(request: WalkRequest): Promise<WalkResult>
   /**
    * Ends the job: batches still queued are dropped, batches already running finish (still under
    * the time limit) and their results are discarded by the caller.
@@ -71,10 +74,13 @@ interface Task {
   job: JobState
   /** When a worker took it (performance.now()), or undefined while queued. */
   startedAt?: number
-  request: ScanRequest
-  resolve(result: ScanResult): void
+  work: WorkerWork
+  resolve(result: ScanResult | WalkResult): void
   reject(error: Error): void
 }
+
+/** What a task asks of a worker: a WorkerTask without its id. */
+type WorkerWork = {kind: 'scan'; request: ScanRequest} | {kind: 'walk'; request: WalkRequest}
 
 interface Slot {
   worker: Worker
@@ -84,7 +90,7 @@ interface Slot {
 /**
  * A small pool of search worker threads, reused between calls (DESIGN §4.6).
  *
- * Workers start on demand, up to `size`, from self-contained source text (`searchWorkerSource`),
+ * Workers start on demand, up to `size`, from one self-contained script (`searchWorkerSource`),
  * so they never load a file of the host application. Each runs one batch at a time. A job that
  * passes its time limit has its busy workers terminated (V8 stops even a regex stuck in
  * catastrophic backtracking) and removed; new workers are started when work needs them. An idle
@@ -151,7 +157,8 @@ export class SearchWorkerPool implements RuntimeService {
     options.signal?.addEventListener('abort', onAbort, {once: true})
     if (options.signal?.aborted) onAbort()
     return {
-      scan: (request) => this.enqueue(job, request),
+      scan: (request) => this.enqueue(job, {kind: 'scan', request}) as Promise<ScanResult>,
+      walk: (request) => this.enqueue(job, {kind: 'walk', request}) as Promise<WalkResult>,
       finish: () => {
         job.finished = true
         this.dropQueued(job, new SearchJobFinishedError('search finished'))
@@ -171,11 +178,11 @@ export class SearchWorkerPool implements RuntimeService {
     await Promise.all(slots.map((slot) => slot.worker.terminate().catch(() => undefined)))
   }
 
-  private enqueue(job: JobState, request: ScanRequest): Promise<ScanResult> {
+  private enqueue(job: JobState, work: WorkerWork): Promise<ScanResult | WalkResult> {
     return new Promise((resolve, reject) => {
       if (job.failure) return reject(job.failure)
       if (job.finished) return reject(new SearchJobFinishedError('search finished'))
-      this.queue.push({id: this.nextTaskId++, job, request, resolve, reject})
+      this.queue.push({id: this.nextTaskId++, job, work, resolve, reject})
       this.pump()
     })
   }
@@ -203,7 +210,7 @@ export class SearchWorkerPool implements RuntimeService {
       slot.task = task
       task.job.running.add(task)
       slot.worker.ref()
-      slot.worker.postMessage({id: task.id, request: task.request} satisfies WorkerTask)
+      slot.worker.postMessage({id: task.id, ...task.work} satisfies WorkerTask)
     }
   }
 

@@ -4,7 +4,8 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {BadInputError, NotFoundError, OutsideWorkspaceError} from '../../../../src/errors.js'
-import {SEARCH_BATCH_BYTES, type SearchRequest, runSearch} from '../../../../src/exec/search/run-search.js'
+import {SEARCH_BATCH_BYTES} from '../../../../src/exec/search/list-files.js'
+import {type SearchRequest, runSearch} from '../../../../src/exec/search/run-search.js'
 import {SearchWorkerPool} from '../../../../src/exec/search/worker-pool.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
 

@@ -5,7 +5,11 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {displayName} from '../../../../src/exec/display-name.js'
+import {createFolderFilter, folderFilterBases} from '../../../../src/exec/search/glob-filter.js'
+import {IgnoreFileNotes} from '../../../../src/exec/search/ignore-file.js'
+import {walkInParallel} from '../../../../src/exec/search/parallel-walk.js'
 import {walkFiles} from '../../../../src/exec/search/walk.js'
+import {SearchWorkerPool} from '../../../../src/exec/search/worker-pool.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
 
 /** Creates files (contents default to the path) under `root`; a name ending in `/` is a folder. */
@@ -21,14 +25,58 @@ async function makeTree(root: string, files: Record<string, string>): Promise<vo
   }
 }
 
-/** The display-form paths the walk yields below `start` (workspace-relative, '.' for the root). */
-async function walkAll(root: string, start = '.', mayContain?: (folder: string) => boolean): Promise<string[]> {
+/** A walk under test: the display-form paths it yields below `start` (workspace-relative, '.' for the root), in order. */
+type WalkAll = (root: string, start?: string, globs?: string[]) => Promise<string[]>
+
+/** walkFiles, on the calling thread; `globs` leave folders out as search's glob does. */
+const walkOnThread: WalkAll = async (root, start = '.', globs) => {
   const workspace = await Workspace.open(root)
   const files: string[] = []
   const startBytes = start === '.' ? Buffer.alloc(0) : Buffer.from(start)
-  for await (const batch of walkFiles(workspace, startBytes, mayContain)) files.push(...batch.map((file) => file.shown))
+  for await (const batch of walkFiles(workspace, startBytes, globs ? createFolderFilter(globs) : undefined)) files.push(...batch.map((file) => file.shown))
   return files
 }
+
+/**
+ * walkInParallel on a pool of two workers, listing every file (no query); `taskBudgetMs` 0 makes
+ * each task walk one folder and hand the rest back, so the order is rebuilt from many tasks.
+ * `globs` only leave folders out (every file of a walked folder is listed).
+ */
+function walkOnWorkers(taskBudgetMs?: number): WalkAll {
+  return async (root, start = '.', globs) => {
+    const workspace = await Workspace.open(root)
+    const pool = new SearchWorkerPool({size: 2})
+    const job = pool.startJob()
+    const files: string[] = []
+    const folderBases = globs ? folderFilterBases(globs) : undefined
+    try {
+      await walkInParallel({
+        workspace,
+        start: start === '.' ? Buffer.alloc(0) : Buffer.from(start),
+        job,
+        poolSize: pool.size,
+        scan: {maxMatches: 1_000_000, maxLineChars: 100, maxFileBytes: 1024 * 1024, binarySniffBytes: 8000, root: workspace.rootBytes},
+        ...(folderBases ? {folderBases} : {}),
+        notes: new IgnoreFileNotes(),
+        ...(taskBudgetMs === undefined ? {} : {taskBudgetMs}),
+        onResult: (result) => {
+          for (const [index] of result.matches) files.push(result.paths[index] as string)
+          return false
+        },
+      })
+    } finally {
+      job.finish()
+      await pool.close()
+    }
+    return files
+  }
+}
+
+const WALKS: Array<[string, WalkAll]> = [
+  ['walkFiles (on the calling thread)', walkOnThread],
+  ['walkInParallel (search workers, one folder per task)', walkOnWorkers(0)],
+  ['walkInParallel (search workers, default task budgets)', walkOnWorkers()],
+]
 
 function hasGit(): boolean {
   try {
@@ -39,7 +87,8 @@ function hasGit(): boolean {
   }
 }
 
-describe('walkFiles', () => {
+for (const [walkName, walkAll] of WALKS) describe(walkName, () => {
+  const isOnThread = walkAll === walkOnThread
   let scratch: string
   let workspace: string
 
@@ -123,7 +172,7 @@ describe('walkFiles', () => {
 
   it('leaves out the subfolders a folder filter refuses', async () => {
     await makeTree(workspace, {'a.txt': '', 'src/b.txt': '', 'src/deep/c.txt': '', 'test/d.txt': ''})
-    expect(await walkAll(workspace, '.', (folder) => folder.startsWith('src'))).to.deep.equal(['a.txt', 'src/b.txt', 'src/deep/c.txt'])
+    expect(await walkAll(workspace, '.', ['src/**'])).to.deep.equal(['a.txt', 'src/b.txt', 'src/deep/c.txt'])
   })
 
   it('skips symlinks to files and folders, inside or outside the workspace', async () => {
@@ -192,10 +241,11 @@ describe('walkFiles', () => {
     await writeFile(Buffer.concat([Buffer.from(`${workspace}/caf`), Buffer.from([0xe9])]), '')
     await writeFile(path.join(workspace, 'line\nbreak'), '')
     await symlink(scratch, path.join(workspace, '\ufffd'))
+    expect(await walkAll(workspace)).to.deep.equal(['caf\\xe9', 'line\\nbreak', '\\xff/in.txt'])
+    if (!isOnThread) return
     const root = await Workspace.open(workspace)
     const walked = []
     for await (const batch of walkFiles(root, Buffer.alloc(0))) walked.push(...batch)
-    expect(walked.map((file) => file.shown)).to.deep.equal(['caf\\xe9', 'line\\nbreak', '\\xff/in.txt'])
     expect(walked.map((file) => [...Buffer.from(file.path).subarray(root.rootBytes.length + 1)])).to.deep.equal([
       [...Buffer.from('caf'), 0xe9],
       [...Buffer.from('line\nbreak')],
@@ -205,10 +255,7 @@ describe('walkFiles', () => {
 
   it('orders names by their bytes, also where UTF-16 order differs (characters above U+FFFF against U+E000–U+FFFF)', async () => {
     for (const name of ['\u{1F600}.txt', '\uE000.txt', '\uFF21.txt', 'z.txt', '\u00E9.txt']) await writeFile(path.join(workspace, name), '')
-    const root = await Workspace.open(workspace)
-    const walked = []
-    for await (const batch of walkFiles(root, Buffer.alloc(0))) walked.push(...batch)
-    expect(walked.map((file) => file.shown)).to.deep.equal(['z.txt', '\u00E9.txt', '\uE000.txt', '\uFF21.txt', '\u{1F600}.txt'])
+    expect(await walkAll(workspace)).to.deep.equal(['z.txt', '\u00E9.txt', '\uE000.txt', '\uFF21.txt', '\u{1F600}.txt'])
   })
 
   it('walks a name that holds U+FFFD itself, and its valid neighbours, by their exact bytes', async () => {
@@ -216,14 +263,15 @@ describe('walkFiles', () => {
     await writeFile(path.join(workspace, 'a\uFFFDb', 'in.txt'), '')
     await writeFile(path.join(workspace, 'plain.txt'), '')
     await writeFile(Buffer.concat([Buffer.from(`${workspace}/x`), Buffer.from([0xef, 0xbf])]), '')
+    expect(await walkAll(workspace)).to.deep.equal(['plain.txt', 'x\\xef\\xbf', 'a\uFFFDb/in.txt'])
+    if (!isOnThread) return
     const root = await Workspace.open(workspace)
     const walked = []
     for await (const batch of walkFiles(root, Buffer.alloc(0))) walked.push(...batch)
-    expect(walked.map((file) => file.shown)).to.deep.equal(['plain.txt', 'x\\xef\\xbf', 'a\uFFFDb/in.txt'])
     for (const file of walked) expect((await lstat(file.path)).isFile(), file.shown).to.equal(true)
   })
 
-  it('walks the same files in the same order when folders are listed on the thread pool, read ahead (a slow file system)', async () => {
+  it('walks the same files in the same order as walkFiles on a tree of 9 × 12 folders, ignore rules and a non-UTF-8 name (listed on the thread pool, read ahead, too)', async () => {
     const tree: Record<string, string> = {'.gitignore': 'skip*\n'}
     for (let top = 0; top < 9; top++) {
       for (let inner = 0; inner < 12; inner++) {
@@ -232,21 +280,25 @@ describe('walkFiles', () => {
         tree[`t${top}/d${inner}/skip.txt`] = ''
         tree[`t${top}/d${inner}/e/h.txt`] = ''
       }
+      tree[`t${top}/.gitignore`] = `f${top}.txt\n`
     }
     await makeTree(workspace, tree)
     await mkdir(Buffer.concat([Buffer.from(`${workspace}/t3/`), Buffer.from([0xfe])]))
     await writeFile(Buffer.concat([Buffer.from(`${workspace}/t3/`), Buffer.from([0xfe]), Buffer.from('/in.txt')]), '')
     const root = await Workspace.open(workspace)
-    const walk = async (inlineListingLimitMs?: number) => {
+    const onThread = async (inlineListingLimitMs?: number) => {
       const shown: string[] = []
       for await (const batch of walkFiles(root, Buffer.alloc(0), undefined, inlineListingLimitMs)) shown.push(...batch.map((file) => file.shown))
       return shown
     }
-    const inline = await walk()
-    expect(inline).to.have.length(1 + 9 * 12 * 3 + 1)
-    expect(inline.slice(0, 4)).to.deep.equal(['.gitignore', 't0/f0.txt', 't0/f1.txt', 't0/f10.txt'])
+    const inline = await onThread()
+    expect(inline).to.have.length(1 + 9 * (1 + 11 + 12 * 2) + 1)
+    expect(inline.slice(0, 4)).to.deep.equal(['.gitignore', 't0/.gitignore', 't0/f1.txt', 't0/f10.txt'])
     expect(inline).to.include('t3/\\xfe/in.txt')
-    expect(await walk(-1)).to.deep.equal(inline)
+    expect(inline).to.not.include('t3/f3.txt')
+    expect(await onThread(-1)).to.deep.equal(inline)
+    expect(await walkAll(workspace)).to.deep.equal(inline)
+    expect(await walkAll(workspace, 't3')).to.deep.equal(inline.filter((file) => file.startsWith('t3/')))
   })
 
   it('matches ignore rules against names as git sees them, not their escaped display form', async function () {

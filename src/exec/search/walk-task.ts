@@ -1,0 +1,323 @@
+/**
+ * One task of the parallel search walk, run by a search worker: walk some folders of the
+ * workspace for a while, scanning their files as they are listed, and hand back whatever is left.
+ *
+ * The server's thread hands out folders and keeps the order of the answer (parallel-walk.ts); the
+ * workers list folders, match ignore rules and scan files, so the walk runs on every core instead
+ * of on one thread alone. A task walks its folders depth first, exactly as `walkFiles` does, until
+ * its time budget is spent; the folders it has not reached (its stack, top first) come back as its
+ * frontier. Since a depth-first walk always finishes a prefix of the preorder, the task's matches
+ * followed by its frontier's are the matches of the whole walk in order.
+ */
+import {closeSync, openSync, readdirSync, readlinkSync} from 'node:fs'
+
+import {CAN_VERIFY_DESCRIPTORS, descriptorPath, FOLDER_OPEN_FLAGS} from '../files/confined-open.js'
+import {joinBytes} from '../workspace.js'
+import {FolderLease} from './folder-lease.js'
+import {readIgnoreFileSync} from './ignore-file.js'
+import {IgnoreRules} from './ignore-rules.js'
+import type {ScanMatch, ScanRequest, Scanner} from './scanner.js'
+import {ALWAYS_SKIPPED_FOLDERS, asBytes, entriesOfBytes, entriesOfText, join, type ListedEntry, type NameOrBytes} from './walk-names.js'
+
+/** A folder waiting to be walked. */
+export interface WalkFolder {
+  /**
+   * Its absolute real path with a final `/`: text when that is the exact decoding of its bytes,
+   * else the bytes (a Buffer sent to another thread arrives as a Uint8Array).
+   */
+  prefix: string | Uint8Array
+  /** Its workspace-relative path in the display form (`''` for the workspace root). */
+  shown: string
+  /** Its workspace-relative path as ignore rules see it (see walk-names.ts `ruleText`). */
+  ruled: string
+  /** The ids of the ignore files whose rules apply inside it (see `IgnoreFileRules`), outermost first. */
+  rules: string[]
+}
+
+/** The usable rules of one ignore file, as they travel between threads. */
+export interface IgnoreFileRules {
+  /** Unique within one search. */
+  id: string
+  /** The workspace-relative folder its patterns are relative to, as ignore rules see it. */
+  folder: string
+  /** Its usable lines (see ignore-file.ts `IgnoreFileText.text`). */
+  text: string
+}
+
+/** What a walk task is asked to do. */
+export interface WalkRequest {
+  /** Tells one search's ignore files from another's in a worker's cache. */
+  searchId: number
+  /** Unique within its search: ids of the ignore files the task reads start with it. */
+  taskId: number
+  /** Folders to walk, in walk order (consecutive in the preorder of the whole walk). */
+  folders: WalkFolder[]
+  /** Every ignore file the folders' `rules` name. */
+  ignoreFiles: IgnoreFileRules[]
+  /** What each file is scanned for, as for a batch (see ScanRequest); `maxMatches` bounds the task. */
+  scan: Omit<ScanRequest, 'files' | 'paths'>
+  /**
+   * When set, only folders that are one of these workspace-relative paths (display form), lie
+   * below one, or lie above one are walked (see glob-filter.ts `folderFilterBases`).
+   */
+  folderBases?: string[]
+  /** Wall time (ms) after which the task stops at the next folder and returns its frontier. */
+  budgetMs: number
+}
+
+/** What a walk task found, in walk order. */
+export interface WalkResult {
+  /** Workspace-relative paths (display form) of the files the fields below refer to by index. */
+  paths: string[]
+  matches: ScanMatch[]
+  /** Files whose contents were searched. */
+  filesSearched: number
+  /** Files skipped as binary. */
+  binaryFiles: number
+  /** Indices into `paths` of files larger than the limit. */
+  tooLarge: number[]
+  /** Indices into `paths` of files that could not be read, and why. */
+  unreadable: Array<[index: number, why: string]>
+  /** The ignore files this task read, for the tasks of its frontier. */
+  ignoreFiles: IgnoreFileRules[]
+  /** Ignore files that had rules left out: their workspace-relative path (display form) and what was left out. */
+  notes: Array<[path: string, skipped: string]>
+  /** The folders not reached, in walk order. */
+  frontier: WalkFolder[]
+  /** Whether the task stopped at `maxMatches`. */
+  stoppedEarly: boolean
+}
+
+/** A subfolder listed by this task, waiting to be opened through its parent, which it holds. */
+interface ListedFolder extends WalkFolder {
+  parent: FolderLease
+  name: NameOrBytes
+}
+
+/** Runs walk tasks; keeps the ignore rules of the latest searches between tasks. */
+export interface Walker {
+  walk(request: WalkRequest): WalkResult
+}
+
+/** Searches whose compiled ignore rules a worker keeps at most. */
+const CACHED_SEARCHES = 4
+
+/**
+ * Creates a walker that scans with `scanner`. Each folder handed over is opened by its path and
+ * checked through its descriptor to be that very folder (`/proc/self/fd/N`): a folder swapped for
+ * a link since it was listed is left out. Folders found by the task itself are opened through
+ * their parent's descriptor without following a link, as `walkFiles` does. Files are scanned as in
+ * a batch (see scanner.ts): opened without following a link, kept only if they lie inside the root.
+ */
+export function createWalker(scanner: Scanner): Walker {
+  /** Compiled ignore rules by search id, then by the ids of their ignore files joined. */
+  const cache = new Map<number, Map<string, IgnoreRules>>()
+
+  /** The rules of the ignore files `ids` (outermost first), compiled once per search and worker. */
+  function rulesOf(searchId: number, ids: string[], files: Map<string, IgnoreFileRules>): IgnoreRules {
+    let compiled = cache.get(searchId)
+    if (!compiled) {
+      compiled = new Map([['', IgnoreRules.none()]])
+      cache.set(searchId, compiled)
+      if (cache.size > CACHED_SEARCHES) cache.delete(cache.keys().next().value as number)
+    }
+    let key = ''
+    let rules = compiled.get('') as IgnoreRules
+    for (const id of ids) {
+      key = key === '' ? id : `${key}\n${id}`
+      let next = compiled.get(key)
+      if (!next) {
+        const file = files.get(id)
+        if (!file) throw new Error(`walk task: ignore file ${id} was not sent`)
+        next = rules.withFile(file.folder, file.text)
+        compiled.set(key, next)
+      }
+      rules = next
+    }
+    return rules
+  }
+
+  return {
+    walk(request) {
+      const started = performance.now()
+      const sent = new Map(request.ignoreFiles.map((file) => [file.id, file]))
+      const result: WalkResult = {
+        paths: [],
+        matches: [],
+        filesSearched: 0,
+        binaryFiles: 0,
+        tooLarge: [],
+        unreadable: [],
+        ignoreFiles: [],
+        notes: [],
+        frontier: [],
+        stoppedEarly: false,
+      }
+      const bases = request.folderBases
+      const mayContain = bases
+        ? (folder: string) => bases.some((base) => folder === base || folder.startsWith(`${base}/`) || base.startsWith(`${folder}/`))
+        : undefined
+      let readIgnoreFiles = 0
+      const stack: Array<WalkFolder | ListedFolder> = [...request.folders].reverse()
+      let walked = 0
+      try {
+        while (stack.length > 0) {
+          if (walked > 0 && performance.now() - started >= request.budgetMs) break
+          const folder = stack.pop() as WalkFolder | ListedFolder
+          walked++
+          const lease = 'parent' in folder ? openChild(folder) : openHandedOver(folder.prefix)
+          if (!lease) continue
+          try {
+            const entries = listEntries(lease)
+            if (!entries) continue
+            // The folder's own ignore files: .git/info/exclude (lower precedence), then .gitignore.
+            let ids = folder.rules
+            const own: Array<[names: string[], name: string]> = []
+            if (entries.some((entry) => entry.shown === '.git' && entry.dirent.isDirectory())) own.push([['.git', 'info', 'exclude'], '.git/info/exclude'])
+            if (entries.some((entry) => entry.shown === '.gitignore' && entry.dirent.isFile())) own.push([['.gitignore'], '.gitignore'])
+            for (const [names, name] of own) {
+              const read = readIgnoreFileBelow(lease, names)
+              if (!read) continue
+              if (read.skipped !== undefined) result.notes.push([folder.shown === '' ? name : `${folder.shown}/${name}`, read.skipped])
+              const file: IgnoreFileRules = {id: `${request.taskId}.${readIgnoreFiles++}`, folder: folder.ruled, text: read.text}
+              sent.set(file.id, file)
+              result.ignoreFiles.push(file)
+              ids = [...ids, file.id]
+            }
+            const rules = rulesOf(request.searchId, ids, sent)
+
+            const files: Array<string | Uint8Array> = []
+            const shownFiles: string[] = []
+            const children: ListedFolder[] = []
+            const prefix = typeof folder.prefix === 'string' ? folder.prefix : asBytes(folder.prefix)
+            for (const entry of entries) {
+              const shown = folder.shown === '' ? entry.shown : `${folder.shown}/${entry.shown}`
+              const ruled = entry.ruled === entry.shown && folder.ruled === folder.shown ? shown : folder.ruled === '' ? entry.ruled : `${folder.ruled}/${entry.ruled}`
+              if (entry.dirent.isDirectory()) {
+                if (ALWAYS_SKIPPED_FOLDERS.has(entry.shown) || (mayContain && !mayContain(shown))) continue
+                if (!rules.isIgnored(ruled, true)) children.push({prefix: join(prefix, entry.name, '/'), shown, ruled, rules: ids, parent: lease, name: entry.name})
+              } else if (entry.dirent.isFile()) {
+                if (!rules.isIgnored(ruled, false)) {
+                  files.push(join(prefix, entry.name))
+                  shownFiles.push(shown)
+                }
+              }
+              // Symlinks, sockets, FIFOs and devices are skipped.
+            }
+            if (files.length > 0) scanFiles(request, files, shownFiles, result)
+            for (let index = children.length - 1; index >= 0; index--) {
+              lease.hold()
+              stack.push(children[index] as ListedFolder)
+            }
+            if (result.stoppedEarly) break
+          } finally {
+            lease.release()
+          }
+        }
+      } finally {
+        // What is left: handed back in walk order, each subfolder's parent let go.
+        for (let index = stack.length - 1; index >= 0; index--) {
+          const folder = stack[index] as WalkFolder | ListedFolder
+          if ('parent' in folder) folder.parent.release()
+          result.frontier.push({prefix: folder.prefix, shown: folder.shown, ruled: folder.ruled, rules: folder.rules})
+        }
+      }
+      return result
+    },
+  }
+
+  /** Scans `files` (shown as `shown`), adding what was found to `result` within the task's `maxMatches`. */
+  function scanFiles(request: WalkRequest, files: Array<string | Uint8Array>, shown: string[], result: WalkResult): void {
+    const scanned = scanner.scan({
+      ...request.scan,
+      files,
+      ...(request.scan.glob ? {paths: shown} : {}),
+      maxMatches: request.scan.maxMatches - result.matches.length,
+    })
+    // Only the paths of files named in the result travel back.
+    const indices = new Map<number, number>()
+    const indexOf = (fileIndex: number): number => {
+      let index = indices.get(fileIndex)
+      if (index === undefined) {
+        index = result.paths.push(shown[fileIndex] as string) - 1
+        indices.set(fileIndex, index)
+      }
+      return index
+    }
+    for (const [fileIndex, line, text] of scanned.matches) result.matches.push([indexOf(fileIndex), line, text])
+    for (const fileIndex of scanned.tooLarge) result.tooLarge.push(indexOf(fileIndex))
+    for (const [fileIndex, why] of scanned.unreadable) result.unreadable.push([indexOf(fileIndex), why])
+    result.filesSearched += scanned.filesSearched
+    result.binaryFiles += scanned.binaryFiles
+    if (scanned.stoppedEarly || result.matches.length >= request.scan.maxMatches) result.stoppedEarly = true
+  }
+}
+
+/**
+ * Opens a folder handed over by its absolute path `prefix` (with a final `/`), checked through its
+ * descriptor to be the folder at exactly that real path: undefined when it cannot be opened or is
+ * no longer that folder (a folder on the way swapped for a link, say).
+ */
+function openHandedOver(prefix: string | Uint8Array): FolderLease | undefined {
+  const bytes = asBytes(prefix)
+  const real = bytes.length > 1 ? bytes.subarray(0, -1) : bytes
+  let fd: number
+  try {
+    fd = openSync(real, FOLDER_OPEN_FLAGS)
+  } catch {
+    return undefined
+  }
+  try {
+    if (CAN_VERIFY_DESCRIPTORS && !readlinkSync(descriptorPath(fd), {encoding: 'buffer'}).equals(real)) {
+      closeSync(fd)
+      return undefined
+    }
+    return new FolderLease(fd, Buffer.from(real))
+  } catch {
+    closeSync(fd)
+    return undefined
+  }
+}
+
+/** Opens a subfolder listed by this task through its parent's descriptor (letting the parent go). */
+function openChild(folder: ListedFolder): FolderLease | undefined {
+  try {
+    return new FolderLease(openSync(folder.parent.entry(folder.name), FOLDER_OPEN_FLAGS), joinBytes(folder.parent.real, asBytes(folder.name)))
+  } catch {
+    return undefined
+  } finally {
+    folder.parent.release()
+  }
+}
+
+/** The entries of the open folder `lease`, sorted by name (bytes); undefined when it cannot be listed. */
+function listEntries(lease: FolderLease): ListedEntry[] | undefined {
+  try {
+    const self = lease.selfText
+    if (self !== undefined) {
+      const entries = entriesOfText(readdirSync(self, {withFileTypes: true}))
+      if (entries) return entries
+    }
+    return entriesOfBytes(readdirSync(lease.self, {withFileTypes: true, encoding: 'buffer'}))
+  } catch {
+    return undefined
+  }
+}
+
+/** The ignore file at `names` below the open folder `lease`, each folder on the way opened through its parent. */
+function readIgnoreFileBelow(lease: FolderLease, names: string[]): ReturnType<typeof readIgnoreFileSync> {
+  const opened: FolderLease[] = []
+  let folder = lease
+  try {
+    for (const name of names.slice(0, -1)) {
+      const child = new FolderLease(openSync(folder.entry(name), FOLDER_OPEN_FLAGS), joinBytes(folder.real, Buffer.from(name)))
+      opened.push(child)
+      folder = child
+    }
+    return readIgnoreFileSync(folder.entry(names.at(-1) as string))
+  } catch {
+    return undefined
+  } finally {
+    for (const child of opened) child.release()
+  }
+}

@@ -1,0 +1,101 @@
+import {expect} from 'chai'
+import {mkdir, mkdtemp, realpath, rm, symlink, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {CAN_VERIFY_DESCRIPTORS} from '../../../../src/exec/files/confined-open.js'
+import {createGlobTester, createScanner} from '../../../../src/exec/search/scanner.js'
+import {createWalker, type WalkFolder, type WalkRequest} from '../../../../src/exec/search/walk-task.js'
+
+describe('walk tasks (search workers)', () => {
+  let scratch: string
+  let workspace: string
+
+  beforeEach(async () => {
+    scratch = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-walk-task-')))
+    workspace = path.join(scratch, 'ws')
+    await mkdir(workspace)
+  })
+
+  afterEach(async () => {
+    await rm(scratch, {recursive: true, force: true})
+  })
+
+  function request(folders: WalkFolder[], overrides: Partial<WalkRequest> = {}): WalkRequest {
+    return {
+      searchId: 1,
+      taskId: 7,
+      folders,
+      ignoreFiles: [],
+      scan: {query: {kind: 'literal', text: 'needle'}, maxMatches: 100, maxLineChars: 200, maxFileBytes: 1024 * 1024, binarySniffBytes: 8000, root: Buffer.from(workspace)},
+      budgetMs: 60_000,
+      ...overrides,
+    }
+  }
+
+  const rootFolder = (): WalkFolder => ({prefix: `${workspace}/`, shown: '', ruled: '', rules: []})
+
+  it('never walks a folder handed over by a path that now leads outside through a link', async function () {
+    if (!CAN_VERIFY_DESCRIPTORS) this.skip()
+    const outside = path.join(scratch, 'outside')
+    await mkdir(path.join(outside, 'sub'), {recursive: true})
+    await writeFile(path.join(outside, 'sub', 'secret.txt'), 'needle outside\n')
+    // `ws/link` was a folder when it was listed; it is a link to the outside now.
+    await symlink(outside, path.join(workspace, 'link'))
+    const walker = createWalker(createScanner(createGlobTester))
+    const handedOver = [{prefix: `${workspace}/link/sub/`, shown: 'link/sub', ruled: 'link/sub', rules: []}]
+    // Listing (no query) names every file without opening it: only the folder's check keeps the outside's names out.
+    const listed = walker.walk(request(handedOver, {scan: {...request([]).scan, query: undefined}}))
+    expect(listed.paths).to.deep.equal([])
+    expect(listed.matches).to.deep.equal([])
+    const searched = walker.walk(request(handedOver))
+    expect(searched.paths).to.deep.equal([])
+    expect(searched.unreadable).to.deep.equal([])
+    expect(searched.frontier).to.deep.equal([])
+  })
+
+  it('hands back the folders it did not reach, in walk order, with the ignore files it read', async () => {
+    await writeFile(path.join(workspace, '.gitignore'), '*.log\n')
+    for (const name of ['a', 'b', 'c']) {
+      await mkdir(path.join(workspace, name, 'inner'), {recursive: true})
+      await writeFile(path.join(workspace, name, 'x.txt'), 'needle\n')
+      await writeFile(path.join(workspace, name, 'x.log'), 'needle\n')
+    }
+    const walker = createWalker(createScanner(createGlobTester))
+    const first = walker.walk(request([rootFolder()], {budgetMs: 0}))
+    expect(first.matches).to.deep.equal([])
+    expect(first.ignoreFiles).to.deep.equal([{id: '7.0', folder: '', text: '*.log'}])
+    expect(first.frontier.map((folder) => folder.shown)).to.deep.equal(['a', 'b', 'c'])
+    expect(first.frontier.every((folder) => folder.rules.join() === '7.0')).to.equal(true)
+
+    // Another worker takes the frontier with the ignore file sent along: the rules still apply.
+    const other = createWalker(createScanner(createGlobTester))
+    const rest = other.walk(request(first.frontier, {taskId: 8, ignoreFiles: first.ignoreFiles}))
+    expect(rest.matches.map(([index, line]) => `${rest.paths[index]}:${line}`)).to.deep.equal(['a/x.txt:1', 'b/x.txt:1', 'c/x.txt:1'])
+    expect(rest.frontier).to.deep.equal([])
+  })
+
+  it('stops at maxMatches and still hands back what it did not reach', async () => {
+    for (const name of ['a', 'b']) {
+      await mkdir(path.join(workspace, name), {recursive: true})
+      await writeFile(path.join(workspace, name, 'x.txt'), 'needle\nneedle\nneedle\n')
+    }
+    await writeFile(path.join(workspace, 'top.txt'), 'needle\n')
+    const walker = createWalker(createScanner(createGlobTester))
+    const result = walker.walk(request([rootFolder()], {scan: {...request([]).scan, maxMatches: 2}}))
+    expect(result.stoppedEarly).to.equal(true)
+    expect(result.matches.map(([index, line]) => `${result.paths[index]}:${line}`)).to.deep.equal(['top.txt:1', 'a/x.txt:1'])
+    expect(result.frontier.map((folder) => folder.shown)).to.deep.equal(['b'])
+  })
+
+  it('reports an ignore file with rules left out, under its workspace path', async () => {
+    await mkdir(path.join(workspace, 'deep'))
+    await writeFile(path.join(workspace, 'deep', '.gitignore'), `${'x'.repeat(5000)}\n*.tmp\n`)
+    await writeFile(path.join(workspace, 'deep', 'a.tmp'), 'needle\n')
+    await writeFile(path.join(workspace, 'deep', 'a.txt'), 'needle\n')
+    const walker = createWalker(createScanner(createGlobTester))
+    const result = walker.walk(request([rootFolder()]))
+    expect(result.notes).to.deep.equal([['deep/.gitignore', '1 line longer than 4096 bytes']])
+    expect(result.matches.map(([index]) => result.paths[index])).to.deep.equal(['deep/a.txt'])
+  })
+})
