@@ -9,11 +9,30 @@
  * after its result, cut into a few segments that idle workers take, earliest first. Results are
  * handed to the caller strictly in walk order as the head of the list completes, so an answer is
  * the same whichever worker finished first, and the caller can stop the walk at `max_results`.
+ *
+ * What the walk yields, as `git` sees the files below a folder: each folder's regular files sorted
+ * by name (bytes), then its subfolders in name order, depth first. Names are bytes from start to
+ * end (DESIGN §4.2): a folder is listed and re-entered by the bytes of its name, never by a decoded
+ * form, so a name that is not valid UTF-8 can neither vanish nor lead somewhere else. Skipped:
+ * whatever the `.gitignore` files of the workspace (nested ones included) and `.git/info/exclude`
+ * ignore (see IgnoreRules), matched against the names as git sees them, not their escaped display
+ * form; `.git` and `node_modules` folders; and every symlink, to a file or a folder, so the walk
+ * never leaves the workspace or loops (git does not follow them either). Only ignore files inside
+ * the workspace are read, never through a symlink, within limits (see ignore-file.ts); what they had
+ * left out goes to the answer's note. A start folder that is itself ignored (or lies in
+ * `node_modules`) is walked anyway, because it was asked for by name, with only the ignore files
+ * at and below it. Folders that cannot be read are skipped.
+ *
+ * Confinement: the start is reached from the verified workspace root through folder descriptors
+ * (walk-start.ts); a folder a task lists is opened through its parent's descriptor, and a folder
+ * handed to another task is opened by its path and checked through its descriptor to be that very
+ * folder (walk-task.ts). Files are opened by path without following a link at the last name, and
+ * the scanner checks the descriptor of every file whose lines it returns (scanner.ts).
  */
 import type {Workspace} from '../workspace.js'
 import type {IgnoreFileNotes} from './ignore-file.js'
 import type {ScanRequest} from './scanner.js'
-import {walkStart} from './walk.js'
+import {walkStart} from './walk-start.js'
 import type {IgnoreFileRules, WalkFolder, WalkRequest, WalkResult} from './walk-task.js'
 import {SearchJobFinishedError, type SearchJob} from './worker-pool.js'
 

@@ -5,8 +5,8 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {compileIgnoreLine} from '../../../../src/exec/search/ignore-pattern.js'
-import {walkFiles} from '../../../../src/exec/search/walk.js'
-import {Workspace} from '../../../../src/exec/workspace.js'
+import {SearchWorkerPool} from '../../../../src/exec/search/worker-pool.js'
+import {walkedFiles} from '../../../helpers/walk.js'
 
 /** Whether `line` matches `subject` (a name, or a relative path for a pattern with a slash), ignoring negation. */
 function matches(line: string, subject: string): boolean {
@@ -150,20 +150,23 @@ describe('ignore rules against git', () => {
     }
     const env = {...process.env, HOME: scratch, XDG_CONFIG_HOME: scratch, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null'}
     execFileSync('git', ['init', '-q', '.'], {cwd: workspace, env})
-    const ws = await Workspace.open(workspace)
-    for (let seed = 1; seed <= 300; seed++) {
-      const random = generator(seed)
-      const lines = (count: number) => Array.from({length: count}, () => randomLine(random)).join('\n')
-      const files = {'.gitignore': lines(4), 'x/.gitignore': lines(2), 'a/b/.gitignore': lines(1)}
-      for (const [name, text] of Object.entries(files)) await writeFile(path.join(workspace, name), `${text}\n`)
-      const git = execFileSync('git', ['ls-files', '--others', '--exclude-standard', '-z'], {cwd: workspace, env})
-        .toString()
-        .split('\0')
-        .filter(Boolean)
-        .sort()
-      const ours: string[] = []
-      for await (const batch of walkFiles(ws, Buffer.alloc(0))) ours.push(...batch.map((file) => file.shown))
-      expect(ours.sort(), `seed ${seed}: ${JSON.stringify(files)}`).to.deep.equal(git)
+    const pool = new SearchWorkerPool({size: 2})
+    try {
+      for (let seed = 1; seed <= 300; seed++) {
+        const random = generator(seed)
+        const lines = (count: number) => Array.from({length: count}, () => randomLine(random)).join('\n')
+        const files = {'.gitignore': lines(4), 'x/.gitignore': lines(2), 'a/b/.gitignore': lines(1)}
+        for (const [name, text] of Object.entries(files)) await writeFile(path.join(workspace, name), `${text}\n`)
+        const git = execFileSync('git', ['ls-files', '--others', '--exclude-standard', '-z'], {cwd: workspace, env})
+          .toString()
+          .split('\0')
+          .filter(Boolean)
+          .sort()
+        const ours = (await walkedFiles(workspace, {pool})).files
+        expect(ours.sort(), `seed ${seed}: ${JSON.stringify(files)}`).to.deep.equal(git)
+      }
+    } finally {
+      await pool.close()
     }
   })
 })

@@ -4,7 +4,6 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {BadInputError, NotFoundError, OutsideWorkspaceError} from '../../../../src/errors.js'
-import {SEARCH_BATCH_BYTES} from '../../../../src/exec/search/list-files.js'
 import {type SearchRequest, runSearch} from '../../../../src/exec/search/run-search.js'
 import {SearchWorkerPool} from '../../../../src/exec/search/worker-pool.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
@@ -13,17 +12,18 @@ describe('runSearch', () => {
   let scratch: string
   let workspace: Workspace
   let pool: SearchWorkerPool
-  /** Files of many/ in one batch (see SEARCH_BATCH_BYTES), and files there: a few batches' worth. */
-  let filesPerBatch: number
-  let manyFiles: number
+  /** many/ holds MANY_FOLDERS folders of FILES_PER_FOLDER files each, spread over many walk tasks. */
+  const MANY_FOLDERS = 40
+  const FILES_PER_FOLDER = 10
+  const manyFiles = MANY_FOLDERS * FILES_PER_FOLDER
+  /** A cap that cuts inside a folder, past several others. */
+  const cap = 137
 
   before(async () => {
     scratch = await mkdtemp(path.join(tmpdir(), 'ak-run-search-'))
     const root = path.join(scratch, 'ws')
     await mkdir(path.join(root, 'src', 'deep'), {recursive: true})
     await mkdir(path.join(root, 'many'))
-    filesPerBatch = Math.ceil(SEARCH_BATCH_BYTES / Buffer.byteLength(path.join(root, 'many', 'f0000.txt')))
-    manyFiles = filesPerBatch * 3 + 5
     await writeFile(path.join(root, '.gitignore'), 'ignored.txt\n')
     await writeFile(path.join(root, 'ignored.txt'), 'needle\n')
     await writeFile(path.join(root, 'README.md'), '# Needle\nneedle in the readme\n')
@@ -31,7 +31,9 @@ describe('runSearch', () => {
     await writeFile(path.join(root, 'src', 'deep', 'b.ts'), 'export {}\n// needle again\n')
     await writeFile(path.join(root, 'src', 'image.png'), Buffer.from([0x89, 0x50, 0, 0, 0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65]))
     for (let index = 0; index < manyFiles; index++) {
-      await writeFile(path.join(root, 'many', `f${String(index).padStart(4, '0')}.txt`), `line\nmatch ${index}\n`)
+      const folder = path.join(root, 'many', `d${String(Math.floor(index / FILES_PER_FOLDER)).padStart(2, '0')}`)
+      await mkdir(folder, {recursive: true})
+      await writeFile(path.join(folder, `f${String(index).padStart(4, '0')}.txt`), `line\nmatch ${index}\n`)
     }
     await writeFile(path.join(root, 'unicode.txt'), '\u{1F600}\nab\n\u{1F600}\u{1F600}x\nTHE KELVIN: 5 \u212A\nSt\u00E4dte\n')
     await writeFile(path.join(scratch, 'outside.txt'), 'needle\n')
@@ -94,14 +96,12 @@ describe('runSearch', () => {
     expect(single.matches.map((match) => match.path)).to.deep.equal(['src/a.ts'])
   })
 
-  it('returns exactly the first matches in walk order when the cap cuts, across batches', async () => {
+  it('returns exactly the first matches in walk order when the cap cuts, across walk tasks', async () => {
     for (let round = 0; round < 3; round++) {
-      const outcome = await search({query: {query: 'match', isRegex: false, isCaseSensitive: true}, path: 'many', maxResults: filesPerBatch + 7})
+      const outcome = await search({query: {query: 'match', isRegex: false, isCaseSensitive: true}, path: 'many', maxResults: cap})
       expect(outcome.isCut).to.equal(true)
-      expect(outcome.matches).to.have.length(filesPerBatch + 7)
-      expect(outcome.matches.map((match) => match.text)).to.deep.equal(
-        Array.from({length: filesPerBatch + 7}, (_, index) => `match ${index}`),
-      )
+      expect(outcome.matches).to.have.length(cap)
+      expect(outcome.matches.map((match) => match.text)).to.deep.equal(Array.from({length: cap}, (_, index) => `match ${index}`))
     }
   })
 

@@ -1,16 +1,11 @@
 import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
-import {lstat, mkdir, mkdtemp, rm, symlink, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {displayName} from '../../../../src/exec/display-name.js'
-import {createFolderFilter, folderFilterBases} from '../../../../src/exec/search/glob-filter.js'
-import {IgnoreFileNotes} from '../../../../src/exec/search/ignore-file.js'
-import {walkInParallel} from '../../../../src/exec/search/parallel-walk.js'
-import {walkFiles} from '../../../../src/exec/search/walk.js'
-import {SearchWorkerPool} from '../../../../src/exec/search/worker-pool.js'
-import {Workspace} from '../../../../src/exec/workspace.js'
+import {walkedFiles} from '../../../helpers/walk.js'
 
 /** Creates files (contents default to the path) under `root`; a name ending in `/` is a folder. */
 async function makeTree(root: string, files: Record<string, string>): Promise<void> {
@@ -28,54 +23,15 @@ async function makeTree(root: string, files: Record<string, string>): Promise<vo
 /** A walk under test: the display-form paths it yields below `start` (workspace-relative, '.' for the root), in order. */
 type WalkAll = (root: string, start?: string, globs?: string[]) => Promise<string[]>
 
-/** walkFiles, on the calling thread; `globs` leave folders out as search's glob does. */
-const walkOnThread: WalkAll = async (root, start = '.', globs) => {
-  const workspace = await Workspace.open(root)
-  const files: string[] = []
-  const startBytes = start === '.' ? Buffer.alloc(0) : Buffer.from(start)
-  for await (const batch of walkFiles(workspace, startBytes, globs ? createFolderFilter(globs) : undefined)) files.push(...batch.map((file) => file.shown))
-  return files
-}
-
-/**
- * walkInParallel on a pool of two workers, listing every file (no query); `taskBudgetMs` 0 makes
- * each task walk one folder and hand the rest back, so the order is rebuilt from many tasks.
- * `globs` only leave folders out (every file of a walked folder is listed).
- */
+/** The search walk on two workers, with a task budget (see walkedFiles). */
 function walkOnWorkers(taskBudgetMs?: number): WalkAll {
-  return async (root, start = '.', globs) => {
-    const workspace = await Workspace.open(root)
-    const pool = new SearchWorkerPool({size: 2})
-    const job = pool.startJob()
-    const files: string[] = []
-    const folderBases = globs ? folderFilterBases(globs) : undefined
-    try {
-      await walkInParallel({
-        workspace,
-        start: start === '.' ? Buffer.alloc(0) : Buffer.from(start),
-        job,
-        poolSize: pool.size,
-        scan: {maxMatches: 1_000_000, maxLineChars: 100, maxFileBytes: 1024 * 1024, binarySniffBytes: 8000, root: workspace.rootBytes},
-        ...(folderBases ? {folderBases} : {}),
-        notes: new IgnoreFileNotes(),
-        ...(taskBudgetMs === undefined ? {} : {taskBudgetMs}),
-        onResult: (result) => {
-          for (const [index] of result.matches) files.push(result.paths[index] as string)
-          return false
-        },
-      })
-    } finally {
-      job.finish()
-      await pool.close()
-    }
-    return files
-  }
+  return async (root, start = '.', globs) =>
+    (await walkedFiles(root, {start, ...(globs ? {globs} : {}), ...(taskBudgetMs === undefined ? {} : {taskBudgetMs})})).files
 }
 
 const WALKS: Array<[string, WalkAll]> = [
-  ['walkFiles (on the calling thread)', walkOnThread],
-  ['walkInParallel (search workers, one folder per task)', walkOnWorkers(0)],
-  ['walkInParallel (search workers, default task budgets)', walkOnWorkers()],
+  ['the search walk (one folder per task)', walkOnWorkers(0)],
+  ['the search walk (default task budgets)', walkOnWorkers()],
 ]
 
 function hasGit(): boolean {
@@ -88,7 +44,6 @@ function hasGit(): boolean {
 }
 
 for (const [walkName, walkAll] of WALKS) describe(walkName, () => {
-  const isOnThread = walkAll === walkOnThread
   let scratch: string
   let workspace: string
 
@@ -237,20 +192,14 @@ for (const [walkName, walkAll] of WALKS) describe(walkName, () => {
 
   it('walks names that are not UTF-8 by their bytes and shows them escaped', async () => {
     await mkdir(Buffer.concat([Buffer.from(`${workspace}/`), Buffer.from([0xff])]))
-    await writeFile(Buffer.concat([Buffer.from(`${workspace}/`), Buffer.from([0xff]), Buffer.from('/in.txt')]), '')
-    await writeFile(Buffer.concat([Buffer.from(`${workspace}/caf`), Buffer.from([0xe9])]), '')
-    await writeFile(path.join(workspace, 'line\nbreak'), '')
+    await writeFile(Buffer.concat([Buffer.from(`${workspace}/`), Buffer.from([0xff]), Buffer.from('/in.txt')]), 'needle\n')
+    await writeFile(Buffer.concat([Buffer.from(`${workspace}/caf`), Buffer.from([0xe9])]), 'needle\n')
+    await writeFile(path.join(workspace, 'line\nbreak'), 'needle\n')
+    await writeFile(path.join(scratch, 'outside.txt'), 'needle\n')
     await symlink(scratch, path.join(workspace, '\ufffd'))
     expect(await walkAll(workspace)).to.deep.equal(['caf\\xe9', 'line\\nbreak', '\\xff/in.txt'])
-    if (!isOnThread) return
-    const root = await Workspace.open(workspace)
-    const walked = []
-    for await (const batch of walkFiles(root, Buffer.alloc(0))) walked.push(...batch)
-    expect(walked.map((file) => [...Buffer.from(file.path).subarray(root.rootBytes.length + 1)])).to.deep.equal([
-      [...Buffer.from('caf'), 0xe9],
-      [...Buffer.from('line\nbreak')],
-      [0xff, ...Buffer.from('/in.txt')],
-    ])
+    // Each file is opened by the exact bytes of its path: all three are read.
+    expect((await walkedFiles(workspace, {query: 'needle'})).files).to.deep.equal(['caf\\xe9', 'line\\nbreak', '\\xff/in.txt'])
   })
 
   it('orders names by their bytes, also where UTF-16 order differs (characters above U+FFFF against U+E000–U+FFFF)', async () => {
@@ -260,18 +209,14 @@ for (const [walkName, walkAll] of WALKS) describe(walkName, () => {
 
   it('walks a name that holds U+FFFD itself, and its valid neighbours, by their exact bytes', async () => {
     await mkdir(path.join(workspace, 'a\uFFFDb'))
-    await writeFile(path.join(workspace, 'a\uFFFDb', 'in.txt'), '')
-    await writeFile(path.join(workspace, 'plain.txt'), '')
-    await writeFile(Buffer.concat([Buffer.from(`${workspace}/x`), Buffer.from([0xef, 0xbf])]), '')
+    await writeFile(path.join(workspace, 'a\uFFFDb', 'in.txt'), 'needle\n')
+    await writeFile(path.join(workspace, 'plain.txt'), 'needle\n')
+    await writeFile(Buffer.concat([Buffer.from(`${workspace}/x`), Buffer.from([0xef, 0xbf])]), 'needle\n')
     expect(await walkAll(workspace)).to.deep.equal(['plain.txt', 'x\\xef\\xbf', 'a\uFFFDb/in.txt'])
-    if (!isOnThread) return
-    const root = await Workspace.open(workspace)
-    const walked = []
-    for await (const batch of walkFiles(root, Buffer.alloc(0))) walked.push(...batch)
-    for (const file of walked) expect((await lstat(file.path)).isFile(), file.shown).to.equal(true)
+    expect((await walkedFiles(workspace, {query: 'needle'})).files).to.deep.equal(['plain.txt', 'x\\xef\\xbf', 'a\uFFFDb/in.txt'])
   })
 
-  it('walks the same files in the same order as walkFiles on a tree of 9 × 12 folders, ignore rules and a non-UTF-8 name (listed on the thread pool, read ahead, too)', async () => {
+  it('walks a tree of 9 × 12 folders, ignore rules and a non-UTF-8 name in the same order whatever the task budget and the number of workers', async () => {
     const tree: Record<string, string> = {'.gitignore': 'skip*\n'}
     for (let top = 0; top < 9; top++) {
       for (let inner = 0; inner < 12; inner++) {
@@ -285,20 +230,16 @@ for (const [walkName, walkAll] of WALKS) describe(walkName, () => {
     await makeTree(workspace, tree)
     await mkdir(Buffer.concat([Buffer.from(`${workspace}/t3/`), Buffer.from([0xfe])]))
     await writeFile(Buffer.concat([Buffer.from(`${workspace}/t3/`), Buffer.from([0xfe]), Buffer.from('/in.txt')]), '')
-    const root = await Workspace.open(workspace)
-    const onThread = async (inlineListingLimitMs?: number) => {
-      const shown: string[] = []
-      for await (const batch of walkFiles(root, Buffer.alloc(0), undefined, inlineListingLimitMs)) shown.push(...batch.map((file) => file.shown))
-      return shown
-    }
-    const inline = await onThread()
-    expect(inline).to.have.length(1 + 9 * (1 + 11 + 12 * 2) + 1)
-    expect(inline.slice(0, 4)).to.deep.equal(['.gitignore', 't0/.gitignore', 't0/f1.txt', 't0/f10.txt'])
-    expect(inline).to.include('t3/\\xfe/in.txt')
-    expect(inline).to.not.include('t3/f3.txt')
-    expect(await onThread(-1)).to.deep.equal(inline)
-    expect(await walkAll(workspace)).to.deep.equal(inline)
-    expect(await walkAll(workspace, 't3')).to.deep.equal(inline.filter((file) => file.startsWith('t3/')))
+    const walked = await walkAll(workspace)
+    expect(walked).to.have.length(1 + 9 * (1 + 11 + 12 * 2) + 1)
+    expect(walked.slice(0, 6)).to.deep.equal(['.gitignore', 't0/.gitignore', 't0/f1.txt', 't0/f10.txt', 't0/f11.txt', 't0/f2.txt'])
+    expect(walked.slice(13, 17)).to.deep.equal(['t0/d0/g.txt', 't0/d0/e/h.txt', 't0/d1/g.txt', 't0/d1/e/h.txt'])
+    expect(walked).to.include('t3/\\xfe/in.txt')
+    expect(walked).to.not.include('t3/f3.txt')
+    expect(walked.filter((file) => file.endsWith('skip.txt'))).to.deep.equal([])
+    expect((await walkedFiles(workspace, {poolSize: 1})).files).to.deep.equal(walked)
+    expect((await walkedFiles(workspace, {poolSize: 4, taskBudgetMs: 0})).files).to.deep.equal(walked)
+    expect(await walkAll(workspace, 't3')).to.deep.equal(walked.filter((file) => file.startsWith('t3/')))
   })
 
   it('matches ignore rules against names as git sees them, not their escaped display form', async function () {
