@@ -137,7 +137,7 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
   let compiledKey = ''
   let testedGlob: GlobSpec | undefined
   let globTester: ((path: string) => boolean) | undefined
-  let compiled: {needle?: Buffer; whole?: RegExp; line?: RegExp; isLineByLine?: boolean; required?: Buffer[]} = {}
+  let compiled: {needle?: Buffer; whole?: RegExp; line?: RegExp; isLineByLine?: boolean; required?: Buffer[]; anyRequired?: RegExp} = {}
 
   function compile(query: ScanQuery): void {
     const key = query.kind === 'literal' ? `l:${query.text}` : `r:${query.flags}:${query.source}:${JSON.stringify(query.required ?? null)}`
@@ -150,8 +150,19 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
             line: new RegExp(query.source, query.flags),
             isLineByLine: LOOKAROUND.test(query.source),
             ...(query.required ? {required: query.required.map((literal) => Buffer.from(literal, 'utf8'))} : {}),
+            // Several literals are looked for in one pass: their bytes as Latin-1 characters, an
+            // alternation matched over the file's bytes read as Latin-1 (one character a byte), which
+            // costs about half of looking for each literal in turn.
+            ...(query.required && query.required.length > 1
+              ? {anyRequired: new RegExp(query.required.map((literal) => latin1Pattern(literal)).join('|'), 'g')}
+              : {}),
           }
     compiledKey = key
+  }
+
+  /** A regex source matching exactly the UTF-8 bytes of `literal`, each as one Latin-1 character. */
+  function latin1Pattern(literal: string): string {
+    return [...Buffer.from(literal, 'utf8')].map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('')
   }
 
   /** Why a file could not be opened or read, in words, from the error's code. */
@@ -356,6 +367,9 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
    */
   function scanCandidateLines(bytes: Buffer, start: number, literals: Buffer[], fileIndex: number, request: ScanRequest, out: ScanMatch[]): void {
     const line = compiled.line as RegExp
+    const any = compiled.anyRequired
+    // With several literals, the file's bytes as Latin-1 text: character offsets are byte offsets.
+    const latin1 = any ? bytes.toString('latin1') : ''
     // The next occurrence of each literal at or after `from` (-1: none left), found again only once passed.
     const next = literals.map(() => -2)
     let lineNumber = 1
@@ -363,10 +377,15 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
     let from = start
     while (out.length < request.maxMatches) {
       let at = -1
-      for (let index = 0; index < literals.length; index++) {
-        let found = next[index] as number
-        if (found !== -1 && found < from) next[index] = found = bytes.indexOf(literals[index] as Buffer, from)
-        if (found !== -1 && (at === -1 || found < at)) at = found
+      if (any) {
+        any.lastIndex = from
+        at = any.exec(latin1)?.index ?? -1
+      } else {
+        for (let index = 0; index < literals.length; index++) {
+          let found = next[index] as number
+          if (found !== -1 && found < from) next[index] = found = bytes.indexOf(literals[index] as Buffer, from)
+          if (found !== -1 && (at === -1 || found < at)) at = found
+        }
       }
       if (at === -1) return
       let lineEnd = bytes.indexOf(NEWLINE, lineStart)
