@@ -58,6 +58,7 @@ describe(`a stale edit lock shared by two servers, client ${CLIENT_LINES[0]}`, f
     const lock = path.join(ws, lockNameOf('x.txt'))
     const lost: string[] = []
     let bothDone = 0
+    const neitherDone: number[] = []
     for (let trial = 0; trial < trials; trial++) {
       await writeFile(file, 'alpha\nbeta\n')
       await writeFile(lock, `${endedPid()}\n`)
@@ -70,10 +71,13 @@ describe(`a stale edit lock shared by two servers, client ${CLIENT_LINES[0]}`, f
       if (!second!.isError && !final.includes('BETA')) lost.push(`trial ${trial}: BETA lost (${JSON.stringify(final)})`)
       for (const answer of [first!, second!].filter((answer) => answer.isError)) expect(answer.text).to.contain('changed on disk')
       if (!first!.isError && !second!.isError) bothDone++
+      if (first!.isError && second!.isError) neitherDone.push(trial)
     }
     expect(lost).to.deep.equal([])
-    // Both servers really met at the lock: some trials had both edits pass, in turn.
-    expect(bothDone, 'trials where both edits were answered as done').to.be.above(0)
+    // Taking over the dead lock lets one of them through every time: the other edit passes in turn
+    // or is refused as changed on disk (how often each happens depends on the machine's timing).
+    expect(neitherDone, 'trials where both edits were refused').to.deep.equal([])
+    console.log(`      both edits done, in turn, in ${bothDone} of ${trials} trials; one refused as changed on disk in the others`)
     expect((await readdir(ws)).filter((name) => name.startsWith('.ak-edit-')), 'no lock, claim or temporary file is left').to.deep.equal([])
   })
 })
