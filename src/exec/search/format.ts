@@ -74,9 +74,14 @@ export function formatFileListAnswer(outcome: FileListOutcome, globs: readonly s
   const where = outcome.target === '.' ? 'the workspace' : `"${outcome.target}"`
   const patterns = globs.map((glob) => JSON.stringify(glob)).join(', ')
   const count = outcome.paths.length
+  const notes: string[] = []
+  if (outcome.unreadable.length > 0) {
+    notes.push(`[Not listed, could not be read: ${namedSkips(outcome.unreadable.map(({path, why}) => `${path} (${why})`))}.]`)
+  }
+  if (outcome.ignoreNote !== undefined) notes.push(outcome.ignoreNote)
   if (count === 0) {
     const none = `No files match ${globs.length === 1 ? 'the glob' : 'the globs'} ${patterns} in ${where} (ignored files, .git and node_modules are not listed).`
-    return outcome.ignoreNote === undefined ? none : `${none}\n${outcome.ignoreNote}`
+    return [none, ...notes].join('\n')
   }
   const paths = `${count} ${count === 1 ? 'path' : 'paths'}`
   let note = `[${count} ${count === 1 ? 'file matches' : 'files match'} ${patterns} in ${where}.]`
@@ -86,5 +91,5 @@ export function formatFileListAnswer(outcome: FileListOutcome, globs: readonly s
     const raise = maxResults < SEARCH_MAX_RESULTS ? `, or raise max_results (at most ${SEARCH_MAX_RESULTS})` : ''
     note = `[Stopped after ${paths}; more files match. Narrow the glob or the path${raise}.]`
   }
-  return [...outcome.paths, note, ...(outcome.ignoreNote === undefined ? [] : [outcome.ignoreNote])].join('\n')
+  return [...outcome.paths, note, ...notes].join('\n')
 }

@@ -36,6 +36,8 @@ export interface FileListOutcome {
   cutBy?: 'max_results' | 'answer_size'
   /** The note on ignore rules left out (see `IgnoreFileNotes`), when any were. */
   ignoreNote?: string
+  /** Folders that could not be listed (their path ends in `/`), and why: their files are not listed. */
+  unreadable: Array<{path: string; why: string}>
 }
 
 /**
@@ -55,9 +57,9 @@ export async function listMatchingFiles(options: {
   const glob = compileGlobs(request.globs)
   const target = await workspace.resolve(request.path, {mustExist: true})
   const info = await statConfined(workspace, target.real, request.path)
-  const outcome: FileListOutcome = {target: target.relative, paths: [], isCut: false}
+  const outcome: FileListOutcome = {target: target.relative, paths: [], isCut: false, unreadable: []}
   if (!info.isFile() && !info.isDirectory()) {
-    throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a file. Pass a folder to search.`)
+    throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a regular file (a FIFO, socket or device is never searched). Pass a folder or a file to search.`)
   }
   // The glob is matched in the workers, under the search's time limit (see compileGlobs).
   const job = pool.startJob(signal ? {signal} : {})
@@ -88,6 +90,7 @@ export async function listMatchingFiles(options: {
         ...(folderBases ? {folderBases} : {}),
         notes,
         onResult: (result) => {
+          for (const [index, why] of result.unreadable) outcome.unreadable.push({path: result.paths[index] as string, why})
           for (const [index] of result.matches) {
             const path = result.paths[index] as string
             const size = codePointCount(path) + 1

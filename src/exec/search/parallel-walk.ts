@@ -93,7 +93,6 @@ export interface ParallelWalkOptions {
 export async function walkInParallel(options: ParallelWalkOptions): Promise<void> {
   const {job, poolSize} = options
   const start = await walkStart(options.workspace, options.start, options.notes)
-  if (!start) return
   const searchId = nextSearchId++
   const ignoreFiles = new Map<string, IgnoreFileRules>()
   const startRules = start.ignoreFiles.map((file, index): IgnoreFileRules => ({id: `a${index}`, ...file}))

@@ -79,7 +79,7 @@ export async function runSearch(options: {
   const target = await workspace.resolve(request.path, {mustExist: true})
   const info = await statConfined(workspace, target.real, request.path)
   if (!info.isFile() && !info.isDirectory()) {
-    throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a file. Pass a folder to search.`)
+    throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a regular file (a FIFO, socket or device is never searched). Pass a folder or a file to search.`)
   }
   const targetBytes = relativeBytes(workspace, target)
   const scanBase: Omit<ScanRequest, 'files'> = {

@@ -186,13 +186,17 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
     }
   }
 
-  /** Whether the object open at `fd` lies at or below `root` (always true where that cannot be told). */
-  function isOpenedInside(fd: number, root: Uint8Array): boolean {
+  /**
+   * Whether the object open at `fd` lies at or below `root` (always where that cannot be told);
+   * else why its lines may not be returned, in words. A path longer than the system can name
+   * (past PATH_MAX, reached through folder descriptors) cannot be checked, so it is not returned.
+   */
+  function openedInside(fd: number, root: Uint8Array): true | string {
     if (!canVerify) return true
     try {
-      return isInside(fs.readlinkSync(`/proc/self/fd/${fd}`, {encoding: 'buffer'}), root)
-    } catch {
-      return false
+      return isInside(fs.readlinkSync(`/proc/self/fd/${fd}`, {encoding: 'buffer'}), root) || 'replaced by a link outside the workspace'
+    } catch (error) {
+      return (error as {code?: unknown}).code === 'ENAMETOOLONG' ? whyUnreadable(error) : 'replaced by a link outside the workspace'
     }
   }
 
@@ -444,9 +448,10 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
             else scanRegex(contents.toString('utf8', start), index, request, result.matches)
             // Checked only for files with matching lines (a cheap check, but one per file adds up):
             // what was read leaves the worker only if the object read lies inside.
-            if (result.matches.length > before && !isOpenedInside(fd, request.root)) {
+            const inside = result.matches.length > before ? openedInside(fd, request.root) : true
+            if (inside !== true) {
               result.matches.length = before
-              result.unreadable.push([index, 'replaced by a link outside the workspace'])
+              result.unreadable.push([index, inside])
             } else {
               result.filesSearched++
             }

@@ -23,17 +23,14 @@ const GITIGNORE = Buffer.from('.gitignore')
  * ignore files of the folders above it whose rules apply there, outermost first (see `rulesAbove`),
  * each as its folder (as rules see it) and usable text, and `start` itself as a folder to walk.
  * Read on the calling thread, through folder descriptors from the verified root.
- * @returns undefined when a folder on the way cannot be opened (nothing to search).
  */
 export async function walkStart(
   workspace: Workspace,
   start: Buffer,
   notes?: IgnoreFileNotes,
-): Promise<{ignoreFiles: Array<{folder: string; text: string}>; prefix: NameOrBytes; shown: string; ruled: string} | undefined> {
+): Promise<{ignoreFiles: Array<{folder: string; text: string}>; prefix: NameOrBytes; shown: string; ruled: string}> {
   const ignoreFiles: Array<{folder: string; text: string}> = []
-  const above = await rulesAbove(workspace, start, notes, ignoreFiles)
-  if (!above) return undefined
-  above.lease.release()
+  await rulesAbove(workspace, start, notes, ignoreFiles)
   return {
     ignoreFiles,
     prefix: asText(withSlash(start.length === 0 ? workspace.rootBytes : joinBytes(workspace.rootBytes, start))),
@@ -46,36 +43,43 @@ export async function walkStart(
  * Opens the workspace root (verified inside through its descriptor) and walks down to `start`
  * through folder descriptors, gathering the rules of the folders above `start`, whose own ignore
  * files are read when it is walked. Restarts from no rules below a folder that is ignored or
- * always skipped, since `start` was named explicitly.
+ * always skipped, since `start` was named explicitly. Below a folder that cannot be opened for
+ * reading (one its user may only pass through, mode 111), the ignore files on the way are read by
+ * their paths instead; the walk task then opens `start` by its path and checks it (walk-task.ts).
  * @param kept receives each ignore file whose rules are in the result: its folder (as rules see
  *   it) and its usable text, outermost first.
- * @returns the rules and `start` open, or undefined when a folder on the way cannot be opened.
+ * @returns the rules that apply at `start`.
  */
 async function rulesAbove(
   workspace: Workspace,
   start: Buffer,
   notes: IgnoreFileNotes | undefined,
   kept: Array<{folder: string; text: string}>,
-): Promise<{rules: IgnoreRules; lease: FolderLease} | undefined> {
-  let lease = openRoot(workspace)
+): Promise<IgnoreRules> {
+  let lease: FolderLease | undefined = openRoot(workspace)
+  let real = workspace.rootBytes
   let rules = IgnoreRules.none()
   let ruled = ''
   let shown = ''
-  for (const name of splitPath(start)) {
-    rules = await withFolderRules(lease, {ruled, shown}, rules, notes, kept)
-    const ruledName = ruleText(name)
-    ruled = ruled === '' ? ruledName : `${ruled}/${ruledName}`
-    shown = shown === '' ? displayName(name) : `${shown}/${displayName(name)}`
-    if (ALWAYS_SKIPPED_FOLDERS.has(ruledName) || rules.isIgnored(ruled, true)) {
-      rules = IgnoreRules.none()
-      kept.splice(0)
+  try {
+    for (const name of splitPath(start)) {
+      rules = await withFolderRules(lease ?? real, {ruled, shown}, rules, notes, kept)
+      const ruledName = ruleText(name)
+      ruled = ruled === '' ? ruledName : `${ruled}/${ruledName}`
+      shown = shown === '' ? displayName(name) : `${shown}/${displayName(name)}`
+      if (ALWAYS_SKIPPED_FOLDERS.has(ruledName) || rules.isIgnored(ruled, true)) {
+        rules = IgnoreRules.none()
+        kept.splice(0)
+      }
+      real = joinBytes(real, name)
+      const child: FolderLease | undefined = lease ? openChildFolder(lease, name) : undefined
+      lease?.release()
+      lease = child
     }
-    const child = openChildFolder(lease, name)
-    lease.release()
-    if (!child) return undefined
-    lease = child
+    return rules
+  } finally {
+    lease?.release()
   }
-  return {rules, lease}
 }
 
 /**
@@ -136,13 +140,15 @@ function openFolderLease(workspace: Workspace, real: Buffer, requested: string):
 
 /**
  * `rules` followed by a folder's `.git/info/exclude` (lower precedence) and its `.gitignore`.
- * @param folder the folder as ignore rules see it (`ruled`) and in the display form (`shown`, for notes)
+ * @param folder the folder open (its files read through its descriptor), or its real path when it
+ *   could not be opened (its files read by path, never through a link at their last name)
+ * @param shownFolder the folder as ignore rules see it (`ruled`) and in the display form (`shown`, for notes)
  * @param kept receives the folder and usable text of each ignore file that added rules
  * (Reading .git/info/exclude and .gitignore finds nothing where they are not regular files.)
  */
 async function withFolderRules(
-  lease: FolderLease,
-  folder: {ruled: string; shown: string},
+  folder: FolderLease | Buffer,
+  shownFolder: {ruled: string; shown: string},
   rules: IgnoreRules,
   notes: IgnoreFileNotes | undefined,
   kept: Array<{folder: string; text: string}>,
@@ -153,11 +159,14 @@ async function withFolderRules(
     [[GITIGNORE], '.gitignore'],
   ]
   for (const [names, name] of files) {
-    const read = await readIgnoreFileBelow(lease, names)
+    const read =
+      folder instanceof FolderLease
+        ? await readIgnoreFileBelow(folder, names)
+        : await readIgnoreFile(names.reduce((path, part) => joinBytes(path, part), folder)).catch(() => undefined)
     if (read === undefined) continue
-    if (read.skipped !== undefined) notes?.add(folder.shown === '' ? name : `${folder.shown}/${name}`, read.skipped)
-    result = result.withPatterns(folder.ruled, read.patterns)
-    if (read.patterns.length > 0) kept.push({folder: folder.ruled, text: read.text})
+    if (read.skipped !== undefined) notes?.add(shownFolder.shown === '' ? name : `${shownFolder.shown}/${name}`, read.skipped)
+    result = result.withPatterns(shownFolder.ruled, read.patterns)
+    if (read.patterns.length > 0) kept.push({folder: shownFolder.ruled, text: read.text})
   }
   return result
 }

@@ -162,14 +162,23 @@ export function createWalker(scanner: Scanner): Walker {
       let walked = 0
       try {
         while (stack.length > 0) {
-          if (walked > 0 && performance.now() - started >= request.budgetMs) break
+          const next = stack.at(-1) as WalkFolder | ListedFolder
+          // Past the budget the rest is handed back, from the next folder on; a folder whose path
+          // is too long to open by name is walked here first, through its parent's descriptor.
+          if (walked > 0 && performance.now() - started >= request.budgetMs && canHandOver(next)) break
           const folder = stack.pop() as WalkFolder | ListedFolder
           walked++
           const lease = 'parent' in folder ? openChild(folder) : openHandedOver(folder.prefix)
-          if (!lease) continue
+          if (typeof lease === 'string') {
+            noteUnreadableFolder(folder, lease, result)
+            continue
+          }
           try {
             const entries = listEntries(lease)
-            if (!entries) continue
+            if (typeof entries === 'string') {
+              noteUnreadableFolder(folder, entries, result)
+              continue
+            }
             // The folder's own ignore files: .git/info/exclude (lower precedence), then .gitignore.
             let ids = folder.rules
             const own: Array<[names: string[], name: string]> = []
@@ -198,7 +207,9 @@ export function createWalker(scanner: Scanner): Walker {
                 if (!rules.isIgnored(ruled, true)) children.push({prefix: join(prefix, entry.name, '/'), shown, ruled, rules: ids, parent: lease, name: entry.name})
               } else if (entry.dirent.isFile()) {
                 if (!rules.isIgnored(ruled, false)) {
-                  files.push(join(prefix, entry.name))
+                  // Through the folder's descriptor, held open while its files are scanned: short
+                  // at any depth, and always in the folder just listed.
+                  files.push(lease.entry(typeof entry.name === 'string' ? entry.name : asBytes(entry.name)))
                   shownFiles.push(shown)
                 }
               }
@@ -254,44 +265,71 @@ export function createWalker(scanner: Scanner): Walker {
 }
 
 /**
- * Opens a folder handed over by its absolute path `prefix` (with a final `/`), checked through its
- * descriptor to be the folder at exactly that real path: undefined when it cannot be opened or is
- * no longer that folder (a folder on the way swapped for a link, say).
+ * The longest absolute path (bytes) of a folder handed to another task, which opens it by that
+ * path: below the system's PATH_MAX (4096 on Linux), with room for a file name. Deeper folders
+ * stay with the task that found them, which opens them through their parent's descriptor.
  */
-function openHandedOver(prefix: string | Uint8Array): FolderLease | undefined {
+export const MAX_HANDED_OVER_PATH_BYTES = 3072
+
+/** Whether `folder` may go back to the server's thread for another task (see MAX_HANDED_OVER_PATH_BYTES). */
+function canHandOver(folder: WalkFolder): boolean {
+  return (typeof folder.prefix === 'string' ? Buffer.byteLength(folder.prefix) : folder.prefix.byteLength) <= MAX_HANDED_OVER_PATH_BYTES
+}
+
+/** Adds a folder that could not be walked to the task's unreadable entries: its path with a final `/`, and why. */
+function noteUnreadableFolder(folder: WalkFolder, why: string, result: WalkResult): void {
+  result.unreadable.push([result.paths.push(folder.shown === '' ? './' : `${folder.shown}/`) - 1, why])
+}
+
+/** Why a folder could not be opened or listed, in words (the scanner's words for files, see scanner.ts). */
+function whyFolderUnreadable(error: unknown): string {
+  const code = (error as {code?: unknown}).code
+  if (code === 'ENOENT') return 'removed meanwhile'
+  if (code === 'ENOTDIR' || code === 'ELOOP') return 'no longer a folder'
+  if (code === 'EACCES' || code === 'EPERM') return 'no permission'
+  if (code === 'ENAMETOOLONG') return 'its path is longer than the system takes'
+  return 'a read error'
+}
+
+/**
+ * Opens a folder handed over by its absolute path `prefix` (with a final `/`), checked through its
+ * descriptor to be the folder at exactly that real path; else why not, in words (a folder on the
+ * way swapped for a link, say, makes it "no longer a folder").
+ */
+function openHandedOver(prefix: string | Uint8Array): FolderLease | string {
   const bytes = asBytes(prefix)
   const real = bytes.length > 1 ? bytes.subarray(0, -1) : bytes
   let fd: number
   try {
     fd = openSync(real, FOLDER_OPEN_FLAGS)
-  } catch {
-    return undefined
+  } catch (error) {
+    return whyFolderUnreadable(error)
   }
   try {
     if (CAN_VERIFY_DESCRIPTORS && !readlinkSync(descriptorPath(fd), {encoding: 'buffer'}).equals(real)) {
       closeSync(fd)
-      return undefined
+      return 'no longer a folder'
     }
     return new FolderLease(fd, Buffer.from(real))
-  } catch {
+  } catch (error) {
     closeSync(fd)
-    return undefined
+    return whyFolderUnreadable(error)
   }
 }
 
-/** Opens a subfolder listed by this task through its parent's descriptor (letting the parent go). */
-function openChild(folder: ListedFolder): FolderLease | undefined {
+/** Opens a subfolder listed by this task through its parent's descriptor (letting the parent go); else why not. */
+function openChild(folder: ListedFolder): FolderLease | string {
   try {
     return new FolderLease(openSync(folder.parent.entry(folder.name), FOLDER_OPEN_FLAGS), joinBytes(folder.parent.real, asBytes(folder.name)))
-  } catch {
-    return undefined
+  } catch (error) {
+    return whyFolderUnreadable(error)
   } finally {
     folder.parent.release()
   }
 }
 
-/** The entries of the open folder `lease`, sorted by name (bytes); undefined when it cannot be listed. */
-function listEntries(lease: FolderLease): ListedEntry[] | undefined {
+/** The entries of the open folder `lease`, sorted by name (bytes); else why it cannot be listed. */
+function listEntries(lease: FolderLease): ListedEntry[] | string {
   try {
     const self = lease.selfText
     if (self !== undefined) {
@@ -299,8 +337,8 @@ function listEntries(lease: FolderLease): ListedEntry[] | undefined {
       if (entries) return entries
     }
     return entriesOfBytes(readdirSync(lease.self, {withFileTypes: true, encoding: 'buffer'}))
-  } catch {
-    return undefined
+  } catch (error) {
+    return whyFolderUnreadable(error)
   }
 }
 

@@ -69,7 +69,11 @@ export const searchOutputSchema = z.object({
     .enum(['max_results', 'answer_size'])
     .nullable()
     .describe(`What stopped it: max_results, or the answer's size (${SEARCH_MAX_ANSWER_CHARS} characters); null when it did not stop early.`),
-  files_searched: z.number().int().optional().describe('Lines mode: files whose contents were searched.'),
+  files_searched: z
+    .number()
+    .int()
+    .optional()
+    .describe('Lines mode: files whose contents were searched (when it stopped early, those searched until it stopped, which can vary between calls: files are searched in parallel).'),
   binary_files_skipped: z.number().int().optional().describe('Lines mode: files skipped as binary.'),
   too_large: z
     .array(z.string())
@@ -78,7 +82,7 @@ export const searchOutputSchema = z.object({
   unreadable: z
     .array(z.object({path: z.string(), why: z.string()}))
     .optional()
-    .describe('Lines mode: files that could not be read, each with why.'),
+    .describe('Files, and folders (their path ends in /), that could not be read, each with why.'),
 })
 
 type SearchStructured = z.infer<typeof searchOutputSchema>
@@ -106,6 +110,7 @@ export function structuredFileList(outcome: FileListOutcome): SearchStructured {
     paths: outcome.paths,
     stopped_early: outcome.isCut,
     stopped_by: outcome.isCut ? (outcome.cutBy ?? 'max_results') : null,
+    unreadable: outcome.unreadable.map(({path, why}) => ({path, why})),
   }
 }
 
@@ -148,7 +153,8 @@ export const searchTool = defineTool({
     if (input.query === undefined) {
       if (globs.length === 0) {
         throw new BadInputError(
-          'search needs query (the text to find) or glob (to list the paths of files matching it, e.g. "**/*.test.ts"), or both.',
+          'search needs query (the text to find) or glob (to list the paths of files matching it, e.g. "**/*.test.ts"), or both' +
+            (input.glob === undefined ? '.' : '; glob was an empty list.'),
         )
       }
       const listing = await listMatchingFiles({

@@ -5,7 +5,7 @@ import path from 'node:path'
 
 import {CAN_VERIFY_DESCRIPTORS} from '../../../../src/exec/files/confined-open.js'
 import {createGlobTester, createScanner} from '../../../../src/exec/search/scanner.js'
-import {createWalker, type WalkFolder, type WalkRequest} from '../../../../src/exec/search/walk-task.js'
+import {MAX_HANDED_OVER_PATH_BYTES, createWalker, type WalkFolder, type WalkRequest} from '../../../../src/exec/search/walk-task.js'
 
 describe('walk tasks (search workers)', () => {
   let scratch: string
@@ -46,11 +46,13 @@ describe('walk tasks (search workers)', () => {
     const handedOver = [{prefix: `${workspace}/link/sub/`, shown: 'link/sub', ruled: 'link/sub', rules: []}]
     // Listing (no query) names every file without opening it: only the folder's check keeps the outside's names out.
     const listed = walker.walk(request(handedOver, {scan: {...request([]).scan, query: undefined}}))
-    expect(listed.paths).to.deep.equal([])
     expect(listed.matches).to.deep.equal([])
+    // Only the folder itself is named, as no longer the folder it was.
+    expect(listed.paths).to.deep.equal(['link/sub/'])
+    expect(listed.unreadable).to.deep.equal([[0, 'no longer a folder']])
     const searched = walker.walk(request(handedOver))
-    expect(searched.paths).to.deep.equal([])
-    expect(searched.unreadable).to.deep.equal([])
+    expect(searched.paths).to.deep.equal(['link/sub/'])
+    expect(searched.matches).to.deep.equal([])
     expect(searched.frontier).to.deep.equal([])
   })
 
@@ -73,6 +75,33 @@ describe('walk tasks (search workers)', () => {
     const rest = other.walk(request(first.frontier, {taskId: 8, ignoreFiles: first.ignoreFiles}))
     expect(rest.matches.map(([index, line]) => `${rest.paths[index]}:${line}`)).to.deep.equal(['a/x.txt:1', 'b/x.txt:1', 'c/x.txt:1'])
     expect(rest.frontier).to.deep.equal([])
+  })
+
+  it('names a folder removed after it was listed, and walks a folder too deep to hand over itself', async () => {
+    const walker = createWalker(createScanner(createGlobTester))
+    const gone = walker.walk(request([{prefix: `${workspace}/gone/`, shown: 'gone', ruled: 'gone', rules: []}]))
+    expect(gone.paths).to.deep.equal(['gone/'])
+    expect(gone.unreadable).to.deep.equal([[0, 'removed meanwhile']])
+    // A chain of folders whose paths pass MAX_HANDED_OVER_PATH_BYTES: with no time budget at all,
+    // the task still walks them all rather than hand back what another task could not open.
+    let folder = workspace
+    const name = 'd'.repeat(200)
+    const depth = Math.ceil(MAX_HANDED_OVER_PATH_BYTES / (name.length + 1)) + 3
+    for (let level = 0; level < depth; level++) folder = path.join(folder, name)
+    await mkdir(folder, {recursive: true})
+    await writeFile(path.join(folder, 'deep.txt'), 'needle\n')
+    const found: string[] = []
+    let folders = [rootFolder()]
+    let tasks = 0
+    while (folders.length > 0) {
+      const result = walker.walk(request(folders, {budgetMs: 0}))
+      tasks++
+      found.push(...result.matches.map(([index]) => result.paths[index] as string))
+      for (const next of result.frontier) expect(Buffer.byteLength(next.prefix as string)).to.be.at.most(MAX_HANDED_OVER_PATH_BYTES)
+      folders = result.frontier
+    }
+    expect(found).to.deep.equal([`${Array(depth).fill(name).join('/')}/deep.txt`])
+    expect(tasks, 'handed back level by level, then walked in one task').to.be.below(depth)
   })
 
   it('stops at maxMatches and still hands back what it did not reach', async () => {
