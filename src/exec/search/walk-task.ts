@@ -199,6 +199,7 @@ export function createWalker(scanner: Scanner): Walker {
             const shownFiles: string[] = []
             const children: ListedFolder[] = []
             const prefix = typeof folder.prefix === 'string' ? folder.prefix : asBytes(folder.prefix)
+            const isDeep = !canHandOver(folder)
             for (const entry of entries) {
               const shown = folder.shown === '' ? entry.shown : `${folder.shown}/${entry.shown}`
               const ruled = entry.ruled === entry.shown && folder.ruled === folder.shown ? shown : folder.ruled === '' ? entry.ruled : `${folder.ruled}/${entry.ruled}`
@@ -207,9 +208,9 @@ export function createWalker(scanner: Scanner): Walker {
                 if (!rules.isIgnored(ruled, true)) children.push({prefix: join(prefix, entry.name, '/'), shown, ruled, rules: ids, parent: lease, name: entry.name})
               } else if (entry.dirent.isFile()) {
                 if (!rules.isIgnored(ruled, false)) {
-                  // Through the folder's descriptor, held open while its files are scanned: short
-                  // at any depth, and always in the folder just listed.
-                  files.push(lease.entry(typeof entry.name === 'string' ? entry.name : asBytes(entry.name)))
+                  // By its absolute path (the quickest to open); past what a path can name, through
+                  // the folder's descriptor, held open while its files are scanned.
+                  files.push(isDeep ? lease.entry(typeof entry.name === 'string' ? entry.name : asBytes(entry.name)) : join(prefix, entry.name))
                   shownFiles.push(shown)
                 }
               }
