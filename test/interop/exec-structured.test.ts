@@ -175,7 +175,7 @@ for (const line of CLIENT_LINES) {
         stopped_by: 'max_results',
       })
       const files = await ok('search', {glob: '*.svg'})
-      expect(files.structured).to.deep.equal({path: '.', mode: 'files', paths: ['logo.svg'], stopped_early: false, stopped_by: null})
+      expect(files.structured).to.deep.equal({path: '.', mode: 'files', paths: ['logo.svg'], stopped_early: false, stopped_by: null, unreadable: []})
     })
 
     it('gives edit\'s path, action, occurrences and diff as fields', async () => {
