@@ -54,6 +54,20 @@ export function describeFileType(info: Stats | BigIntStats): string {
 }
 
 /**
+ * What a failed `lstat` or `open` of a named file found there.
+ * @throws `error` itself for anything but a missing file or one that is not regular (EACCES, EIO…)
+ */
+function openFailure(error: unknown): {kind: 'missing'} | {kind: 'not-a-file'; what: string} {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'ENOENT' || code === 'ENOTDIR') return {kind: 'missing'}
+  // O_NOFOLLOW fails with ELOOP on Linux and macOS (EMLINK on FreeBSD) for a link swapped in.
+  if (code === 'ELOOP' || code === 'EMLINK') return {kind: 'not-a-file', what: 'a symbolic link'}
+  // A socket cannot be opened at all.
+  if (code === 'ENXIO') return {kind: 'not-a-file', what: 'a socket'}
+  throw error
+}
+
+/**
  * Reads the regular file at `path` (a name ak chose, not one a caller asked for), at most
  * `maxBytes` of it, without following a link or blocking (see the module comment). The name is
  * looked at with `lstat` first, so a device or FIFO planted there is not even opened; the
@@ -98,11 +112,7 @@ export function readNamedFileSync(path: string | Buffer, maxBytes: number): Name
     if (!seen.isFile()) return {kind: 'not-a-file', what: describeFileType(seen)}
     fd = openSync(path, NAMED_FILE_READ_FLAGS)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') return {kind: 'missing'}
-    if (code === 'ELOOP' || code === 'EMLINK') return {kind: 'not-a-file', what: 'a symbolic link'}
-    if (code === 'ENXIO') return {kind: 'not-a-file', what: 'a socket'}
-    throw error
+    return openFailure(error)
   }
   try {
     const info = fstatSync(fd, {bigint: true})
@@ -136,13 +146,7 @@ export async function openNamedFile(
     if (!seen.isFile()) return {kind: 'not-a-file', what: describeFileType(seen)}
     handle = await open(path, NAMED_FILE_READ_FLAGS)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') return {kind: 'missing'}
-    // O_NOFOLLOW fails with ELOOP on Linux and macOS (EMLINK on FreeBSD) for a link swapped in.
-    if (code === 'ELOOP' || code === 'EMLINK') return {kind: 'not-a-file', what: 'a symbolic link'}
-    // A socket cannot be opened at all.
-    if (code === 'ENXIO') return {kind: 'not-a-file', what: 'a socket'}
-    throw error
+    return openFailure(error)
   }
   try {
     const info = await handle.stat({bigint: true})
