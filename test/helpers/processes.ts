@@ -2,6 +2,7 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
+import {writeFile} from 'node:fs/promises'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import type {TestClient} from './clients.js'
@@ -63,8 +64,24 @@ export async function startSleep(client: TestClient): Promise<RunningSleep> {
  * with this reason.
  */
 export function cannotServeAs(uid: number, entry: string): string | undefined {
+  if (process.getuid?.() !== 0 && process.getuid?.() !== uid) return 'running a server as another user needs root'
   const probe = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', 'require("fs").accessSync(process.argv[1], 4)', entry])
   if (probe.error) return `setpriv could not run (${probe.error.message})`
   if (probe.status !== 0) return `uid ${uid} cannot read ${entry} or run ${process.execPath} (a folder above is closed to it)`
   return undefined
+}
+
+/**
+ * Writes `file`, an entry script that runs `runJs` (a checkout's bin/run.js) as user `uid` through
+ * setpriv with the arguments it is given, and exits with its exit code: the `entry` of
+ * connectStdio for a server that runs as another user (check cannotServeAs first).
+ */
+export async function writeEntryAs(uid: number, runJs: string, file: string): Promise<string> {
+  await writeFile(
+    file,
+    "import {spawn} from 'node:child_process'\n" +
+      `const child = spawn('setpriv', ['--reuid=${uid}', '--regid=${uid}', '--clear-groups', process.execPath, ${JSON.stringify(runJs)}, ...process.argv.slice(2)], {stdio: 'inherit'})\n` +
+      'child.on("exit", (code) => process.exit(code ?? 1))\n',
+  )
+  return file
 }

@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import {IGNORE_FILE_MAX_BYTES, IGNORE_FILE_MAX_LINE_BYTES} from '../../src/exec/limits.js'
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
-import {cannotServeAs, waitUntilGone} from '../helpers/processes.js'
+import {cannotServeAs, waitUntilGone, writeEntryAs} from '../helpers/processes.js'
 
 // Files ak opens because of their name (edit locks, temporary files, ignore files), planted by
 // whoever can write in the workspace, against the built server through a real client.
@@ -193,10 +193,6 @@ describe(`lock, temporary and ignore names planted as special files, client ${CL
   it("answers with an error naming another user's stale lock in a sticky folder, which it may not replace", async function () {
     // The server runs as `nobody` through setpriv, so the sticky bit binds it (root may replace anything).
     const nobody = 65534
-    if (process.getuid?.() !== 0 || !tryRun('setpriv', [`--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', 'true'])) {
-      console.log('      (skipped: running a server as another user needs root and setpriv)')
-      this.skip()
-    }
     const unreachable = cannotServeAs(nobody, RUN_JS)
     if (unreachable !== undefined) {
       console.log(`      (skipped: ${unreachable})`)
@@ -213,13 +209,7 @@ describe(`lock, temporary and ignore names planted as special files, client ${CL
       await writeFile(path.join(sticky, 'x.txt'), 'alpha\n')
       await chown(path.join(sticky, 'x.txt'), nobody, nobody)
       await writeFile(path.join(sticky, lockNameOf('x.txt')), `${endedPid()}\n`)
-      const entry = path.join(base, 'as-nobody.mjs')
-      await writeFile(
-        entry,
-        "import {spawn} from 'node:child_process'\n" +
-          `const child = spawn('setpriv', ['--reuid=${nobody}', '--regid=${nobody}', '--clear-groups', process.execPath, ${JSON.stringify(RUN_JS)}, ...process.argv.slice(2)], {stdio: 'inherit'})\n` +
-          'child.on("exit", (code) => process.exit(code ?? 1))\n',
-      )
+      const entry = await writeEntryAs(nobody, RUN_JS, path.join(base, 'as-nobody.mjs'))
       const other = await connectStdio(CLIENT_LINES[0], [...SERVE, path.join(base, 'ws')], {entry, cwd: base, env: {HOME: path.join(base, 'home')}})
       try {
         const answer = await other.call('edit', {path: 'sticky/x.txt', old_text: 'alpha', new_text: 'ALPHA'})
