@@ -1,6 +1,7 @@
 import picomatch from 'picomatch'
 
 import {BadInputError} from '../../errors.js'
+import {mayHoldIncluded} from './folder-bases.js'
 import {createGlobTester, type GlobSpec} from './scanner.js'
 
 /** Glob patterns `search` accepts in one call. */
@@ -160,13 +161,13 @@ function classEnd(pattern: string, start: number): number {
 export function createFolderFilter(patterns: readonly string[]): ((folder: string) => boolean) | undefined {
   const bases = folderFilterBases(patterns)
   if (!bases) return undefined
-  return (folder) => bases.some((base) => folder === base || folder.startsWith(`${base}/`) || base.startsWith(`${folder}/`))
+  return (folder) => mayHoldIncluded(bases, folder)
 }
 
 /**
  * The fixed leading folders of the include patterns of `search`'s `glob` argument: a folder can
  * hold a file they pass only when it is one of them, lies below one or lies above one (see
- * createFolderFilter, which the search workers' walk tasks repeat with these). Undefined when some
+ * createFolderFilter; the search workers' walk tasks test them with mayHoldIncluded). Undefined when some
  * include pattern has none.
  */
 export function folderFilterBases(patterns: readonly string[]): string[] | undefined {

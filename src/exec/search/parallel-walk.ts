@@ -112,6 +112,7 @@ export async function walkInParallel(options: ParallelWalkOptions): Promise<void
   const finished = (segment: Segment, result: WalkResult): void => {
     inFlight--
     segment.result = result
+    segment.folders = []
     for (const file of result.ignoreFiles) ignoreFiles.set(file.id, file)
     // The frontier follows the task's own result, cut into runs the workers can share.
     const runs = splitRuns(result.frontier, poolSize * TASKS_IN_FLIGHT_PER_WORKER)

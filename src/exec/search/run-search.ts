@@ -92,15 +92,16 @@ export async function runSearch(options: {
   }
 
   // What the walk found, in walk order: each part's matches refer to files by index into its `paths`.
-  const parts: Array<{paths: string[]; result: ScanResult | WalkResult}> = []
+  const parts: Array<{paths: string[]; result: Pick<ScanResult, 'matches' | 'filesSearched' | 'binaryFiles' | 'tooLarge' | 'unreadable'>}> = []
   let settledMatches = 0
   let settledChars = 0
   let isCut = false
   const settle = (paths: string[], result: ScanResult | WalkResult): boolean => {
     for (const [fileIndex, line, text] of result.matches) settledChars += answerLineChars(paths[fileIndex] as string, line, text)
     settledMatches += result.matches.length
-    // Only the counts of a part that named no file are needed later; let a huge walk's others go.
-    parts.push(result.matches.length === 0 && result.tooLarge.length === 0 && result.unreadable.length === 0 ? {paths: [], result: {...result, paths: []}} : {paths, result})
+    // Only what the answer is built from is kept (a walk task's result also carries its ignore files).
+    const {matches, filesSearched, binaryFiles, tooLarge, unreadable} = result
+    parts.push({paths, result: {matches, filesSearched, binaryFiles, tooLarge, unreadable}})
     if (settledMatches > request.maxResults || settledChars > SEARCH_MAX_ANSWER_CHARS) isCut = true
     return isCut
   }

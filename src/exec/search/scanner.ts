@@ -2,6 +2,7 @@
  * Scanning file contents for one search query: the code that runs inside a search worker, bundled
  * into the worker's script with worker-main.ts (see worker-source.ts).
  */
+import fs from 'node:fs'
 
 /** What to look for. Case-insensitive literals are sent as escaped regexes. */
 export type ScanQuery =
@@ -114,8 +115,7 @@ export interface Scanner {
  * other regexes run once over the decoded file (not line by line), and each candidate
  * line is confirmed with the regex on that line alone, so matches keep per-line semantics.
  */
-export function createScanner(makeGlobTester: typeof createGlobTester): Scanner {
-  const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
+export function createScanner(): Scanner {
   const openFlags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
   const NEWLINE = 10
   const CARRIAGE_RETURN = 13
@@ -414,7 +414,7 @@ export function createScanner(makeGlobTester: typeof createGlobTester): Scanner 
       if (request.glob && request.paths) {
         // A walk task scans folder after folder with the same glob: compile it once.
         if (request.glob !== testedGlob) {
-          globTester = makeGlobTester(request.glob)
+          globTester = createGlobTester(request.glob)
           testedGlob = request.glob
         }
         passes = globTester

@@ -13,6 +13,7 @@ import {closeSync, openSync, readdirSync, readlinkSync} from 'node:fs'
 
 import {CAN_VERIFY_DESCRIPTORS, descriptorPath, FOLDER_OPEN_FLAGS} from '../files/confined-open.js'
 import {joinBytes} from '../workspace.js'
+import {mayHoldIncluded} from './folder-bases.js'
 import {FolderLease} from './folder-lease.js'
 import {readIgnoreFileSync} from './ignore-file.js'
 import {IgnoreRules} from './ignore-rules.js'
@@ -154,9 +155,7 @@ export function createWalker(scanner: Scanner): Walker {
         stoppedEarly: false,
       }
       const bases = request.folderBases
-      const mayContain = bases
-        ? (folder: string) => bases.some((base) => folder === base || folder.startsWith(`${base}/`) || base.startsWith(`${folder}/`))
-        : undefined
+      const mayContain = bases ? (folder: string) => mayHoldIncluded(bases, folder) : undefined
       let readIgnoreFiles = 0
       const stack: Array<WalkFolder | ListedFolder> = [...request.folders].reverse()
       let walked = 0

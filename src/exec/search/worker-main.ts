@@ -5,7 +5,7 @@
  */
 import {parentPort} from 'node:worker_threads'
 
-import {createGlobTester, createScanner, type ScanRequest, type ScanResult} from './scanner.js'
+import {createScanner, type ScanRequest, type ScanResult} from './scanner.js'
 import {createWalker, type WalkRequest, type WalkResult} from './walk-task.js'
 
 /** A message from the pool to a worker: scan one batch, or run one walk task. */
@@ -16,7 +16,7 @@ export type WorkerReply = {id: number; ok: true; result: ScanResult | WalkResult
 
 if (parentPort) {
   const port = parentPort
-  const scanner = createScanner(createGlobTester)
+  const scanner = createScanner()
   const walker = createWalker(scanner)
   port.on('message', (task: WorkerTask) => {
     let reply: WorkerReply

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {requiredLiterals, withPrefilter} from '../../../../src/exec/search/regex-prefilter.js'
-import {createGlobTester, createScanner, type ScanQuery} from '../../../../src/exec/search/scanner.js'
+import {createScanner, type ScanQuery} from '../../../../src/exec/search/scanner.js'
 
 describe('requiredLiterals', () => {
   it('takes the longest run of plain characters a match must contain', () => {
@@ -116,7 +116,7 @@ describe('the regex prefilter against unfiltered scans', () => {
       await writeFile(file, contents.at(-1) as Buffer)
       files.push(Buffer.from(file))
     }
-    const scanner = createScanner(createGlobTester)
+    const scanner = createScanner()
     const scan = (query: ScanQuery) =>
       scanner.scan({files, root: Buffer.from(dir), query, maxMatches: 10_000, maxLineChars: 200, maxFileBytes: 1024 * 1024, binarySniffBytes: 8000})
     let filtered = 0

@@ -3,7 +3,7 @@ import {mkdtemp, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {createGlobTester, createScanner, type ScanQuery, type ScanRequest} from '../../../../src/exec/search/scanner.js'
+import {createScanner, type ScanQuery, type ScanRequest} from '../../../../src/exec/search/scanner.js'
 
 const literal = (text: string): ScanQuery => ({kind: 'literal', text})
 const regex = (source: string, flags = ''): ScanQuery => ({kind: 'regex', source, flags})
@@ -26,7 +26,7 @@ describe('createScanner', () => {
       await writeFile(path.join(dir, name), contents)
       paths.push(Buffer.from(path.join(dir, name)))
     }
-    return createScanner(createGlobTester).scan({
+    return createScanner().scan({
       files: paths,
       root: Buffer.from(dir),
       query,

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {CAN_VERIFY_DESCRIPTORS} from '../../../../src/exec/files/confined-open.js'
-import {createGlobTester, createScanner} from '../../../../src/exec/search/scanner.js'
+import {createScanner} from '../../../../src/exec/search/scanner.js'
 import {MAX_HANDED_OVER_PATH_BYTES, createWalker, type WalkFolder, type WalkRequest} from '../../../../src/exec/search/walk-task.js'
 
 describe('walk tasks (search workers)', () => {
@@ -42,7 +42,7 @@ describe('walk tasks (search workers)', () => {
     await writeFile(path.join(outside, 'sub', 'secret.txt'), 'needle outside\n')
     // `ws/link` was a folder when it was listed; it is a link to the outside now.
     await symlink(outside, path.join(workspace, 'link'))
-    const walker = createWalker(createScanner(createGlobTester))
+    const walker = createWalker(createScanner())
     const handedOver = [{prefix: `${workspace}/link/sub/`, shown: 'link/sub', ruled: 'link/sub', rules: []}]
     // Listing (no query) names every file without opening it: only the folder's check keeps the outside's names out.
     const listed = walker.walk(request(handedOver, {scan: {...request([]).scan, query: undefined}}))
@@ -63,7 +63,7 @@ describe('walk tasks (search workers)', () => {
       await writeFile(path.join(workspace, name, 'x.txt'), 'needle\n')
       await writeFile(path.join(workspace, name, 'x.log'), 'needle\n')
     }
-    const walker = createWalker(createScanner(createGlobTester))
+    const walker = createWalker(createScanner())
     const first = walker.walk(request([rootFolder()], {budgetMs: 0}))
     expect(first.matches).to.deep.equal([])
     expect(first.ignoreFiles).to.deep.equal([{id: '7.0', folder: '', text: '*.log'}])
@@ -71,14 +71,14 @@ describe('walk tasks (search workers)', () => {
     expect(first.frontier.every((folder) => folder.rules.join() === '7.0')).to.equal(true)
 
     // Another worker takes the frontier with the ignore file sent along: the rules still apply.
-    const other = createWalker(createScanner(createGlobTester))
+    const other = createWalker(createScanner())
     const rest = other.walk(request(first.frontier, {taskId: 8, ignoreFiles: first.ignoreFiles}))
     expect(rest.matches.map(([index, line]) => `${rest.paths[index]}:${line}`)).to.deep.equal(['a/x.txt:1', 'b/x.txt:1', 'c/x.txt:1'])
     expect(rest.frontier).to.deep.equal([])
   })
 
   it('names a folder removed after it was listed, and walks a folder too deep to hand over itself', async () => {
-    const walker = createWalker(createScanner(createGlobTester))
+    const walker = createWalker(createScanner())
     const gone = walker.walk(request([{prefix: `${workspace}/gone/`, shown: 'gone', ruled: 'gone', rules: []}]))
     expect(gone.paths).to.deep.equal(['gone/'])
     expect(gone.unreadable).to.deep.equal([[0, 'removed meanwhile']])
@@ -110,7 +110,7 @@ describe('walk tasks (search workers)', () => {
       await writeFile(path.join(workspace, name, 'x.txt'), 'needle\nneedle\nneedle\n')
     }
     await writeFile(path.join(workspace, 'top.txt'), 'needle\n')
-    const walker = createWalker(createScanner(createGlobTester))
+    const walker = createWalker(createScanner())
     const result = walker.walk(request([rootFolder()], {scan: {...request([]).scan, maxMatches: 2}}))
     expect(result.stoppedEarly).to.equal(true)
     expect(result.matches.map(([index, line]) => `${result.paths[index]}:${line}`)).to.deep.equal(['top.txt:1', 'a/x.txt:1'])
@@ -122,7 +122,7 @@ describe('walk tasks (search workers)', () => {
     await writeFile(path.join(workspace, 'deep', '.gitignore'), `${'x'.repeat(5000)}\n*.tmp\n`)
     await writeFile(path.join(workspace, 'deep', 'a.tmp'), 'needle\n')
     await writeFile(path.join(workspace, 'deep', 'a.txt'), 'needle\n')
-    const walker = createWalker(createScanner(createGlobTester))
+    const walker = createWalker(createScanner())
     const result = walker.walk(request([rootFolder()]))
     expect(result.notes).to.deep.equal([['deep/.gitignore', '1 line longer than 4096 bytes']])
     expect(result.matches.map(([index]) => result.paths[index])).to.deep.equal(['deep/a.txt'])
