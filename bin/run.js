@@ -3,8 +3,11 @@
 import {spawnSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import module from 'node:module'
+import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {loadBundle} from './bundle-loader.js'
+import {privateCacheDir} from './cache-dir.js'
 import {checkNodeVersion, isSupportedNode} from './node-version.js'
 import {privateNode, relaunch} from './private-node.js'
 import {endQuietlyOnEpipe} from './stdout-pipe.js'
@@ -19,14 +22,17 @@ const inDist = (file) => new URL(`../dist/${file}`, import.meta.url)
 // A clone is built by `npm run build` (which `npm test` runs); `npm ci` builds nothing, so the
 // first `ak` run after it builds dist/ here.
 if (!existsSync(inDist('ak.mjs')) && existsSync(new URL('../scripts/build.js', import.meta.url))) buildClone()
-// Reuse V8's compiled code between starts (Node 22.1+): a server start loads hundreds of modules.
-module.enableCompileCache?.()
+// Compiled code is reused between starts, kept in the user's private cache folder (never Node's
+// default under the shared temporary folder, which anyone can fill first: see bin/cache-dir.js).
+const cacheDir = privateCacheDir()
 const args = process.argv.slice(2)
 // `ak exec serve` is started by MCP clients, often: it skips loading oclif when its arguments ask
 // for nothing but serving (anything else, --help included, goes through oclif as usual).
 // The AgentExec bundle is used because it loads much faster than the same modules from dist/.
-const served = args[0] === 'exec' && args[1] === 'serve' && (await import(inDist('agentexec-bundle.mjs'))).serveDirectly(args.slice(2))
+const served = args[0] === 'exec' && args[1] === 'serve' && loadBundle(inDist('agentexec-bundle.cjs'), {cacheDir}).serveDirectly(args.slice(2))
 if (!(await served)) {
+  // A start through oclif loads hundreds of modules: Node's compile cache (22.1+) keeps their code.
+  if (cacheDir !== undefined) module.enableCompileCache?.(path.join(cacheDir, 'node-compile-cache'))
   if (existsSync(inDist('commands'))) {
     // A clone: oclif loads the commands from dist/ and the plugins from node_modules.
     const {execute} = await import('@oclif/core')

@@ -1,15 +1,14 @@
-// The `agentexec` command, dist/agentexec.js: checks the Node.js version, turns on V8's compile
-// cache, then runs the server from the bundle beside it (dist/agentexec-bundle.mjs). A bundle
-// started as the entry module is compiled before any of its code could turn the cache on, so the
-// launcher is a file of its own. scripts/build.js bundles this file with its two helpers.
-import module from 'node:module'
-
+// The `agentexec` command, dist/agentexec.js: checks the Node.js version, then runs the server
+// from the bundle beside it (dist/agentexec-bundle.cjs) with the V8 code cache of the last start,
+// kept in the user's private cache folder (bin/bundle-loader.js, bin/cache-dir.js). MCP clients
+// start servers often, and a start that reuses compiled code answers `initialize` sooner.
+// scripts/build.js bundles this file with its helpers.
+import {loadBundle} from '../bin/bundle-loader.js'
+import {privateCacheDir} from '../bin/cache-dir.js'
 import {checkNodeVersion} from '../bin/node-version.js'
 import {endQuietlyOnEpipe} from '../bin/stdout-pipe.js'
 
 checkNodeVersion('agentexec')
 endQuietlyOnEpipe()
-// Reuses the compiled code of the bundle between starts (Node.js 22.1+): MCP clients start servers often.
-module.enableCompileCache?.()
-const {runAgentExec} = await import('./agentexec-bundle.mjs')
+const {runAgentExec} = loadBundle(new URL('./agentexec-bundle.cjs', import.meta.url), {cacheDir: privateCacheDir()})
 await runAgentExec(process.argv.slice(2))

@@ -1,6 +1,6 @@
 // Builds dist/ from src/: first the search worker's script (a generated module under src/, see
 // writeSearchWorkerScript), then dist/ with tsc, then with esbuild the one-file bundles dist/ak.mjs (the whole
-// CLI) and dist/agentexec-bundle.mjs (the AgentExec server and library alone), and the two small
+// CLI) and dist/agentexec-bundle.cjs (the AgentExec server and library alone), and the two small
 // entries that check the Node.js version before loading the latter: dist/agentexec.js (the
 // `agentexec` command) and dist/exec.js (the library, typed by dist/exec.d.ts over dist/types/).
 // Run through `npm run build` so Node 22 is first on PATH.
@@ -16,7 +16,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const dist = path.join(root, 'dist')
 const pjson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
 /** The file name, in dist/, of the AgentExec bundle the checked entries import. */
-const STANDALONE_BUNDLE = 'agentexec-bundle.mjs'
+const STANDALONE_BUNDLE = 'agentexec-bundle.cjs'
 
 if (!isSupportedNode(process.versions.node)) {
   // `npm test` and a clone's first `ak` run this build, so a missing private Node.js stops it here.
@@ -187,17 +187,23 @@ async function reportBundle(result) {
 }
 
 /**
- * Writes dist/agentexec-bundle.mjs: the AgentExec server and library alone (no oclif, no Codex
- * code) in one ESM file that runs with no node_modules beside it (see scripts/agentexec-entry.js).
+ * Writes dist/agentexec-bundle.cjs: the AgentExec server and library alone (no oclif, no Codex
+ * code) in one file that runs with no node_modules beside it (see scripts/agentexec-entry.js).
  * Modules the server imports dynamically (the HTTP stack, a tool's implementation) stay in the
- * same file but are evaluated only when first used.
+ * same file but are evaluated only when first used. It is CommonJS, not ESM, so the `agentexec`
+ * launcher can compile it as a script whose V8 code cache it makes after a start has run
+ * (bin/bundle-loader.js): V8 makes that only for scripts, and Node's own compile cache keeps a
+ * module's code as compiled before it ran, without the functions compiled while running.
  */
 async function bundleStandaloneServer() {
   const {build} = await import('esbuild')
   const result = await build({
     ...bundleOptions(),
-    // Imported by the two checked entries, never run itself.
+    // Loaded by the two checked entries, never run itself.
     banner: {},
+    format: 'cjs',
+    // CommonJS has require, __filename and __dirname of its own.
+    inject: [],
     entryPoints: [path.join(root, 'scripts', 'agentexec-entry.js')],
     outfile: path.join(dist, STANDALONE_BUNDLE),
     plugins: [builtinsThroughRequire(), sdkServerShimsWithoutAjv(), sdkWithoutOAuthSchemas(), zodLocalesEnglishOnly()],
@@ -215,9 +221,9 @@ async function bundleStandaloneServer() {
 
 /**
  * Writes the two entries over the AgentExec bundle, each one small file that checks the Node.js
- * version (one line naming the version needed, then exit 1) before it imports the bundle:
- * dist/agentexec.js, the `agentexec` command (it also turns on V8's compile cache first), and
- * dist/exec.js, the library.
+ * version (one line naming the version needed, then exit 1) before it loads the bundle:
+ * dist/agentexec.js, the `agentexec` command (it loads the bundle with its V8 code cache, see
+ * bin/bundle-loader.js), and dist/exec.js, the library.
  */
 async function bundleCheckedEntries() {
   const {build} = await import('esbuild')

@@ -20,7 +20,7 @@ const out = path.resolve(values.out)
  * What @agentorg/exec holds, as paths in this repository. Each package's README.md comes from
  * packages/<name>/: the clone's README speaks of working from a clone.
  */
-const EXEC_FILES = ['dist/agentexec.js', 'dist/agentexec-bundle.mjs', 'dist/exec.js', 'dist/exec.d.ts', 'dist/types', 'LICENSE', 'NOTICE']
+const EXEC_FILES = ['dist/agentexec.js', 'dist/agentexec-bundle.cjs', 'dist/exec.js', 'dist/exec.d.ts', 'dist/types', 'LICENSE', 'NOTICE']
 
 for (const file of EXEC_FILES) {
   if (!existsSync(path.join(root, file))) throw new Error(`${file} is missing: run "npm run pack" (or "npm run build" first).`)
@@ -53,7 +53,7 @@ function packStaged(files, renamed, manifest) {
 
 /**
  * @agentorg/ak's package.json: this one without what only a clone uses. Its dependencies are
- * all in dist/ak.mjs and dist/agentexec-bundle.mjs; they stay dependencies here because oclif
+ * all in dist/ak.mjs and dist/agentexec-bundle.cjs; they stay dependencies here because oclif
  * loads the plugins a clone runs from dist/ (help, autocomplete) only when package.json lists
  * them as dependencies. No scripts: an installed package builds nothing.
  */

@@ -1,4 +1,4 @@
-// Stand-ins for the MCP SDK's OAuth schemas in dist/agentexec-bundle.mjs (see sdkWithoutOAuthSchemas
+// Stand-ins for the MCP SDK's OAuth schemas in dist/agentexec-bundle.cjs (see sdkWithoutOAuthSchemas
 // in scripts/build.js). The SDK server builds every OAuth and OpenID metadata schema when it is
 // imported (about 7 ms of a start) only to register them in its table of spec types; AgentExec
 // authenticates HTTP with its own bearer token (or leaves it to the host) and never parses OAuth

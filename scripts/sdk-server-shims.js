@@ -1,4 +1,4 @@
-// The MCP SDK server's platform shims (`@modelcontextprotocol/server/_shims`) as dist/agentexec-bundle.mjs
+// The MCP SDK server's platform shims (`@modelcontextprotocol/server/_shims`) as dist/agentexec-bundle.cjs
 // needs them. The SDK's own Node shims also export its default JSON Schema validator, built on
 // ajv (about 230 KB), which the server uses only to check a client's answer to an elicitation
 // request; the AgentExec server never sends one, so its bundle (server and library) leaves ajv out and

@@ -2,7 +2,7 @@
  * The standalone AgentExec server, `node dist/agentexec.js [--workspace DIR] [--level L]
  * [--http HOST:PORT] [--quiet]` (DESIGN §4.1, §4.7): the same server as `ak exec serve`, with the
  * same options, exit codes and stderr lines, but no oclif and no Codex code, so it starts faster.
- * scripts/build.js bundles it into dist/agentexec-bundle.mjs, which the `agentexec` launcher
+ * scripts/build.js bundles it into dist/agentexec-bundle.cjs, which the `agentexec` launcher
  * dist/agentexec.js runs.
  */
 import {AkError, EXIT_FAILURE, exitCodeFor} from './errors.js'

@@ -15,7 +15,7 @@ export const BUNDLE = path.join(REPO_ROOT, 'dist', 'ak.mjs')
 export const STANDALONE_SERVER = path.join(REPO_ROOT, 'dist', 'agentexec.js')
 
 /** The AgentExec bundle (server and library) behind STANDALONE_SERVER and dist/exec.js. */
-export const STANDALONE_BUNDLE = path.join(REPO_ROOT, 'dist', 'agentexec-bundle.mjs')
+export const STANDALONE_BUNDLE = path.join(REPO_ROOT, 'dist', 'agentexec-bundle.cjs')
 
 /** A copy of the bundle in an otherwise empty temporary folder (no package.json, no node_modules). */
 export interface LoneBundle {

@@ -1,0 +1,75 @@
+import {expect} from 'chai'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {CLIENT_LINES, RUN_JS, connectStdio} from '../helpers/clients.js'
+import {STANDALONE_SERVER} from '../helpers/bundle.js'
+import {runToExit} from '../helpers/http-server.js'
+
+/** The V8 code caches in `cacheHome`/ak, by name. */
+const cachesIn = (cacheHome: string): string[] => {
+  const dir = path.join(cacheHome, 'ak')
+  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.v8cache')) : []
+}
+
+describe('compiled code kept between starts, in the user\'s private cache folder', () => {
+  let scratch: string
+  let cacheHome: string
+  let workspace: string
+
+  beforeEach(() => {
+    scratch = mkdtempSync(path.join(tmpdir(), 'ak-code-cache-'))
+    cacheHome = path.join(scratch, 'cache-home')
+    workspace = path.join(scratch, 'workspace')
+    mkdirSync(workspace)
+    writeFileSync(path.join(workspace, 'notes.txt'), 'alpha\nneedle\n')
+  })
+
+  afterEach(() => rmSync(scratch, {recursive: true, force: true}))
+
+  for (const line of CLIENT_LINES) {
+    it(`dist/agentexec.js writes its cache at the first start and serves client ${line} from it at the next`, async () => {
+      const serve = async () => {
+        const client = await connectStdio(line, ['--workspace', workspace, '--level', 'read'], {entry: STANDALONE_SERVER, env: {XDG_CACHE_HOME: cacheHome}})
+        try {
+          const answer = await client.call('search', {query: 'needle'})
+          expect(answer.text).to.contain('notes.txt:2:needle')
+        } finally {
+          await client.close()
+        }
+      }
+      await serve()
+      const [cache] = cachesIn(cacheHome)
+      expect(cache, 'a cache after the first start').to.be.a('string')
+      const file = path.join(cacheHome, 'ak', cache!)
+      expect(statSync(file).mode & 0o777).to.equal(0o600)
+      const first = statSync(file).ino
+      await serve()
+      // Accepted by the second start: a rewritten cache would be a new file renamed into place.
+      expect(cachesIn(cacheHome)).to.deep.equal([cache])
+      expect(statSync(file).ino).to.equal(first)
+    })
+  }
+
+  it('keeps no cache with NODE_DISABLE_COMPILE_CACHE=1', async () => {
+    const result = await runToExit(STANDALONE_SERVER, ['--version'], {env: {XDG_CACHE_HOME: cacheHome, NODE_DISABLE_COMPILE_CACHE: '1'}})
+    expect(result.code, result.stderr).to.equal(0)
+    expect(existsSync(path.join(cacheHome, 'ak'))).to.equal(false)
+  })
+
+  it('ak (bin/run.js) keeps Node\'s compile cache there too, never under the shared temporary folder', async () => {
+    const temporary = path.join(scratch, 'tmp')
+    mkdirSync(temporary)
+    const result = await runToExit(RUN_JS, ['--version'], {env: {XDG_CACHE_HOME: cacheHome, TMPDIR: temporary}})
+    expect(result.code, result.stderr).to.equal(0)
+    expect(readdirSync(path.join(cacheHome, 'ak', 'node-compile-cache'))).to.have.length.greaterThan(0)
+    expect(readdirSync(temporary)).to.deep.equal([])
+  })
+
+  it('ak exec serve (bin/run.js) writes the AgentExec bundle\'s cache there', async () => {
+    const client = await connectStdio('v2 (2026-07-28)', ['exec', 'serve', '--workspace', workspace, '--level', 'read'], {env: {XDG_CACHE_HOME: cacheHome}})
+    await client.close()
+    expect(cachesIn(cacheHome)).to.have.length(1)
+  })
+})

@@ -1,0 +1,137 @@
+import {expect} from 'chai'
+import {execFileSync} from 'node:child_process'
+import {chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {REPO_ROOT} from '../../helpers/clients.js'
+
+const LOADER = path.join(REPO_ROOT, 'bin', 'bundle-loader.js')
+/** A user that owns nothing here, for files planted by someone else. */
+const OTHER_UID = 65534
+
+/** A CommonJS bundle whose answer is `word`: every word of one length gives a source of one length. */
+const bundleSource = (word: string) =>
+  `"use strict";const parts=[];for(let i=0;i<3;i++)parts.push(i);module.exports={answer(){return ${JSON.stringify(word)}+parts.length}}\n`
+
+/**
+ * Starts a fresh Node.js process that loads `bundle` through loadBundle (writing a missing or
+ * stale cache at once) and prints its answer, as each start of a server does.
+ */
+function start(bundle: string, cacheDir: string | undefined): string {
+  const script = `import {loadBundle} from ${JSON.stringify(LOADER)}
+const exports = loadBundle(process.argv[1], {cacheDir: process.argv[2] || undefined, saveAfterMs: 0})
+console.log(exports.answer())`
+  return execFileSync(process.execPath, ['--input-type=module', '-e', script, bundle, cacheDir ?? ''], {encoding: 'utf8'}).trim()
+}
+
+describe('bin/bundle-loader: a bundle run with its V8 code cache', () => {
+  let dir: string
+  let bundle: string
+  let cacheDir: string
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ak-bundle-loader-'))
+    bundle = path.join(dir, 'bundle.cjs')
+    cacheDir = path.join(dir, 'cache')
+    mkdirSync(cacheDir, {mode: 0o700})
+    writeFileSync(bundle, bundleSource('good'))
+  })
+
+  afterEach(() => rmSync(dir, {recursive: true, force: true}))
+
+  /** The one cache file in `folder` (a start writes it). */
+  const cacheIn = (folder: string) => {
+    const names = readdirSync(folder).filter((name) => name.endsWith('.v8cache'))
+    expect(names, folder).to.have.length(1)
+    return path.join(folder, names[0]!)
+  }
+  const cacheFile = () => cacheIn(cacheDir)
+
+  it('keeps the compiled code of a start for the next one, which uses it instead of writing another', () => {
+    expect(start(bundle, cacheDir)).to.equal('good3')
+    const written = statSync(cacheFile())
+    expect(written.mode & 0o777).to.equal(0o600)
+    expect(readFileSync(cacheFile()).subarray(0, 8).toString()).to.equal('akv8cc01')
+    expect(start(bundle, cacheDir)).to.equal('good3')
+    // Accepted: the file was not replaced (a new cache is renamed into place, a new inode).
+    expect(statSync(cacheFile()).ino).to.equal(written.ino)
+    expect(readdirSync(cacheDir)).to.have.length(1)
+  })
+
+  it('never runs the old code of a bundle changed at the same length (V8 checks only the length)', () => {
+    expect(start(bundle, cacheDir)).to.equal('good3')
+    const before = statSync(cacheFile()).ino
+    writeFileSync(bundle, bundleSource('newr'))
+    expect(start(bundle, cacheDir)).to.equal('newr3')
+    expect(statSync(cacheFile()).ino).not.to.equal(before)
+    expect(start(bundle, cacheDir)).to.equal('newr3')
+  })
+
+  it('runs without a cache, writing none, when given no folder', () => {
+    expect(start(bundle, undefined)).to.equal('good3')
+    expect(readdirSync(cacheDir)).to.deep.equal([])
+  })
+
+  it('runs without a cache when its folder cannot be written', () => {
+    const missing = path.join(dir, 'no-such-folder')
+    expect(start(bundle, missing)).to.equal('good3')
+    expect(existsSync(missing)).to.equal(false)
+  })
+
+  describe('a cache file planted by someone else is never run', () => {
+    /**
+     * A cache made from a bundle of the same length that answers "evil", with the header of the
+     * good bundle's own cache (its SHA-256 is public), in a file outside the cache folder; the
+     * good bundle's cache file is removed, so the next start reads whatever is planted there.
+     */
+    function plantEvilCache(): string {
+      expect(start(bundle, cacheDir)).to.equal('good3')
+      const goodHash = readFileSync(cacheFile()).subarray(8, 40)
+      rmSync(cacheFile())
+      const evilDir = path.join(dir, 'evil')
+      mkdirSync(evilDir, {mode: 0o700})
+      const evil = path.join(evilDir, 'bundle.cjs')
+      writeFileSync(evil, bundleSource('evil'))
+      expect(start(evil, evilDir)).to.equal('evil3')
+      const made = readFileSync(cacheIn(evilDir))
+      const file = path.join(dir, 'planted.v8cache')
+      writeFileSync(file, Buffer.concat([made.subarray(0, 8), goodHash, made.subarray(40)]), {mode: 0o600})
+      return file
+    }
+
+    let target: string
+    beforeEach(() => {
+      expect(start(bundle, cacheDir)).to.equal('good3')
+      target = cacheFile()
+    })
+
+    it("is run when it is this user's private file (so the planted cache works, and the cases below test the checks)", () => {
+      copyFileSync(plantEvilCache(), target)
+      chmodSync(target, 0o600)
+      expect(start(bundle, cacheDir)).to.equal('evil3')
+    })
+
+    it('is not followed through a link', () => {
+      symlinkSync(plantEvilCache(), target)
+      expect(start(bundle, cacheDir)).to.equal('good3')
+    })
+
+    it('is not read when others may write it', () => {
+      copyFileSync(plantEvilCache(), target)
+      chmodSync(target, 0o666)
+      expect(start(bundle, cacheDir)).to.equal('good3')
+    })
+
+    it('is not read when another user owns it', function () {
+      if (process.geteuid?.() !== 0) {
+        console.log('      skipped: only root can give a file to another user')
+        this.skip()
+      }
+      copyFileSync(plantEvilCache(), target)
+      chmodSync(target, 0o600)
+      chownSync(target, OTHER_UID, OTHER_UID)
+      expect(start(bundle, cacheDir)).to.equal('good3')
+    })
+  })
+})

@@ -1,0 +1,88 @@
+import {expect} from 'chai'
+import {execFileSync} from 'node:child_process'
+import {chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {REPO_ROOT} from '../../helpers/clients.js'
+
+const CACHE_DIR_MODULE = path.join(REPO_ROOT, 'bin', 'cache-dir.js')
+/** A user that owns nothing here, for folders made by someone else. */
+const OTHER_UID = 65534
+
+/** privateCacheDir() in a fresh process with `env` (HOME, XDG_CACHE_HOME…) on top of this one's: its answer, or null. */
+function privateCacheDir(env: Record<string, string | undefined>): string | null {
+  const script = `import {privateCacheDir} from ${JSON.stringify(CACHE_DIR_MODULE)}
+console.log(JSON.stringify(privateCacheDir() ?? null))`
+  const merged = {...process.env, ...env}
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name]
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8', env: merged}))
+}
+
+const rootOnly = (context: Mocha.Context) => {
+  if (process.geteuid?.() === 0) return
+  console.log('      skipped: only root can give a folder to another user')
+  context.skip()
+}
+
+describe('bin/cache-dir: the private folder for compiled code', () => {
+  let dir: string
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ak-cache-dir-'))
+  })
+
+  afterEach(() => rmSync(dir, {recursive: true, force: true}))
+
+  it('is $XDG_CACHE_HOME/ak, made with mode 0700', () => {
+    const base = path.join(dir, 'xdg')
+    expect(privateCacheDir({XDG_CACHE_HOME: base})).to.equal(path.join(base, 'ak'))
+    expect(statSync(path.join(base, 'ak')).mode & 0o777).to.equal(0o700)
+  })
+
+  it('is ~/.cache/ak without XDG_CACHE_HOME, or with a relative one', () => {
+    expect(privateCacheDir({HOME: dir, XDG_CACHE_HOME: undefined})).to.equal(path.join(dir, '.cache', 'ak'))
+    expect(privateCacheDir({HOME: dir, XDG_CACHE_HOME: 'relative/cache'})).to.equal(path.join(dir, '.cache', 'ak'))
+  })
+
+  it('is off with NODE_DISABLE_COMPILE_CACHE=1, Node’s own switch', () => {
+    expect(privateCacheDir({XDG_CACHE_HOME: dir, NODE_DISABLE_COMPILE_CACHE: '1'})).to.equal(null)
+  })
+
+  it('is off, without an error, when it cannot be made (a file in its place)', () => {
+    writeFileSync(path.join(dir, 'ak'), '')
+    expect(privateCacheDir({XDG_CACHE_HOME: dir})).to.equal(null)
+  })
+
+  it('is not used when others may write to it', () => {
+    mkdirSync(path.join(dir, 'ak'))
+    chmodSync(path.join(dir, 'ak'), 0o777)
+    expect(privateCacheDir({XDG_CACHE_HOME: dir})).to.equal(null)
+  })
+
+  it('is not used when it is a link, even to a folder of this user', () => {
+    mkdirSync(path.join(dir, 'elsewhere'), {mode: 0o700})
+    symlinkSync(path.join(dir, 'elsewhere'), path.join(dir, 'ak'))
+    expect(privateCacheDir({XDG_CACHE_HOME: dir})).to.equal(null)
+  })
+
+  it('is not used in a folder where others could rename it away, but is in a sticky one such as /tmp', () => {
+    chmodSync(dir, 0o777)
+    expect(privateCacheDir({XDG_CACHE_HOME: dir})).to.equal(null)
+    chmodSync(dir, 0o1777)
+    expect(privateCacheDir({XDG_CACHE_HOME: dir})).to.equal(path.join(dir, 'ak'))
+  })
+
+  it('is not used when another user made it first', function () {
+    rootOnly(this)
+    mkdirSync(path.join(dir, 'ak'), {mode: 0o700})
+    chownSync(path.join(dir, 'ak'), OTHER_UID, OTHER_UID)
+    expect(privateCacheDir({XDG_CACHE_HOME: dir})).to.equal(null)
+  })
+
+  it('is not used inside a folder another user owns', function () {
+    rootOnly(this)
+    chownSync(dir, OTHER_UID, OTHER_UID)
+    expect(privateCacheDir({XDG_CACHE_HOME: dir})).to.equal(null)
+  })
+})
