@@ -51,14 +51,14 @@ function walk(root: string, out: SourceFile[], limitFiles: number): void {
 
 /**
  * Copies the files of `sources` (folders) into `root`, as whole copies `copy-1`, `copy-2`, ...
- * until at least `minFiles` files and `minBytes` bytes are there (or `maxFilesPerCopy` files
- * per copy when the corpus should be small and fixed). Makes `root` a git repository with the
- * ignore rules above.
+ * until at least `minCopies` copies (default 1), `minFiles` files and `minBytes` bytes are there
+ * (or `maxFilesPerCopy` files per copy when the corpus should be small and fixed). Makes `root`
+ * a git repository with the ignore rules above.
  */
 export function buildSearchCorpus(
   root: string,
   sources: string[],
-  target: {minFiles: number; minBytes: number; maxFilesPerCopy?: number},
+  target: {minFiles: number; minBytes: number; minCopies?: number; maxFilesPerCopy?: number},
 ): CorpusFacts {
   const files: SourceFile[] = []
   const limit = target.maxFilesPerCopy ?? Number.POSITIVE_INFINITY
@@ -72,7 +72,7 @@ export function buildSearchCorpus(
   let count = 0
   let bytes = 0
   let copies = 0
-  while (copies === 0 || count < target.minFiles || bytes < target.minBytes) {
+  while (copies < (target.minCopies ?? 1) || count < target.minFiles || bytes < target.minBytes) {
     copies++
     const made = new Set<string>()
     for (const file of files) {
