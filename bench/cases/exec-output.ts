@@ -39,8 +39,13 @@ const mib = (bytes: number | undefined): string => (bytes === undefined ? '?' : 
 const mbPerSecond = (bytes: number, ms: number): number => bytes / 1e6 / (ms / 1000)
 const load = (): string => loadavg().map((v) => v.toFixed(2)).join(' / ')
 
-/** The characters a command printed as one answer reports them: the whole count when the middle was cut. */
-function charsReported(text: string): number {
+/**
+ * The characters a command printed as one answer reports them: the whole count when the middle was
+ * cut. Read from the answer's structured `text`, the output alone: the text content also holds
+ * the answer's other fields, which an answer not cut would count as output.
+ */
+function charsReported(answer: CallAnswer): number {
+  const text = typeof answer.structured?.text === 'string' ? answer.structured.text : answer.text
   const cut = /characters \(\d+ line breaks\) cut from the middle of (\d+);/.exec(text)
   return cut ? Number(cut[1]) : text.length
 }
@@ -59,13 +64,13 @@ function runShell(command: string): Promise<number> {
 async function drainThroughAk(ak: McpServer, command: string): Promise<{ms: number; chars: number; polls: number; firstText: string}> {
   const started = performance.now()
   let answer: CallAnswer = await ak.call('exec_command', {cmd: command, yield_time_ms: EXEC_YIELD_MS, max_output_tokens: ANSWER_TOKENS})
-  let chars = charsReported(answer.text)
+  let chars = charsReported(answer)
   const firstText = /\ntext:\n([\s\S]{0,160})/.exec(answer.text)?.[1] ?? ''
   let polls = 0
   while (answer.structured?.exit_code === 'running') {
     if (++polls > MAX_POLLS) throw new Error(`the command still ran after ${MAX_POLLS} polls`)
     answer = await ak.call('write_stdin', {session_id: answer.structured.session_id, yield_time_ms: POLL_YIELD_MS, max_output_tokens: ANSWER_TOKENS})
-    chars += charsReported(answer.text)
+    chars += charsReported(answer)
   }
   const ms = performance.now() - started
   if (answer.isError || answer.structured?.exit_code !== 0) throw new Error(`the command ended with: ${answer.text.slice(0, 200)}`)
