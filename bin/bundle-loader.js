@@ -2,19 +2,24 @@
 // Node's built-ins only; shared by bin/run.js and the `agentexec` launcher (bundled into
 // dist/agentexec.js).
 import {createHash} from 'node:crypto'
-import {closeSync, constants, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {closeSync, constants, existsSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import vm from 'node:vm'
 
-/** The first bytes of a cache file, naming its layout: this magic, the source's SHA-256, V8's data. */
-const MAGIC = Buffer.from('akv8cc01')
-const SOURCE_HASH_BYTES = 32
-const HEADER_BYTES = MAGIC.length + SOURCE_HASH_BYTES
+/**
+ * The first bytes of a cache file, naming its layout: this magic; the SHA-256 of the source it
+ * was made from; the SHA-256 of V8's data; the bundle's path (2 bytes of length, then UTF-8);
+ * then V8's data.
+ */
+const MAGIC = Buffer.from('akv8cc02')
+const HASH_BYTES = 32
+/** Where the bundle's path starts in a cache file. */
+const PATH_OFFSET = MAGIC.length + 2 * HASH_BYTES + 2
 /** Largest cache file read, in bytes: far above any bundle's (about 1 MiB for 0.7 MB of source). */
 const MAX_CACHE_BYTES = 64 * 2 ** 20
-/** How long after loading the cache is written when it was missing or stale, in ms (see loadBundle). */
+/** How long a start runs before it writes a missing or stale cache, in ms (see loadBundle). */
 export const SAVE_AFTER_MS = 2000
 
 /**
@@ -22,29 +27,33 @@ export const SAVE_AFTER_MS = 2000
  * `module.exports`, as `require(file)` would.
  *
  * With `cacheDir` (a private folder, see privateCacheDir) the code is compiled with the V8 code
- * cache kept there for this file. A cache V8 accepts skips compiling every function the last
- * start compiled, not only the bundle's top level: Node's own compile cache stores a module's
- * code as compiled before it ran, so every function a start calls is compiled again at each
- * start. When the cache is missing, stale or rejected, a new one is made from the code compiled
- * by then, `saveAfterMs` after loading (the functions a start and its first requests run), or as
- * the process exits if that comes first.
+ * cache kept there for this file. A cache V8 accepts skips compiling every function the start
+ * that made it had compiled, not only the bundle's top level: Node's own compile cache stores a
+ * module's code as compiled before it ran, so every function a start calls is compiled again at
+ * each start. When the cache is missing, stale or rejected, a start that is still running
+ * `saveAfterMs` after loading writes a new one from the code compiled by then (its start-up and
+ * first requests). A shorter run writes none, so `--version`, a refused option or a start killed
+ * at once never leave a cache that lacks the serving code.
  *
- * V8 checks a cache against its own version and flags and the source's length only, so a bundle
- * changed at the same length would run its old code: each cache file also holds the SHA-256 of
- * the source it was made from, and is used only for that source. Cache files are opened without
- * following links and used only when they are regular files of this user that nobody else can
- * write; one is written to a new file of mode 0600 and renamed into place, so a start never reads
- * half of one. Any failure to read or write a cache leaves the bundle running without one.
+ * V8 checks a cache against its own version and flags and the source's length only, and does not
+ * check its data in a release build (damaged data can crash the process). So each cache file also
+ * holds the SHA-256 of the source it was made from and of its own data, and is used only when both
+ * match. Cache files are opened without following links and used only when they are regular
+ * files of this user that nobody else can write. A new one is written to a new file of mode 0600,
+ * synced and renamed into place, so a start never reads half of one; writing it also removes
+ * what earlier writes left: temporary files of processes that are gone, and caches of this
+ * bundle's name whose bundle no longer exists. Any failure to read or write a cache leaves the
+ * bundle running without one.
  * @param file the bundle's absolute path, or a file: URL
  * @param options.cacheDir the folder for the cache, or undefined to run without one
- * @param options.saveAfterMs when to write a missing or stale cache, in ms after loading
+ * @param options.saveAfterMs how long a start runs before it writes a missing or stale cache, in ms
  * @throws whatever reading the bundle or running its top level throws
  */
 export function loadBundle(file, {cacheDir, saveAfterMs = SAVE_AFTER_MS} = {}) {
   const filename = file instanceof URL ? fileURLToPath(file) : file
   const bytes = readFileSync(filename)
   const cacheFile = cacheDir === undefined ? undefined : cacheFileFor(cacheDir, filename)
-  const sourceHash = cacheFile === undefined ? undefined : createHash('sha256').update(bytes).digest()
+  const sourceHash = cacheFile === undefined ? undefined : sha256(bytes)
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile, sourceHash)
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${bytes.toString('utf8')}\n})`
   const script = new vm.Script(wrapped, {
@@ -55,15 +64,7 @@ export function loadBundle(file, {cacheDir, saveAfterMs = SAVE_AFTER_MS} = {}) {
   const module = {exports: {}}
   script.runInThisContext().call(module.exports, module.exports, createRequire(filename), module, filename, path.dirname(filename))
   if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
-    let saved = false
-    const save = () => {
-      if (saved) return
-      saved = true
-      process.off('exit', save)
-      writeCache(cacheFile, sourceHash, script.createCachedData())
-    }
-    setTimeout(save, saveAfterMs).unref()
-    process.once('exit', save)
+    setTimeout(() => writeCache(cacheFile, filename, sourceHash, script.createCachedData()), saveAfterMs).unref()
   }
   return module.exports
 }
@@ -77,14 +78,21 @@ export function cacheFileFor(cacheDir, filename) {
   return path.join(cacheDir, `${path.basename(filename)}.${where}.v8cache`)
 }
 
-/** V8's data from `cacheFile` when it is a private regular file made from the source hashed `sourceHash`, else undefined. */
-function readCache(cacheFile, sourceHash) {
+function sha256(data) {
+  return createHash('sha256').update(data).digest()
+}
+
+/**
+ * The whole of `file` when it is a private regular file of this user of at most MAX_CACHE_BYTES,
+ * opened without following a link; else undefined. Never throws.
+ */
+function readPrivateFile(file) {
   let fd
   try {
-    fd = openSync(cacheFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
     const stat = fstatSync(fd)
     if (!stat.isFile() || stat.uid !== process.geteuid?.() || (stat.mode & 0o022) !== 0) return undefined
-    if (stat.size <= HEADER_BYTES || stat.size > MAX_CACHE_BYTES) return undefined
+    if (stat.size > MAX_CACHE_BYTES) return undefined
     const data = Buffer.allocUnsafe(stat.size)
     let read = 0
     while (read < data.length) {
@@ -92,9 +100,7 @@ function readCache(cacheFile, sourceHash) {
       if (n === 0) return undefined
       read += n
     }
-    if (!data.subarray(0, MAGIC.length).equals(MAGIC)) return undefined
-    if (!data.subarray(MAGIC.length, HEADER_BYTES).equals(sourceHash)) return undefined
-    return data.subarray(HEADER_BYTES)
+    return data
   } catch {
     return undefined
   } finally {
@@ -102,16 +108,39 @@ function readCache(cacheFile, sourceHash) {
   }
 }
 
-/** Writes a cache file through a new private file renamed into place. Never throws. */
-function writeCache(cacheFile, sourceHash, data) {
+/** The bundle path a cache file names, or undefined when it is not a cache file of this layout. */
+function bundlePathOf(data) {
+  if (data.length < PATH_OFFSET || !data.subarray(0, MAGIC.length).equals(MAGIC)) return undefined
+  const end = PATH_OFFSET + data.readUInt16LE(PATH_OFFSET - 2)
+  return end <= data.length ? data.toString('utf8', PATH_OFFSET, end) : undefined
+}
+
+/** V8's data from `cacheFile` when it is a private cache file made from the source hashed `sourceHash`, whole; else undefined. */
+function readCache(cacheFile, sourceHash) {
+  const data = readPrivateFile(cacheFile)
+  const bundlePath = data === undefined ? undefined : bundlePathOf(data)
+  if (bundlePath === undefined) return undefined
+  if (!data.subarray(MAGIC.length, MAGIC.length + HASH_BYTES).equals(sourceHash)) return undefined
+  const v8Data = data.subarray(PATH_OFFSET + Buffer.byteLength(bundlePath))
+  if (v8Data.length === 0 || !sha256(v8Data).equals(data.subarray(MAGIC.length + HASH_BYTES, MAGIC.length + 2 * HASH_BYTES))) return undefined
+  return v8Data
+}
+
+/** Writes a cache file through a new private file, synced and renamed into place, then tidies the folder. Never throws. */
+function writeCache(cacheFile, bundlePath, sourceHash, data) {
   const temporary = `${cacheFile}.${process.pid}.${Date.now().toString(36)}.tmp`
+  const pathBytes = Buffer.from(bundlePath)
+  if (pathBytes.length > 0xffff) return
+  const pathLength = Buffer.alloc(2)
+  pathLength.writeUInt16LE(pathBytes.length)
   let fd
   try {
     fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
-    for (const part of [MAGIC, sourceHash, data]) {
+    for (const part of [MAGIC, sourceHash, sha256(data), pathLength, pathBytes, data]) {
       let written = 0
       while (written < part.length) written += writeSync(fd, part, written, part.length - written)
     }
+    fsyncSync(fd)
     closeSync(fd)
     fd = undefined
     renameSync(temporary, cacheFile)
@@ -122,5 +151,39 @@ function writeCache(cacheFile, sourceHash, data) {
     } catch {
       // Nothing more to do: the next start runs without a cache and tries again.
     }
+    return
+  }
+  removeLeftovers(path.dirname(cacheFile), path.basename(bundlePath), cacheFile)
+}
+
+/**
+ * Removes, from the cache folder, what earlier writes left of caches of bundles named
+ * `bundleName`: temporary files of processes no longer running (a start killed while writing),
+ * and cache files whose bundle no longer exists (an install removed or moved). Never throws.
+ */
+function removeLeftovers(cacheDir, bundleName, current) {
+  try {
+    for (const name of readdirSync(cacheDir)) {
+      if (!name.startsWith(`${bundleName}.`)) continue
+      const file = path.join(cacheDir, name)
+      const temporary = /\.v8cache\.(\d+)\.[0-9a-z]+\.tmp$/.exec(name)
+      if (temporary && !isRunning(Number(temporary[1]))) rmSync(file, {force: true})
+      else if (name.endsWith('.v8cache') && file !== current) {
+        const bundlePath = bundlePathOf(readPrivateFile(file) ?? Buffer.alloc(0))
+        if (bundlePath === undefined || !existsSync(bundlePath)) rmSync(file, {force: true})
+      }
+    }
+  } catch {
+    // Leftovers stay until the next write.
+  }
+}
+
+/** Whether a process with this id runs (one of another user's counts as running). */
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return error?.code === 'EPERM'
   }
 }

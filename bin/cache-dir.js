@@ -1,6 +1,6 @@
 // The user's private folder for ak's caches. Plain JavaScript with Node's built-ins only; shared
 // by bin/run.js and the `agentexec` launcher (bundled into dist/agentexec.js).
-import {lstatSync, mkdirSync, statSync} from 'node:fs'
+import {lstatSync, mkdirSync, realpathSync, statSync} from 'node:fs'
 import {homedir} from 'node:os'
 import path from 'node:path'
 
@@ -11,33 +11,66 @@ const STICKY = 0o1000
 
 /**
  * The folder where ak keeps compiled code between starts for the user running it:
- * `$XDG_CACHE_HOME/ak` (when that is an absolute path), else `~/.cache/ak`, created with mode 0700.
- * What is read from it is run, so it is used only when nobody else can write to it: it must be a
- * folder (not a link) owned by this process's effective user, writable by nobody else, in a
- * folder owned by that user or root that others cannot rename it out of.
+ * `$XDG_CACHE_HOME/ak` (when that is an absolute path), else `~/.cache/ak`, as its real path.
  *
- * Node's own default for its compile cache, `os.tmpdir()/node-compile-cache`, is a folder any
- * local user can create first and fill (Node checks neither its owner nor its mode), which is
- * why ak never uses it.
- * @returns the folder's absolute path, or undefined when caching is turned off
+ * What is read from it is run, so it is used only when no other user can change what its path
+ * leads to, now or later: every folder on the real path from `/` down must belong to this
+ * process's effective user or to root, and none may let others rename its entries (writable by
+ * group or others without the sticky bit); `ak` itself must be this user's own real folder.
+ * So `sudo -E` with another user's HOME gets no cache: that user could swap a folder on the way
+ * between the check and a read.
+ *
+ * Nothing is created until the folders that exist pass those checks, and then only `ak` and,
+ * for the default, `.cache` in an existing home folder (mode 0700); a missing home or
+ * XDG_CACHE_HOME is never made. Node's own default for its compile cache,
+ * `os.tmpdir()/node-compile-cache`, is a folder any local user can create first and fill (Node
+ * checks neither its owner nor its mode), which is why ak never uses it.
+ * @returns the folder's absolute real path, or undefined when caching is turned off
  *   (`NODE_DISABLE_COMPILE_CACHE=1`, Node's switch for the same purpose) or no such folder can be
  *   had (no home folder, a read-only one, a folder that fails the checks). Never throws.
  */
 export function privateCacheDir(env = process.env) {
   if (env.NODE_DISABLE_COMPILE_CACHE === '1') return undefined
+  const uid = process.geteuid?.()
+  if (uid === undefined) return undefined
   try {
-    const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(homedir(), '.cache')
-    const dir = path.join(base, 'ak')
-    mkdirSync(dir, {recursive: true, mode: 0o700})
-    const uid = process.geteuid?.()
-    if (uid === undefined) return undefined
+    const fromXdg = Boolean(env.XDG_CACHE_HOME) && path.isAbsolute(env.XDG_CACHE_HOME)
+    const base = fromXdg ? env.XDG_CACHE_HOME : path.join(homedir(), '.cache')
+    // The folder that must exist already: XDG_CACHE_HOME itself, or the home folder.
+    const existing = realpathSync(fromXdg ? base : path.dirname(base))
+    if (!isSafeChain(existing, uid)) return undefined
+    const realBase = fromXdg ? existing : path.join(existing, '.cache')
+    if (!fromXdg) makeFolder(realBase)
+    const dir = path.join(realpathSync(realBase), 'ak')
+    if (!isSafeChain(path.dirname(dir), uid)) return undefined
+    makeFolder(dir)
     const own = lstatSync(dir)
     if (!own.isDirectory() || own.uid !== uid || (own.mode & WRITABLE_BY_OTHERS) !== 0) return undefined
-    const parent = statSync(base)
-    if (parent.uid !== uid && parent.uid !== 0) return undefined
-    if ((parent.mode & WRITABLE_BY_OTHERS) !== 0 && (parent.mode & STICKY) === 0) return undefined
     return dir
   } catch {
     return undefined
+  }
+}
+
+/** Makes `dir` with mode 0700 unless it exists. */
+function makeFolder(dir) {
+  try {
+    mkdirSync(dir, {mode: 0o700})
+  } catch (error) {
+    if (error?.code !== 'EEXIST') throw error
+  }
+}
+
+/**
+ * Whether no user but `uid` and root can change what the real path `dir` leads to: every folder
+ * from `/` to `dir` belongs to one of them, and each one's entries can be renamed only by their
+ * owners (not writable by others, or sticky).
+ */
+function isSafeChain(dir, uid) {
+  for (let current = dir; ; current = path.dirname(current)) {
+    const stat = statSync(current)
+    if (!stat.isDirectory() || (stat.uid !== uid && stat.uid !== 0)) return false
+    if ((stat.mode & WRITABLE_BY_OTHERS) !== 0 && (stat.mode & STICKY) === 0) return false
+    if (current === path.dirname(current)) return true
   }
 }

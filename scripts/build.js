@@ -153,14 +153,15 @@ async function bundle() {
     outfile: path.join(dist, 'ak.mjs'),
     // oclif loads TypeScript only to run uncompiled sources in development; the bundle never does.
     external: ['typescript'],
-    plugins: [builtinsThroughRequire(), zodLocalesEnglishOnly()],
+    plugins: [builtinsWhereFirstUsed(), zodLocalesEnglishOnly()],
   })
   await reportBundle(result)
 }
 
 /**
  * The esbuild options both bundles share: one ESM file for Node.js 22 with a shebang, the CommonJS
- * shims injected, and a metafile for `reportBundle`. Each bundle minifies (short identifiers parse
+ * shims injected, and a metafile for `reportBundle` (the AgentExec bundle is CommonJS instead,
+ * without shims or shebang). Each bundle minifies (short identifiers parse
  * and compile faster at every start); keepNames gives each function and class its source name
  * back, so stack traces and oclif's command classes keep their names.
  */
@@ -206,7 +207,7 @@ async function bundleStandaloneServer() {
     inject: [],
     entryPoints: [path.join(root, 'scripts', 'agentexec-entry.js')],
     outfile: path.join(dist, STANDALONE_BUNDLE),
-    plugins: [builtinsThroughRequire(), sdkServerShimsWithoutAjv(), sdkWithoutOAuthSchemas(), zodLocalesEnglishOnly()],
+    plugins: [builtinsWhereFirstUsed(), sdkServerShimsWithoutAjv(), sdkWithoutOAuthSchemas(), zodLocalesEnglishOnly()],
     // Without comments, blank space and long names the file is about half as big, and a started
     // server holds about 3 MiB less.
     minify: true,
@@ -333,28 +334,27 @@ function sdkWithoutOAuthSchemas() {
 }
 
 /**
- * An esbuild plugin that loads Node's built-in modules with `require` where the bundle first
- * needs them, instead of with `import` statements, which esbuild hoists to the top of an ESM
- * bundle. A hoisted `import … from "node:http"` makes Node build that module's ESM facade at
- * start-up, which reads every export and so loads undici (about 25 ms), and every other hoisted
- * built-in (http2, worker_threads, child_process) is loaded whether the run uses it or not.
- * The injected CommonJS shims (scripts/cjs-shims.js) define `require` and keep their imports.
+ * An esbuild plugin that loads Node's built-in modules where the bundle first needs them, with
+ * `process.getBuiltinModule` (Node.js 22.3+), instead of with `import` statements, which esbuild
+ * hoists to the top of an ESM bundle. A hoisted `import … from "node:http"` makes Node build that
+ * module's ESM facade at start-up, which reads every export and so loads undici (about 25 ms),
+ * and every other hoisted built-in (http2, worker_threads, child_process) is loaded whether the
+ * run uses it or not. `process.getBuiltinModule`, unlike `require`, exists in every module
+ * format, so the CommonJS bundle still runs when a host's bundler turns it into ESM.
  */
-function builtinsThroughRequire() {
+function builtinsWhereFirstUsed() {
   const builtins = new Set(builtinModules)
   const shims = path.join(root, 'scripts', 'cjs-shims.js')
   return {
-    name: 'builtins-through-require',
+    name: 'builtins-where-first-used',
     setup(build) {
       build.onResolve({filter: /^[a-z_:/0-9]+$/}, (args) => {
         const name = args.path.replace(/^node:/, '')
         if (!builtins.has(name) || args.importer === shims) return undefined
-        // The stub's own require stays a plain require of the built-in.
-        if (args.namespace === 'node-builtin') return {path: args.path, external: true}
         return {path: `node:${name}`, namespace: 'node-builtin'}
       })
       build.onLoad({filter: /.*/, namespace: 'node-builtin'}, (args) => ({
-        contents: `module.exports = require(${JSON.stringify(args.path)})`,
+        contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)})`,
         loader: 'js',
       }))
     },

@@ -2,10 +2,14 @@ import {expect} from 'chai'
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {CLIENT_LINES, RUN_JS, connectStdio} from '../helpers/clients.js'
 import {STANDALONE_SERVER} from '../helpers/bundle.js'
 import {runToExit} from '../helpers/http-server.js'
+
+/** How long a start runs before it writes its cache (SAVE_AFTER_MS in bin/bundle-loader.js), with room, in ms. */
+const CACHE_WRITTEN_MS = 2000 + 1000
 
 /** The V8 code caches in `cacheHome`/ak, by name. */
 const cachesIn = (cacheHome: string): string[] => {
@@ -23,6 +27,7 @@ describe('compiled code kept between starts, in the user\'s private cache folder
     cacheHome = path.join(scratch, 'cache-home')
     workspace = path.join(scratch, 'workspace')
     mkdirSync(workspace)
+    mkdirSync(cacheHome)
     writeFileSync(path.join(workspace, 'notes.txt'), 'alpha\nneedle\n')
   })
 
@@ -30,16 +35,19 @@ describe('compiled code kept between starts, in the user\'s private cache folder
 
   for (const line of CLIENT_LINES) {
     it(`dist/agentexec.js writes its cache at the first start and serves client ${line} from it at the next`, async () => {
-      const serve = async () => {
+      const serve = async (runMs = 0) => {
         const client = await connectStdio(line, ['--workspace', workspace, '--level', 'read'], {entry: STANDALONE_SERVER, env: {XDG_CACHE_HOME: cacheHome}})
         try {
           const answer = await client.call('search', {query: 'needle'})
           expect(answer.text).to.contain('notes.txt:2:needle')
+          await sleep(runMs)
         } finally {
           await client.close()
         }
       }
       await serve()
+      expect(cachesIn(cacheHome), 'no cache from a start shorter than 2 s').to.deep.equal([])
+      await serve(CACHE_WRITTEN_MS)
       const [cache] = cachesIn(cacheHome)
       expect(cache, 'a cache after the first start').to.be.a('string')
       const file = path.join(cacheHome, 'ak', cache!)
@@ -53,8 +61,12 @@ describe('compiled code kept between starts, in the user\'s private cache folder
   }
 
   it('keeps no cache with NODE_DISABLE_COMPILE_CACHE=1', async () => {
-    const result = await runToExit(STANDALONE_SERVER, ['--version'], {env: {XDG_CACHE_HOME: cacheHome, NODE_DISABLE_COMPILE_CACHE: '1'}})
-    expect(result.code, result.stderr).to.equal(0)
+    const client = await connectStdio('v2 (2026-07-28)', ['--workspace', workspace], {
+      entry: STANDALONE_SERVER,
+      env: {XDG_CACHE_HOME: cacheHome, NODE_DISABLE_COMPILE_CACHE: '1'},
+    })
+    await sleep(CACHE_WRITTEN_MS)
+    await client.close()
     expect(existsSync(path.join(cacheHome, 'ak'))).to.equal(false)
   })
 
@@ -69,6 +81,7 @@ describe('compiled code kept between starts, in the user\'s private cache folder
 
   it('ak exec serve (bin/run.js) writes the AgentExec bundle\'s cache there', async () => {
     const client = await connectStdio('v2 (2026-07-28)', ['exec', 'serve', '--workspace', workspace, '--level', 'read'], {env: {XDG_CACHE_HOME: cacheHome}})
+    await sleep(CACHE_WRITTEN_MS)
     await client.close()
     expect(cachesIn(cacheHome)).to.have.length(1)
   })

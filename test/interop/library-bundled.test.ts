@@ -35,15 +35,21 @@ describe('createAgentExec bundled with esbuild into a host application\'s single
   after(() => rm(scratch, {recursive: true, force: true}))
 
   // Two common ways to bundle: minified, and unminified keeping function names (esbuild then wraps
-  // functions in a helper that exists only in the bundle).
-  for (const options of [{minify: true, keepNames: false}, {minify: false, keepNames: true}]) {
-    it(`searches on worker threads without re-running the application (${JSON.stringify(options)})`, async () => {
+  // functions in a helper that exists only in the bundle); and a host that adds no shims for
+  // bundled CommonJS code (no `require` in its ESM output).
+  const ways = [
+    {minify: true, keepNames: false, shims: true},
+    {minify: false, keepNames: true, shims: true},
+    {minify: true, keepNames: false, shims: false},
+  ]
+  for (const {shims, ...options} of ways) {
+    it(`searches on worker threads without re-running the application (${JSON.stringify(options)}${shims ? ', require shim' : ', no shims'})`, async () => {
       const source = path.join(scratch, 'src')
       await mkdir(path.join(source, 'node_modules', '@agentorg'), {recursive: true})
       await symlink(REPO_ROOT, path.join(source, 'node_modules', '@agentorg', 'ak')).catch(() => undefined)
       await writeFile(path.join(source, 'app.mjs'), APP_SOURCE)
       const {build} = await import('esbuild')
-      const out = path.join(scratch, `out-${options.minify ? 'min' : 'names'}`, 'app.mjs')
+      const out = path.join(scratch, `out-${options.minify ? 'min' : 'names'}${shims ? '' : '-no-shims'}`, 'app.mjs')
       await build({
         entryPoints: [path.join(source, 'app.mjs')],
         bundle: true,
@@ -52,8 +58,8 @@ describe('createAgentExec bundled with esbuild into a host application\'s single
         target: 'node22',
         ...options,
         outfile: out,
-        // The application's own shims for bundled CommonJS code, as a host would add them.
-        banner: {js: "import {createRequire as __cr} from 'node:module'; const require = __cr(import.meta.url);"},
+        // The application's own shims for bundled CommonJS code, as many hosts add them.
+        ...(shims ? {banner: {js: "import {createRequire as __cr} from 'node:module'; const require = __cr(import.meta.url);"}} : {}),
         logLevel: 'error',
       })
       const workspace = path.join(scratch, 'workspace')

@@ -15,13 +15,15 @@ const bundleSource = (word: string) =>
   `"use strict";const parts=[];for(let i=0;i<3;i++)parts.push(i);module.exports={answer(){return ${JSON.stringify(word)}+parts.length}}\n`
 
 /**
- * Starts a fresh Node.js process that loads `bundle` through loadBundle (writing a missing or
- * stale cache at once) and prints its answer, as each start of a server does.
+ * Starts a fresh Node.js process that loads `bundle` through loadBundle and prints its answer, as
+ * each start of a server does, then runs `runMs` more; a missing or stale cache is written
+ * `saveAfterMs` after loading (at once by default), when the process still runs then.
  */
-function start(bundle: string, cacheDir: string | undefined): string {
+function start(bundle: string, cacheDir: string | undefined, {runMs = 100, saveAfterMs = 0} = {}): string {
   const script = `import {loadBundle} from ${JSON.stringify(LOADER)}
-const exports = loadBundle(process.argv[1], {cacheDir: process.argv[2] || undefined, saveAfterMs: 0})
-console.log(exports.answer())`
+const exports = loadBundle(process.argv[1], {cacheDir: process.argv[2] || undefined, saveAfterMs: ${saveAfterMs}})
+console.log(exports.answer())
+setTimeout(() => {}, ${runMs})`
   return execFileSync(process.execPath, ['--input-type=module', '-e', script, bundle, cacheDir ?? ''], {encoding: 'utf8'}).trim()
 }
 
@@ -52,7 +54,7 @@ describe('bin/bundle-loader: a bundle run with its V8 code cache', () => {
     expect(start(bundle, cacheDir)).to.equal('good3')
     const written = statSync(cacheFile())
     expect(written.mode & 0o777).to.equal(0o600)
-    expect(readFileSync(cacheFile()).subarray(0, 8).toString()).to.equal('akv8cc01')
+    expect(readFileSync(cacheFile()).subarray(0, 8).toString()).to.equal('akv8cc02')
     expect(start(bundle, cacheDir)).to.equal('good3')
     // Accepted: the file was not replaced (a new cache is renamed into place, a new inode).
     expect(statSync(cacheFile()).ino).to.equal(written.ino)
@@ -66,6 +68,47 @@ describe('bin/bundle-loader: a bundle run with its V8 code cache', () => {
     expect(start(bundle, cacheDir)).to.equal('newr3')
     expect(statSync(cacheFile()).ino).not.to.equal(before)
     expect(start(bundle, cacheDir)).to.equal('newr3')
+  })
+
+  it('writes no cache from a start that ends before saveAfterMs (a --version, a refused option)', () => {
+    expect(start(bundle, cacheDir, {runMs: 0, saveAfterMs: 60_000})).to.equal('good3')
+    expect(readdirSync(cacheDir)).to.deep.equal([])
+  })
+
+  it('never runs a damaged cache (V8 would crash on it): runs without, and writes a whole one', () => {
+    expect(start(bundle, cacheDir)).to.equal('good3')
+    const file = cacheFile()
+    const data = readFileSync(file)
+    // Past the header, in V8's data: the bytes a torn write or a bad disk would change.
+    for (let i = data.length - 64; i < data.length; i++) data[i]! ^= 0xff
+    writeFileSync(file, data)
+    const damaged = statSync(file).ino
+    expect(start(bundle, cacheDir)).to.equal('good3')
+    expect(statSync(cacheFile()).ino).not.to.equal(damaged)
+    const whole = statSync(cacheFile()).ino
+    expect(start(bundle, cacheDir)).to.equal('good3')
+    expect(statSync(cacheFile()).ino).to.equal(whole)
+  })
+
+  it('removes, when it writes, temporary files of writers that are gone and caches of bundles that are gone', () => {
+    const other = path.join(dir, 'other')
+    mkdirSync(other)
+    const otherBundle = path.join(other, 'bundle.cjs')
+    writeFileSync(otherBundle, bundleSource('else'))
+    expect(start(otherBundle, cacheDir)).to.equal('else3')
+    const otherCache = cacheFile()
+    rmSync(other, {recursive: true})
+    // A process id no process has (above the kernel's largest), and one that runs: this one.
+    const gone = `${otherCache}.4194305.abc.tmp`
+    const running = `${otherCache}.${process.pid}.abc.tmp`
+    writeFileSync(gone, 'partial')
+    writeFileSync(running, 'partial')
+    expect(start(bundle, cacheDir)).to.equal('good3')
+    const left = readdirSync(cacheDir).map((name) => path.join(cacheDir, name))
+    expect(left).not.to.include(otherCache)
+    expect(left).not.to.include(gone)
+    expect(left).to.include(running)
+    expect(left.filter((file) => file.endsWith('.v8cache'))).to.have.length(1)
   })
 
   it('runs without a cache, writing none, when given no folder', () => {

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
-import {chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -36,6 +36,7 @@ describe('bin/cache-dir: the private folder for compiled code', () => {
 
   it('is $XDG_CACHE_HOME/ak, made with mode 0700', () => {
     const base = path.join(dir, 'xdg')
+    mkdirSync(base)
     expect(privateCacheDir({XDG_CACHE_HOME: base})).to.equal(path.join(base, 'ak'))
     expect(statSync(path.join(base, 'ak')).mode & 0o777).to.equal(0o700)
   })
@@ -71,6 +72,29 @@ describe('bin/cache-dir: the private folder for compiled code', () => {
     expect(privateCacheDir({XDG_CACHE_HOME: dir})).to.equal(null)
     chmodSync(dir, 0o1777)
     expect(privateCacheDir({XDG_CACHE_HOME: dir})).to.equal(path.join(dir, 'ak'))
+  })
+
+  it('never makes a missing home folder or XDG_CACHE_HOME', () => {
+    const missing = path.join(dir, 'missing')
+    expect(privateCacheDir({HOME: missing, XDG_CACHE_HOME: undefined})).to.equal(null)
+    expect(privateCacheDir({XDG_CACHE_HOME: missing})).to.equal(null)
+    expect(existsSync(missing)).to.equal(false)
+  })
+
+  it('makes nothing in, and uses nothing under, a home folder another user owns (sudo -E)', function () {
+    rootOnly(this)
+    chownSync(dir, OTHER_UID, OTHER_UID)
+    expect(privateCacheDir({HOME: dir, XDG_CACHE_HOME: undefined})).to.equal(null)
+    expect(readdirSync(dir)).to.deep.equal([])
+    // Even with .cache and ak already this user's own: the owner of the home folder could swap them.
+    mkdirSync(path.join(dir, '.cache', 'ak'), {recursive: true, mode: 0o700})
+    expect(privateCacheDir({HOME: dir, XDG_CACHE_HOME: undefined})).to.equal(null)
+  })
+
+  it('is its real path, all of whose folders belong to this user or root', () => {
+    mkdirSync(path.join(dir, 'real'), {mode: 0o700})
+    symlinkSync(path.join(dir, 'real'), path.join(dir, 'link'))
+    expect(privateCacheDir({XDG_CACHE_HOME: path.join(dir, 'link')})).to.equal(path.join(dir, 'real', 'ak'))
   })
 
   it('is not used when another user made it first', function () {
