@@ -1,6 +1,6 @@
 // The `agentexec` command, dist/agentexec.js: checks the Node.js version, then runs the server
-// from the bundle beside it (dist/agentexec-bundle.cjs) with the V8 code cache of the last start,
-// kept in the user's private cache folder (bin/bundle-loader.js, bin/cache-dir.js). MCP clients
+// from the bundle beside it (dist/agentexec-bundle.cjs) with the V8 code cache an earlier start
+// wrote in the user's private cache folder (bin/bundle-loader.js, bin/cache-dir.js). MCP clients
 // start servers often, and a start that reuses compiled code answers `initialize` sooner.
 // scripts/build.js bundles this file with its helpers.
 import {loadBundle} from '../bin/bundle-loader.js'
