@@ -1,6 +1,6 @@
 // The user's private folder for ak's caches. Plain JavaScript with Node's built-ins only; shared
 // by bin/run.js and the `agentexec` launcher (bundled into dist/agentexec.js).
-import {lstatSync, mkdirSync, realpathSync, statSync} from 'node:fs'
+import {lstatSync, mkdirSync, realpathSync} from 'node:fs'
 import {homedir} from 'node:os'
 import path from 'node:path'
 
@@ -62,15 +62,23 @@ function makeFolder(dir) {
 }
 
 /**
- * Whether no user but `uid` and root can change what the real path `dir` leads to: every folder
- * from `/` to `dir` belongs to one of them, and each one's entries can be renamed only by their
- * owners (not writable by others, or sticky).
+ * Whether no user but `uid` and root can change what the real path `dir` leads to, now or later:
+ * walking from `/` down, each folder is a real folder (looked at with lstat, so a link found on
+ * the way fails the check instead of being followed) that belongs to one of them, and only
+ * owners can rename entries in it (not writable by group or others, or sticky). Checked top
+ * down, each folder sits in a parent already shown to keep its entries, so no other user can swap
+ * a folder of the path while or after it is checked.
+ * @param dir an absolute real path (realpathSync's answer)
+ * @param uid the effective user id
+ * @throws whatever lstat throws (a folder removed meanwhile)
  */
-function isSafeChain(dir, uid) {
-  for (let current = dir; ; current = path.dirname(current)) {
-    const stat = statSync(current)
+export function isSafeChain(dir, uid) {
+  const names = dir.split(path.sep).filter(Boolean)
+  for (let depth = 0; depth <= names.length; depth++) {
+    const current = path.sep + names.slice(0, depth).join(path.sep)
+    const stat = lstatSync(current)
     if (!stat.isDirectory() || (stat.uid !== uid && stat.uid !== 0)) return false
     if ((stat.mode & WRITABLE_BY_OTHERS) !== 0 && (stat.mode & STICKY) === 0) return false
-    if (current === path.dirname(current)) return true
   }
+  return true
 }

@@ -19,6 +19,13 @@ console.log(JSON.stringify(privateCacheDir() ?? null))`
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8', env: merged}))
 }
 
+/** isSafeChain(dir, this process's uid) in a fresh process. */
+function isSafeChain(dir: string): boolean {
+  const script = `import {isSafeChain} from ${JSON.stringify(CACHE_DIR_MODULE)}
+console.log(JSON.stringify(isSafeChain(process.argv[1], process.geteuid())))`
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, dir], {encoding: 'utf8'}))
+}
+
 const rootOnly = (context: Mocha.Context) => {
   if (process.geteuid?.() === 0) return
   console.log('      skipped: only root can give a folder to another user')
@@ -95,6 +102,15 @@ describe('bin/cache-dir: the private folder for compiled code', () => {
     mkdirSync(path.join(dir, 'real'), {mode: 0o700})
     symlinkSync(path.join(dir, 'real'), path.join(dir, 'link'))
     expect(privateCacheDir({XDG_CACHE_HOME: path.join(dir, 'link')})).to.equal(path.join(dir, 'real', 'ak'))
+  })
+
+  it('checks each folder of its path itself: a link found on the way fails, even to folders of root (a swap during the check)', () => {
+    // What a swap between realpath and the check shows the check: a path through a link. A check
+    // that followed the link would see root's folders and pass.
+    mkdirSync(path.join(dir, 'target', 'cache'), {recursive: true, mode: 0o700})
+    symlinkSync(path.join(dir, 'target'), path.join(dir, 'swapped'))
+    expect(isSafeChain(path.join(dir, 'target', 'cache'))).to.equal(true)
+    expect(isSafeChain(path.join(dir, 'swapped', 'cache'))).to.equal(false)
   })
 
   it('is not used when another user made it first', function () {
