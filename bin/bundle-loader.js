@@ -74,10 +74,11 @@ export function loadBundle(file, {cacheDir, saveAfterMs = SAVE_AFTER_MS} = {}) {
  * so two installs of one bundle keep a cache each instead of replacing each other's at every start.
  */
 export function cacheFileFor(cacheDir, filename) {
-  const where = createHash('sha256').update(path.resolve(filename)).digest('hex').slice(0, 16)
+  const where = sha256(path.resolve(filename)).toString('hex').slice(0, 16)
   return path.join(cacheDir, `${path.basename(filename)}.${where}.v8cache`)
 }
 
+/** The SHA-256 of `data` (bytes, or a string as UTF-8), 32 bytes. */
 function sha256(data) {
   return createHash('sha256').update(data).digest()
 }

@@ -71,6 +71,23 @@ export function cannotServeAs(uid: number, entry: string): string | undefined {
   return undefined
 }
 
+/** Skips the running test, printing `reason` beside it (mocha's report shows only that it was skipped). */
+export function skipBecause(context: Mocha.Context, reason: string): never {
+  console.log(`      (skipped: ${reason})`)
+  return context.skip()
+}
+
+/** Skips the running test, saying why, unless a server of this checkout can run as user `uid` here (see cannotServeAs). */
+export function skipUnlessServesAs(context: Mocha.Context, uid: number, entry: string): void {
+  const reason = cannotServeAs(uid, entry)
+  if (reason !== undefined) skipBecause(context, reason)
+}
+
+/** Skips the running test, saying why, unless this process is root; `needs` says what needs root. */
+export function skipUnlessRoot(context: Mocha.Context, needs: string): void {
+  if (process.geteuid?.() !== 0) skipBecause(context, `only root can ${needs}`)
+}
+
 /**
  * Writes `file`, an entry script that runs `runJs` (a checkout's bin/run.js) as user `uid` through
  * setpriv with the arguments it is given, and exits with its exit code: the `entry` of

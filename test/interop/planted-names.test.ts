@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import {IGNORE_FILE_MAX_BYTES, IGNORE_FILE_MAX_LINE_BYTES} from '../../src/exec/limits.js'
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
-import {cannotServeAs, waitUntilGone, writeEntryAs} from '../helpers/processes.js'
+import {skipUnlessServesAs, waitUntilGone, writeEntryAs} from '../helpers/processes.js'
 
 // Files ak opens because of their name (edit locks, temporary files, ignore files), planted by
 // whoever can write in the workspace, against the built server through a real client.
@@ -193,11 +193,7 @@ describe(`lock, temporary and ignore names planted as special files, client ${CL
   it("answers with an error naming another user's stale lock in a sticky folder, which it may not replace", async function () {
     // The server runs as `nobody` through setpriv, so the sticky bit binds it (root may replace anything).
     const nobody = 65534
-    const unreachable = cannotServeAs(nobody, RUN_JS)
-    if (unreachable !== undefined) {
-      console.log(`      (skipped: ${unreachable})`)
-      this.skip()
-    }
+    skipUnlessServesAs(this, nobody, RUN_JS)
     const base = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-sticky-')))
     try {
       const sticky = path.join(base, 'ws', 'sticky')

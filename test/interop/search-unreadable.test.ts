@@ -5,7 +5,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
-import {cannotServeAs, writeEntryAs} from '../helpers/processes.js'
+import {skipUnlessServesAs, writeEntryAs} from '../helpers/processes.js'
 
 const SERVE = ['exec', 'serve', '--level', 'read', '--quiet', '--workspace']
 
@@ -22,11 +22,7 @@ describe(`search names the folders and files it could not read, client ${CLIENT_
 
   it('as a user without permission: names closed folders, and searches a folder below one it may only pass through', async function () {
     const nobody = 65534
-    const unreachable = cannotServeAs(nobody, RUN_JS)
-    if (unreachable !== undefined) {
-      console.log(`      (skipped: ${unreachable})`)
-      this.skip()
-    }
+    skipUnlessServesAs(this, nobody, RUN_JS)
     const base = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-search-unreadable-')))
     const ws = path.join(base, 'ws')
     try {

@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {REPO_ROOT} from '../../helpers/clients.js'
+import {skipUnlessRoot} from '../../helpers/processes.js'
 
 const LOADER = path.join(REPO_ROOT, 'bin', 'bundle-loader.js')
 /** A user that owns nothing here, for files planted by someone else. */
@@ -167,10 +168,7 @@ describe('bin/bundle-loader: a bundle run with its V8 code cache', () => {
     })
 
     it('is not read when another user owns it', function () {
-      if (process.geteuid?.() !== 0) {
-        console.log('      skipped: only root can give a file to another user')
-        this.skip()
-      }
+      skipUnlessRoot(this, 'give a file to another user')
       copyFileSync(plantEvilCache(), target)
       chmodSync(target, 0o600)
       chownSync(target, OTHER_UID, OTHER_UID)

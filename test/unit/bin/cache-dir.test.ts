@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {REPO_ROOT} from '../../helpers/clients.js'
+import {skipUnlessRoot} from '../../helpers/processes.js'
 
 const CACHE_DIR_MODULE = path.join(REPO_ROOT, 'bin', 'cache-dir.js')
 /** A user that owns nothing here, for folders made by someone else. */
@@ -24,12 +25,6 @@ function isSafeChain(dir: string): boolean {
   const script = `import {isSafeChain} from ${JSON.stringify(CACHE_DIR_MODULE)}
 console.log(JSON.stringify(isSafeChain(process.argv[1], process.geteuid())))`
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, dir], {encoding: 'utf8'}))
-}
-
-const rootOnly = (context: Mocha.Context) => {
-  if (process.geteuid?.() === 0) return
-  console.log('      skipped: only root can give a folder to another user')
-  context.skip()
 }
 
 describe('bin/cache-dir: the private folder for compiled code', () => {
@@ -89,7 +84,7 @@ describe('bin/cache-dir: the private folder for compiled code', () => {
   })
 
   it('makes nothing in, and uses nothing under, a home folder another user owns (sudo -E)', function () {
-    rootOnly(this)
+    skipUnlessRoot(this, 'give a folder to another user')
     chownSync(dir, OTHER_UID, OTHER_UID)
     expect(privateCacheDir({HOME: dir, XDG_CACHE_HOME: undefined})).to.equal(null)
     expect(readdirSync(dir)).to.deep.equal([])
@@ -114,14 +109,14 @@ describe('bin/cache-dir: the private folder for compiled code', () => {
   })
 
   it('is not used when another user made it first', function () {
-    rootOnly(this)
+    skipUnlessRoot(this, 'give a folder to another user')
     mkdirSync(path.join(dir, 'ak'), {mode: 0o700})
     chownSync(path.join(dir, 'ak'), OTHER_UID, OTHER_UID)
     expect(privateCacheDir({XDG_CACHE_HOME: dir})).to.equal(null)
   })
 
   it('is not used inside a folder another user owns', function () {
-    rootOnly(this)
+    skipUnlessRoot(this, 'give a folder to another user')
     chownSync(dir, OTHER_UID, OTHER_UID)
     expect(privateCacheDir({XDG_CACHE_HOME: dir})).to.equal(null)
   })
