@@ -1,0 +1,58 @@
+/**
+ * What the change engine (src/exec/files/) and the journal (src/exec/journal/) agree on: the
+ * engine describes every file a change will touch, records it durably before touching any file,
+ * and marks it done or abandoned afterwards. The journal keeps the content each file had before
+ * (so a change can be undone, DESIGN §4.10), and its pending entries are what a crashed change
+ * left half-applied (so the next server rolls it back before it serves).
+ */
+
+/** A file's permission bits (`mode & 0o7777`) and content. */
+export interface FileContent {
+  content: Buffer
+  mode: number
+}
+
+/** A file's state after a change: the SHA-256 of its content (hex) and its permission bits. */
+export interface FileDigest {
+  sha256: string
+  mode: number
+}
+
+/** What one change does to one path. A move is two changes: its source (after: null) and its destination. */
+export interface FileChange {
+  /** The path's real form relative to the workspace's real path, as bytes (names are bytes). */
+  path: Buffer
+  /** What the user sees happened to this path. */
+  operation: 'added' | 'updated' | 'deleted' | 'moved-from' | 'moved-to'
+  /** The other end of a move (the destination for `moved-from`, the source for `moved-to`). */
+  movedWith?: Buffer
+  /** The content and mode before the change; null when the path did not exist. */
+  before: FileContent | null
+  /** The content's digest and mode after the change; null when the path no longer exists. */
+  after: FileDigest | null
+}
+
+/** A change recorded as pending: every file is as `before` or as `after`, or a crash interrupted it. */
+export interface PendingChange {
+  /** The entry's id, as `ak exec history` shows it. */
+  readonly id: string
+  readonly changes: readonly FileChange[]
+  /** Marks the change as applied: from now on it is history. */
+  commit(): Promise<void>
+  /** Forgets the change: it was rolled back (or never started), every file is as `before`. */
+  abandon(): Promise<void>
+}
+
+/**
+ * Where the change engine records changes. `begin` returns only once the entry and the content of
+ * every `before` are durable (written and synced), so a crash after it cannot lose the record.
+ */
+export interface ChangeLog {
+  /**
+   * Records a change about to be made by `tool` (e.g. "edit").
+   * @throws LimitReachedError when the change alone is larger than the log may hold
+   */
+  begin(tool: string, changes: FileChange[]): Promise<PendingChange>
+  /** Changes a crash left pending, oldest first (the next server rolls each back, then abandons it). */
+  pending(): Promise<PendingChange[]>
+}
