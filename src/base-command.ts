@@ -1,10 +1,15 @@
-import {Command, Errors, Flags, Interfaces} from '@oclif/core'
+import {Command, Errors, Flags, Interfaces, toConfiguredId} from '@oclif/core'
 
+import {firstRepeated, repeatedFlagMessage} from './cli/repeated-flag.js'
 import {usageErrorMessage} from './cli/usage-errors.js'
 import {AkError, BadInputError, EXIT_FAILURE, EXIT_USAGE, exitCodeFor} from './errors.js'
 
 /** The flags every ak command accepts (BaseCommand.baseFlags). */
 export type SharedFlagName = 'json' | 'quiet' | 'yes' | 'no-interactive'
+
+/** Flag or argument values as oclif's parser hands them over (its `FlagOutput`, `ArgOutput`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ParsedValues = Record<string, any>
 
 /** Flags every ak command accepts. */
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -33,6 +38,23 @@ export abstract class BaseCommand extends Command {
       description: 'Never prompt; fail instead where an answer would be needed.',
       helpGroup: 'GLOBAL',
     }),
+  }
+
+  /**
+   * oclif's parse, refusing any flag given twice (exit code 2) but those declared `multiple`:
+   * oclif itself refuses a repeated flag with a value, and lets a repeated boolean pass; ak
+   * refuses both, as `dist/agentexec.js` does, so no command reads a repeat as "last one wins".
+   */
+  protected override async parse<F extends ParsedValues, B extends ParsedValues, A extends ParsedValues>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const output = await super.parse(options, argv)
+    const declared = {...options?.baseFlags, ...options?.flags} as Record<string, {multiple?: boolean}>
+    const repeatable = new Set(Object.entries(declared).filter(([, flag]) => flag.multiple).map(([name]) => name))
+    const repeated = firstRepeated(output.raw.flatMap((token) => (token.type === 'flag' ? [token.flag] : [])), repeatable)
+    if (repeated !== undefined) throw new BadInputError(repeatedFlagMessage(`--${repeated}`, `${this.config.bin} ${toConfiguredId(this.id ?? '', this.config)}`))
+    return output
   }
 
   /** Writes a line to stderr (never stdout, which may carry MCP frames). */

@@ -1,5 +1,6 @@
 import {type Interfaces, toConfiguredId} from '@oclif/core'
 
+import {repeatedFlagMessage} from './repeated-flag.js'
 import {closestWord} from './suggest.js'
 
 type Config = Interfaces.Config
@@ -18,7 +19,8 @@ interface CommandShape {
  * closest flag of the command; a missing argument (`RequiredArgsError`, `args` lists the missing
  * ones) is named with its description, without oclif's note about flags taking several values,
  * which has nothing to do with it; a missing required flag (oclif's "Missing required flag X"
- * lines) is named with the values it takes and its description. Any other error: undefined
+ * lines) is named with the values it takes and its description; a flag given twice gets the
+ * wording every ak parser uses (repeatedFlagMessage). Any other error: undefined
  * (keep oclif's message).
  */
 export function usageErrorMessage(error: unknown, command: CommandShape, config: Config): string | undefined {
@@ -39,6 +41,8 @@ export function usageErrorMessage(error: unknown, command: CommandShape, config:
     )
     return `"${spelled}" needs ${missing.join('; and ')}. Run "${spelled} --help" for its usage and examples.`
   }
+  const repeated = typeof details.message === 'string' ? /^Flag (--[\w-]+) can only be specified once/.exec(details.message) : null
+  if (repeated) return repeatedFlagMessage(repeated[1]!, spelled)
   const missingFlags = typeof details.message === 'string' ? [...details.message.matchAll(/Missing required flag (\S+)/g)].map((match) => match[1]!) : []
   if (missingFlags.length > 0) {
     const named = missingFlags.map((name) => {

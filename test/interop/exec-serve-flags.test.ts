@@ -4,6 +4,7 @@ import {mkdir, mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
+import {STANDALONE_SERVER} from '../helpers/bundle.js'
 import {RUN_JS} from '../helpers/clients.js'
 
 describe('ak exec serve and the shared flags', () => {
@@ -74,4 +75,24 @@ describe('ak exec serve and the shared flags', () => {
     expect(run.stdout).to.contain('waiting for an MCP client on stdin').and.contain('Ctrl-C or Ctrl-D ends it')
     expect(run.stdout).to.match(/EXIT 0$/)
   })
+})
+
+describe('a flag given twice', () => {
+  for (const [entry, args, flag] of [
+    ['ak exec serve', [RUN_JS, 'exec', 'serve', '--level', 'read', '--level', 'terminal'], '--level'],
+    ['ak exec serve', [RUN_JS, 'exec', 'serve', '-w', '.', '--workspace', '/'], '--workspace'],
+    ['ak exec serve', [RUN_JS, 'exec', 'serve', '--sandbox-network', '--sandbox-network', '--sandbox', 'read-only'], '--sandbox-network'],
+    ['agentexec', [STANDALONE_SERVER, '--level', 'read', '-l', 'terminal'], '--level'],
+    ['ak exec config', [RUN_JS, 'exec', 'config', '--client', 'codex', '--quiet', '-q'], '--quiet'],
+    ['ak exec tools', [RUN_JS, 'exec', 'tools', '--json', '--json'], '--json'],
+    ['ak doctor', [RUN_JS, 'doctor', '--json', '--json'], '--json'],
+  ] as const) {
+    it(`is refused by ${entry} with exit 2 naming ${flag}, before anything is served: ${args.slice(1).join(' ')}`, () => {
+      const run = spawnSync(process.execPath, [...args], {input: '', encoding: 'utf8'})
+      expect(run.status, run.stderr).to.equal(2)
+      expect(run.stdout).to.equal('')
+      expect(run.stderr).to.contain(`Flag ${flag} can only be given once`)
+      expect(run.stderr).to.not.contain('serving')
+    })
+  }
 })

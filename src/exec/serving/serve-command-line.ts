@@ -1,5 +1,6 @@
 import {type ParseArgsConfig, parseArgs} from 'node:util'
 
+import {firstRepeated, repeatedFlagMessage} from '../../cli/repeated-flag.js'
 import {closestWord} from '../../cli/suggest.js'
 import {BadInputError} from '../../errors.js'
 import {EXEC_SERVE_OPTIONS, type ServeOption, type ServeOptionValues} from './serve-options.js'
@@ -24,8 +25,8 @@ const ALL_OPTIONS: Record<string, ServeOption> = {...EXEC_SERVE_OPTIONS, ...STAN
  * declarations as `ak exec serve`, and words its refusals as oclif does for `ak exec serve`, so
  * both entries print the same lines.
  * @param program the name shown in messages (`agentexec`)
- * @throws BadInputError (exit code 2) for an unknown option, a missing value, a value outside an
- * option's choices, or any positional argument
+ * @throws BadInputError (exit code 2) for an unknown option, a missing value, an option given
+ * twice (never "last one wins"), a value outside an option's choices, or any positional argument
  */
 export function parseStandaloneArgs(args: string[], program: string): StandaloneRequest {
   const options: NonNullable<ParseArgsConfig['options']> = {}
@@ -34,10 +35,12 @@ export function parseStandaloneArgs(args: string[], program: string): Standalone
   }
   let parsed: ReturnType<typeof parseArgs>
   try {
-    parsed = parseArgs({args, options, strict: true, allowPositionals: true, allowNegative: false})
+    parsed = parseArgs({args, options, strict: true, allowPositionals: true, allowNegative: false, tokens: true})
   } catch (error) {
     throw refusal(error as Error & {code?: string}, args, program)
   }
+  const repeated = firstRepeated((parsed.tokens ?? []).flatMap((token) => (token.kind === 'option' ? [token.name] : [])))
+  if (repeated !== undefined) throw new BadInputError(repeatedFlagMessage(`--${repeated}`, program))
   const values = parsed.values as Record<string, string | boolean | undefined>
   if (values.help) return {kind: 'help'}
   if (values.version) return {kind: 'version'}

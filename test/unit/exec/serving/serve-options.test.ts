@@ -48,6 +48,18 @@ describe('the AgentExec server options, declared once for ak exec serve and dist
     })
   }
 
+  for (const [args, name] of [
+    [['--level', 'read', '--level', 'terminal'], 'level'],
+    [['-l', 'read', '--level=terminal'], 'level'],
+    [['--workspace', '/a', '-w', '/b'], 'workspace'],
+    [['--sandbox-network', '--sandbox-network'], 'sandbox-network'],
+    [['-q', '--quiet'], 'quiet'],
+  ] as const) {
+    it(`refuses ${args.join(' ')} naming the flag, instead of letting the last one win`, () => {
+      expect(() => parseStandaloneArgs([...args], 'agentexec')).to.throw(BadInputError, `Flag --${name} can only be given once`)
+    })
+  }
+
   it('answers --help and --version before checking anything else', () => {
     expect(parseStandaloneArgs(['--level', 'x', '--help'], 'agentexec')).to.deep.equal({kind: 'help'})
     expect(parseStandaloneArgs(['-v'], 'agentexec')).to.deep.equal({kind: 'version'})
