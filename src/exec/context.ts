@@ -1,4 +1,5 @@
 import type {Logger} from '../log.js'
+import type {ChangeLog} from './journal/change-log.js'
 import type {Level} from './level.js'
 import type {Sandbox} from './terminal/sandbox-policy.js'
 import type {Workspace} from './workspace.js'
@@ -13,6 +14,11 @@ export interface ExecRuntime {
   log: Logger
   /** The sandbox commands run in (`mode` `off`: none). */
   sandbox: Sandbox
+  /**
+   * Where the file tools record every change before making it (src/exec/journal/); none: changes
+   * are not recorded, and a change a crash interrupts cannot be rolled back by the next server.
+   */
+  changeLog?: ChangeLog
   /** Services registered by tools that need state across calls (search pool, command sessions). */
   services: Map<string, unknown>
   /** Stops everything the runtime started (commands, workers). Idempotent. */

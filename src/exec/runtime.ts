@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto'
 
 import {type Logger, silentLogger} from '../log.js'
+import type {ChangeLog} from './journal/change-log.js'
 import type {Level} from './level.js'
 import type {Sandbox} from './terminal/sandbox-policy.js'
 import type {ExecConnection, ExecRuntime} from './context.js'
@@ -13,9 +14,10 @@ export interface RuntimeService {
 
 /**
  * Creates the state one serving process shares between its connections. `sandbox` must come from
- * openSandbox (checked to work here); default: no sandbox.
+ * openSandbox (checked to work here); default: no sandbox. `changeLog` records the file tools'
+ * changes (see ExecRuntime); default: none.
  */
-export function createExecRuntime(options: {workspace: Workspace; level: Level; log?: Logger; sandbox?: Sandbox}): ExecRuntime {
+export function createExecRuntime(options: {workspace: Workspace; level: Level; log?: Logger; sandbox?: Sandbox; changeLog?: ChangeLog}): ExecRuntime {
   const services = new Map<string, unknown>()
   let closing: Promise<void> | undefined
   return {
@@ -24,6 +26,7 @@ export function createExecRuntime(options: {workspace: Workspace; level: Level; 
     log: options.log ?? silentLogger,
     // Written out rather than imported, so that start-up does not load the sandbox module.
     sandbox: options.sandbox ?? {mode: 'off', network: true},
+    ...(options.changeLog ? {changeLog: options.changeLog} : {}),
     services,
     close() {
       closing ??= Promise.allSettled(
