@@ -34,6 +34,12 @@ export class OutsideWorkspaceError extends AkError {
   }
 }
 
+/**
+ * A file tool was asked to create, change, move onto or delete a protected path (DESIGN §4.9,
+ * src/exec/protected-paths.ts). The message names the rule and how the operator allows the path.
+ */
+export class ProtectedPathError extends AkError {}
+
 /** A file, folder, agent or session does not exist. */
 export class NotFoundError extends AkError {}
 

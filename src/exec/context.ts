@@ -1,6 +1,7 @@
 import type {Logger} from '../log.js'
 import type {ChangeLog} from './journal/change-log.js'
 import type {Level} from './level.js'
+import type {AllowedProtectedPaths} from './protected-paths.js'
 import type {Sandbox} from './terminal/sandbox-policy.js'
 import type {Workspace} from './workspace.js'
 
@@ -19,6 +20,8 @@ export interface ExecRuntime {
    * are not recorded, and a change a crash interrupts cannot be rolled back by the next server.
    */
   changeLog?: ChangeLog
+  /** The protected paths the operator made writable (DESIGN §4.9); `AllowedProtectedPaths.NONE` by default. */
+  allowedProtected: AllowedProtectedPaths
   /** Services registered by tools that need state across calls (search pool, command sessions). */
   services: Map<string, unknown>
   /** Stops everything the runtime started (commands, workers). Idempotent. */

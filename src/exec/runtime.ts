@@ -3,6 +3,7 @@ import {randomBytes} from 'node:crypto'
 import {type Logger, silentLogger} from '../log.js'
 import type {ChangeLog} from './journal/change-log.js'
 import type {Level} from './level.js'
+import {AllowedProtectedPaths} from './protected-paths.js'
 import type {Sandbox} from './terminal/sandbox-policy.js'
 import type {ExecConnection, ExecRuntime} from './context.js'
 import type {Workspace} from './workspace.js'
@@ -15,9 +16,17 @@ export interface RuntimeService {
 /**
  * Creates the state one serving process shares between its connections. `sandbox` must come from
  * openSandbox (checked to work here); default: no sandbox. `changeLog` records the file tools'
- * changes (see ExecRuntime); default: none.
+ * changes (see ExecRuntime); default: none. `allowedProtected`: the protected paths the operator
+ * made writable (AllowedProtectedPaths.parse); default: none.
  */
-export function createExecRuntime(options: {workspace: Workspace; level: Level; log?: Logger; sandbox?: Sandbox; changeLog?: ChangeLog}): ExecRuntime {
+export function createExecRuntime(options: {
+  workspace: Workspace
+  level: Level
+  log?: Logger
+  sandbox?: Sandbox
+  changeLog?: ChangeLog
+  allowedProtected?: AllowedProtectedPaths
+}): ExecRuntime {
   const services = new Map<string, unknown>()
   let closing: Promise<void> | undefined
   return {
@@ -27,6 +36,7 @@ export function createExecRuntime(options: {workspace: Workspace; level: Level; 
     // Written out rather than imported, so that start-up does not load the sandbox module.
     sandbox: options.sandbox ?? {mode: 'off', network: true},
     ...(options.changeLog ? {changeLog: options.changeLog} : {}),
+    allowedProtected: options.allowedProtected ?? AllowedProtectedPaths.NONE,
     services,
     close() {
       closing ??= Promise.allSettled(

@@ -11,6 +11,7 @@ import {explainFsError} from '../fs-errors.js'
 import {ByteBudget, EDIT_BYTES_SERVICE, EDIT_LOCKS_SERVICE, PathLocks} from '../files/path-locks.js'
 import {applyTextEdit, describeLines} from '../files/text-edit.js'
 import {EDIT_MAX_BYTES_IN_FLIGHT, EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
+import {type AllowedProtectedPaths, assertWritableEntry, assertWritablePath} from '../protected-paths.js'
 import {runtimeService} from '../runtime.js'
 import {parentOf, type ResolvedPath, type Workspace} from '../workspace.js'
 import {flagField, textField} from './input-fields.js'
@@ -146,7 +147,8 @@ export const editTool = defineTool({
     'The file is replaced in one step, never left half-written; edits of one file are applied one after another. Answers with a unified diff ' +
     `(cut after ${EDIT_MAX_DIFF_CHARS} characters); the structured answer gives the path, what was done, the occurrences, their lines and the diff. ` +
     `Errors: outside the workspace, not found, a folder, binary or not UTF-8, larger than ${EDIT_MAX_FILE_BYTES} bytes, ` +
-    'old_text missing or ambiguous.',
+    'old_text missing or ambiguous, a protected path (git\'s config and hooks, agent and editor settings such as .codex/ or ' +
+    '.vscode/: the error says which rule protects it).',
   level: 'files',
   inputSchema,
   argumentHints: {
@@ -179,12 +181,15 @@ export const editTool = defineTool({
 async function runEdit(input: z.infer<typeof inputSchema>, {runtime, workspace}: ToolContext): Promise<ToolAnswer> {
   const locks = runtimeService(runtime, EDIT_LOCKS_SERVICE, () => new PathLocks())
   const target = await workspace.resolve(input.path, {mustExist: input.old_text !== ''})
+  const allowed = runtime.allowedProtected
+  assertWritablePath(target, allowed, input.old_text === '' ? 'create' : 'change', input.path)
   const lockKey = target.real.toString('latin1')
-  if (input.old_text === '') return locks.hold(lockKey, () => createFile(workspace, input, target))
+  if (input.old_text === '') return locks.hold(lockKey, () => createFile(workspace, input, target, allowed))
   const budget = runtimeService(runtime, EDIT_BYTES_SERVICE, () => new ByteBudget(EDIT_MAX_BYTES_IN_FLIGHT))
   return locks.hold(lockKey, async () => {
     const {folder, name} = await openParentFolder(workspace, target, input.path)
     try {
+      assertWritableEntry(workspace, folder, name, allowed, 'change', input.path)
       const file = await openEditableFile(folder, name, input.path)
       try {
         // Larger files than the limit were refused above.
@@ -212,7 +217,7 @@ async function openParentFolder(workspace: Workspace, target: ResolvedPath, requ
 }
 
 /** Creates a new file with `new_text`; fails if anything exists at the path. */
-async function createFile(workspace: Workspace, input: Input, target: ResolvedPath): Promise<ToolAnswer> {
+async function createFile(workspace: Workspace, input: Input, target: ResolvedPath, allowed: AllowedProtectedPaths): Promise<ToolAnswer> {
   const shown = escapeControls(input.path)
   if (target.namesFolder && !target.exists) {
     throw new BadInputError(`"${shown}" ends in "/", so it names a folder; edit creates files only. Drop the "/".`)
@@ -229,6 +234,7 @@ async function createFile(workspace: Workspace, input: Input, target: ResolvedPa
   const folder = await openCreatingFolders(workspace, await ConfinedFolder.open(workspace, existing, input.path, 'write'), folders, input.path)
   try {
     await removeStaleTemporaries(folder)
+    assertWritableEntry(workspace, folder, target.missing.at(-1) as Buffer, allowed, 'create', input.path)
     await createFileExclusively(folder, target.missing.at(-1) as Buffer, data, shown)
   } finally {
     await folder.close()

@@ -1,0 +1,281 @@
+/**
+ * Protected paths (DESIGN §4.9): what a level may cause.
+ *
+ * THE RULE. A file or folder inside the workspace is protected when other programs run what it
+ * holds, or follow it to something they run, automatically: without the user choosing to run the
+ * project's code. Git runs the programs its config names (`core.fsmonitor`, `core.hooksPath`,
+ * `core.sshCommand`, `core.pager`, aliases, filters, `include.path`) and its hooks at the user's
+ * next `git status` or `git commit`; editors, shells and agents read their folder's settings when
+ * the folder is opened. So the `files` level, which lets an agent change the project's files,
+ * would otherwise let it make something run, and a sandboxed command could plant what runs
+ * outside its sandbox later.
+ *
+ * Not protected, by the same rule: the project's own sources and scripts, including those the
+ * user has chosen to run through git (`.husky/`, `.pre-commit-config.yaml`, lefthook files: hooks
+ * the project ships and the user installed, which run the project's code anyway, like `npm test`);
+ * `.gitignore`, `.gitattributes` (they pick filters only the protected config or the user's own
+ * config can define); `.github/` (it runs on a server, when the user pushes).
+ *
+ * This list is the one policy: the file tools refuse to create, change, move onto or delete a
+ * protected path (`assertWritablePath`, judged on what confinement resolved, so a symlink, a
+ * renamed parent or a case-folding file system cannot spell it differently), and the terminal
+ * sandbox binds the same paths read-only inside every writable root (sandbox.ts). Reads, `list`
+ * and `search` are not affected. The operator may make named protected paths writable
+ * (`--allow-protected`, `createAgentExec({allowProtected})`).
+ */
+import {readlinkSync} from 'node:fs'
+
+import {BadInputError, ProtectedPathError} from '../errors.js'
+import {escapeControls} from '../text-escape.js'
+import {CAN_VERIFY_DESCRIPTORS, type ConfinedFolder, descriptorPath} from './files/confined-open.js'
+import {joinBytes, type ResolvedPath, type Workspace} from './workspace.js'
+
+/** One protected name, and why it is protected. */
+export interface ProtectedName {
+  /** The file or folder name as its program spells it; matched ignoring ASCII case. */
+  readonly name: string
+  /** What the program expects there; `.git` is a folder, or a file that points git at one. */
+  readonly kind: 'folder' | 'file' | 'git'
+  /** Who runs what it holds, and when (quoted in refusals, `ak doctor` and the docs). */
+  readonly runBy: string
+}
+
+/** The name of git's folder (or pointer file) in a repository's work tree. */
+export const GIT_NAME = '.git'
+
+/**
+ * Names protected wherever they appear in the workspace (a nested project, a subfolder opened on
+ * its own, a folder a shell enters). `.git` is protected as a whole only as an entry (it may not be
+ * created, replaced or deleted); inside a `.git` folder only GIT_CONTROL_ENTRIES are protected, so
+ * that git can still write objects, refs and the index.
+ */
+export const PROTECTED_NAMES: readonly ProtectedName[] = [
+  {
+    name: GIT_NAME,
+    kind: 'git',
+    runBy: 'git reads its config and runs its hooks at the next git command; a .git file points git at another folder',
+  },
+  {name: '.codex', kind: 'folder', runBy: 'Codex and ak codex-agent-runtime load its config and agents (sandbox mode, MCP servers, commands)'},
+  {name: '.claude', kind: 'folder', runBy: 'Claude Code loads its settings (hooks, MCP servers, permissions) when it starts here'},
+  {name: '.gemini', kind: 'folder', runBy: 'Gemini CLI loads its settings (MCP servers, tool commands) when it starts here'},
+  {name: '.cursor', kind: 'folder', runBy: 'Cursor loads its rules and MCP servers when the folder is opened'},
+  {name: '.vscode', kind: 'folder', runBy: 'VS Code runs tasks marked runOn folderOpen and the programs its settings name when the folder is opened'},
+  {name: '.idea', kind: 'folder', runBy: 'JetBrains IDEs run the interpreters, SDKs and tools its settings name when the project is opened'},
+  {name: '.zed', kind: 'folder', runBy: 'Zed runs the language servers and tasks its settings name when the folder is opened'},
+  {
+    name: '.devcontainer',
+    kind: 'folder',
+    runBy: 'dev container tools run its initializeCommand on the host when the folder is reopened in a container',
+  },
+  {name: '.devcontainer.json', kind: 'file', runBy: 'dev container tools run its initializeCommand on the host'},
+  {name: '.mcp.json', kind: 'file', runBy: 'MCP clients (Claude Code and others) start the servers it names when they start here'},
+  {name: '.envrc', kind: 'file', runBy: 'direnv runs it when a shell enters the folder'},
+]
+
+/**
+ * Entries of a git folder that git runs or follows: `config` (programs it names), `config.worktree`
+ * (the same, per work tree), `commondir` (makes git read another folder's config and hooks),
+ * `hooks/` and `info/`. The same entries are protected in the git folders of submodules and linked
+ * work trees (below GIT_NESTED_FOLDERS). Everything else (objects, refs, the index, logs, HEAD,
+ * COMMIT_EDITMSG) stays writable.
+ */
+export const GIT_CONTROL_ENTRIES: readonly ProtectedName[] = [
+  {name: 'config', kind: 'file', runBy: 'git runs the programs its config names (core.fsmonitor, core.hooksPath, core.sshCommand, aliases, filters)'},
+  {name: 'config.worktree', kind: 'file', runBy: 'git reads it as config for the work tree'},
+  {name: 'commondir', kind: 'file', runBy: 'git reads config and hooks from the folder it names'},
+  {name: 'hooks', kind: 'folder', runBy: 'git runs its hooks at commits, merges and checkouts'},
+  {name: 'info', kind: 'folder', runBy: 'git reads its attributes and excludes'},
+]
+
+/** Folders of a git folder that hold the git folders of submodules (`modules`) and linked work trees (`worktrees`). */
+export const GIT_NESTED_FOLDERS: readonly string[] = ['modules', 'worktrees']
+
+/** A protected path found in a path: where the protection starts, and which name protects it. */
+export interface Protection {
+  /** The protected path relative to the workspace, in the display form (`sub/.git/config`). */
+  readonly path: string
+  readonly rule: ProtectedName
+}
+
+/** `name` with ASCII letters in lower case (case-insensitive file systems fold them; nothing else is folded). */
+function foldCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => letter.toLowerCase())
+}
+
+const BY_NAME = new Map(PROTECTED_NAMES.map((rule) => [rule.name, rule]))
+const GIT_CONTROL_BY_NAME = new Map(GIT_CONTROL_ENTRIES.map((rule) => [rule.name, rule]))
+
+/**
+ * The protection that covers `relative` (a path relative to the workspace in the display form, as
+ * ResolvedPath.relative; `.` for the root), or undefined when it is not protected. The first
+ * protected name from the root wins: `.vscode/.git/config` is protected as `.vscode`. Pure.
+ */
+export function protectionOf(relative: string): Protection | undefined {
+  if (relative === '.' || relative === '') return undefined
+  const names = relative.split('/')
+  for (let index = 0; index < names.length; index++) {
+    const name = foldCase(names[index] as string)
+    const rule = BY_NAME.get(name)
+    if (!rule) continue
+    if (rule.kind !== 'git' || index === names.length - 1) return {path: names.slice(0, index + 1).join('/'), rule}
+    const inGit = gitControlOf(names, index + 1)
+    if (inGit) return inGit
+  }
+  return undefined
+}
+
+/**
+ * The control entry of the git folder whose entries start at `names[start]`, when the path goes
+ * through one: a control entry of the folder itself, or any control entry's name below its
+ * `modules/` or `worktrees/` (a submodule's name may hold slashes, so its git folder may lie at any
+ * depth there).
+ */
+function gitControlOf(names: readonly string[], start: number): Protection | undefined {
+  const first = foldCase(names[start] as string)
+  const control = GIT_CONTROL_BY_NAME.get(first)
+  if (control) return {path: names.slice(0, start + 1).join('/'), rule: control}
+  if (!GIT_NESTED_FOLDERS.includes(first)) return undefined
+  for (let index = start + 1; index < names.length; index++) {
+    const nested = GIT_CONTROL_BY_NAME.get(foldCase(names[index] as string))
+    if (nested) return {path: names.slice(0, index + 1).join('/'), rule: nested}
+  }
+  return undefined
+}
+
+/** The option that makes protected paths writable, as each entry names it (for messages). */
+export const ALLOW_PROTECTED_FLAG = '--allow-protected'
+/** The same as a `createAgentExec` option. */
+export const ALLOW_PROTECTED_OPTION = 'allowProtected'
+
+/**
+ * The protected paths the operator made writable (`--allow-protected PATH`, repeatable;
+ * `createAgentExec({allowProtected: [...]})`): each is a path relative to the workspace that is
+ * itself protected, and it makes that path and everything below it writable, to the file tools and
+ * in the sandbox. Judged on the real path, as the refusals are: allowing `.vscode` does not allow a
+ * `.vscode` that is a symlink to `.git`.
+ */
+export class AllowedProtectedPaths {
+  private constructor(
+    /** The allowed paths, normalized (no `./`, no trailing `/`), as given. */
+    readonly paths: readonly string[],
+  ) {}
+
+  /** Nothing allowed: every protected path is refused. */
+  static readonly NONE = new AllowedProtectedPaths([])
+
+  /**
+   * Checks and normalizes the operator's list.
+   * @throws BadInputError for an empty, absolute or `..` path, or one that is not protected (the
+   *   message names the protected names).
+   */
+  static parse(paths: readonly string[] | undefined): AllowedProtectedPaths {
+    if (!paths || paths.length === 0) return AllowedProtectedPaths.NONE
+    const normalized = paths.map((given) => {
+      const shown = escapeControls(given)
+      const names = given.split('/').filter((name) => name !== '' && name !== '.')
+      if (given.startsWith('/') || given.startsWith('~') || names.length === 0 || names.includes('..')) {
+        throw new BadInputError(
+          `${ALLOW_PROTECTED_FLAG} "${shown}" is not a path inside the workspace. Name a protected path relative to the workspace, ` +
+            'such as .vscode/settings.json.',
+        )
+      }
+      const path = names.join('/')
+      if (!protectionOf(path)) {
+        throw new BadInputError(
+          `${ALLOW_PROTECTED_FLAG} "${shown}" is not a protected path, so it is writable already. Protected are ${describeProtectedNames()}.`,
+        )
+      }
+      return path
+    })
+    return new AllowedProtectedPaths([...new Set(normalized)])
+  }
+
+  /** Whether `relative` (display form, relative to the workspace) is a folder on the way to an allowed path. */
+  leadsTo(relative: string): boolean {
+    const folded = `${foldCase(relative)}/`
+    return this.paths.some((allowed) => foldCase(allowed).startsWith(folded))
+  }
+
+  /** Whether `relative` (display form, relative to the workspace) is an allowed path or lies below one. */
+  covers(relative: string): boolean {
+    const folded = foldCase(relative)
+    return this.paths.some((allowed) => {
+      const prefix = foldCase(allowed)
+      return folded === prefix || folded.startsWith(`${prefix}/`)
+    })
+  }
+}
+
+/** The protected names for messages: `.git (config, hooks/, …), .codex/, …`. */
+export function describeProtectedNames(): string {
+  const shown = (rule: ProtectedName) => (rule.kind === 'folder' ? `${rule.name}/` : rule.name)
+  const git = `${GIT_NAME} (itself, and its ${GIT_CONTROL_ENTRIES.map(shown).join(', ')}, also in ${GIT_NESTED_FOLDERS.map((name) => `${name}/`).join(' and ')})`
+  return [git, ...PROTECTED_NAMES.filter((rule) => rule.kind !== 'git').map(shown)].join(', ')
+}
+
+/** What a file tool is about to do to a path, for the refusal. */
+export type WriteAction = 'create' | 'change' | 'delete' | 'move onto'
+
+function refusal(requested: string, protection: Protection, action: WriteAction): ProtectedPathError {
+  const shown = escapeControls(requested)
+  const via = protection.path === requested ? '' : ` (it is, or lies in, ${escapeControls(protection.path)})`
+  return new ProtectedPathError(
+    `"${shown}" is a protected path${via}: ${protection.rule.runBy}. The file tools never ${action} a protected path, so that an ` +
+      'agent cannot make something run outside the tools. If this agent is meant to change it, the operator can start the ' +
+      `server with ${ALLOW_PROTECTED_FLAG} ${escapeControls(protection.path)} (createAgentExec option ${ALLOW_PROTECTED_OPTION}).`,
+  )
+}
+
+/**
+ * Refuses a write to a protected path. The file tools call it for every path they will create,
+ * replace, delete or move onto, with what `Workspace.resolve` gave for it (its real path, so a
+ * symlink or a case-folding spelling cannot hide a protected path). A path that does not exist yet
+ * is judged with every missing folder that creating it would make (`a/.git/HEAD` creates `a/.git`).
+ * Pure: call `assertWritableEntry` too once the folder that will hold the path is open, to judge
+ * the folder actually opened.
+ * @param target the resolved path
+ * @param allowed the operator's allowance (`runtime.allowedProtected`)
+ * @param action what is about to happen, for the message
+ * @param requested the path as the caller gave it, for the message (default: `target.relative`)
+ * @throws ProtectedPathError naming the rule that protects it and how the operator allows it
+ */
+export function assertWritablePath(
+  target: ResolvedPath,
+  allowed: AllowedProtectedPaths,
+  action: WriteAction,
+  requested: string = target.relative,
+): void {
+  const protection = protectionOf(target.relative)
+  if (protection && !allowed.covers(target.relative)) throw refusal(requested, protection, action)
+  // The missing folders on the way are created too (the last missing name is the target itself);
+  // an allowed path may be created with the folders that lead to it.
+  const names = target.relative.split('/')
+  for (let missing = target.missing.length - 1; missing >= 1; missing--) {
+    const folder = names.slice(0, names.length - missing).join('/')
+    const above = protectionOf(folder)
+    if (above && !allowed.covers(folder) && !allowed.leadsTo(folder)) throw refusal(requested, above, 'create')
+  }
+}
+
+/**
+ * Refuses a write to the entry `name` of the open `folder`, judged on where the folder really is
+ * now (Linux: its descriptor's path), so a parent renamed or swapped after `Workspace.resolve`
+ * cannot carry a write into a protected folder. Call it right before creating, replacing,
+ * deleting or renaming onto the entry.
+ * @throws ProtectedPathError as assertWritablePath
+ */
+export function assertWritableEntry(
+  workspace: Workspace,
+  folder: ConfinedFolder,
+  name: Uint8Array,
+  allowed: AllowedProtectedPaths,
+  action: WriteAction,
+  requested: string,
+): void {
+  const real = CAN_VERIFY_DESCRIPTORS ? readlinkSync(descriptorPath(folder.handle.fd), {encoding: 'buffer'}) : folder.real
+  // A folder found outside is refused by confinement's own checks; only inside is judged here.
+  if (!workspace.isInside(real)) return
+  const relative = workspace.relativeOf(joinBytes(real, name))
+  const protection = protectionOf(relative)
+  if (protection && !allowed.covers(relative)) throw refusal(requested, protection, action)
+}
