@@ -8,6 +8,13 @@ import {createTwoFilesPatch} from 'diff'
 import {BadInputError, DispatchFailedError, NotFoundError} from '../errors.js'
 import {type AkInstall, akCommandLaunch, currentAkInstall} from '../launch/config-launch.js'
 import {CODEX_APPROVAL_COMMENT, CODEX_APPROVAL_KEY, CODEX_APPROVAL_WITHOUT_ASKING} from '../launch/codex-tool-approval.js'
+import {
+  CODEX_REQUIRED_COMMENT,
+  CODEX_REQUIRED_KEY,
+  CODEX_STARTUP_TIMEOUT_KEY,
+  CODEX_STARTUP_TIMEOUT_MS_KEY,
+  CODEX_STARTUP_TIMEOUT_SEC,
+} from '../launch/codex-server-start.js'
 import {codexConfigPath} from './codex-config.js'
 import {shellQuote} from './inspect.js'
 import {CODEX_CONFIG_MAX_BYTES, REGISTERED_TOOL_TIMEOUT_SEC, SERVER_NAME_MAX_CHARS} from './limits.js'
@@ -30,6 +37,10 @@ export interface RegistrationEntry {
   command: string
   args: string[]
   env_vars?: string[]
+  /** `true`, so Codex fails instead of running without the runtime (codex-server-start.ts). */
+  [CODEX_REQUIRED_KEY]?: boolean
+  /** CODEX_STARTUP_TIMEOUT_SEC, so a loaded machine still starts the runtime in time. */
+  [CODEX_STARTUP_TIMEOUT_KEY]?: number
   tool_timeout_sec?: number
   /** `approve`, so `codex exec` runs agent calls instead of declining them (codex-tool-approval.ts). */
   [CODEX_APPROVAL_KEY]?: string
@@ -74,8 +85,9 @@ export function checkServerName(name: string): string {
  * The entry that starts `ak codex-agent-runtime serve` in the form that fits where ak runs from
  * (`akCommandLaunch`: absolute paths of the Node.js binary and ak's entry file from a clone, the
  * `ak` bin or `npx -y @agentorg/ak@<version>` from an installed package; `install` defaults to
- * this ak, its bins looked for on `env.PATH`), the roots passed explicitly, `tool_timeout_sec =
- * REGISTERED_TOOL_TIMEOUT_SEC`, `env_vars` naming the variables of FORWARDED_ENV_VARS and the
+ * this ak, its bins looked for on `env.PATH`), the roots passed explicitly, `required = true` and
+ * `startup_timeout_sec = CODEX_STARTUP_TIMEOUT_SEC` (Codex fails loudly rather than running
+ * without the runtime: codex-server-start.ts), `tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC`, `env_vars` naming the variables of FORWARDED_ENV_VARS and the
  * config's provider `env_key`s that are set in `env`, and `default_tools_approval_mode =
  * "approve"`: agent tools are not read-only, so `codex exec`, which cannot ask, would decline
  * every agent call without it.
@@ -88,6 +100,8 @@ export function registrationEntry(roots: CodexRoots, config: Record<string, unkn
   const launch = akCommandLaunch(install, ['codex-agent-runtime', 'serve', '--codex-home', roots.codexHome, '--plugin-root', roots.pluginRoot])
   const entry: RegistrationEntry = {command: launch.command, args: launch.args}
   if (envVars.length > 0) entry.env_vars = envVars
+  entry[CODEX_REQUIRED_KEY] = true
+  entry[CODEX_STARTUP_TIMEOUT_KEY] = CODEX_STARTUP_TIMEOUT_SEC
   entry.tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC
   entry[CODEX_APPROVAL_KEY] = CODEX_APPROVAL_WITHOUT_ASKING
   return entry
@@ -106,14 +120,16 @@ export function renderEntry(name: string, entry: RegistrationEntry): string[] {
 
 /** The comment ak writes on the line above a key it owns, if any. */
 function commentAbove(key: string): string | undefined {
+  if (key === CODEX_REQUIRED_KEY) return CODEX_REQUIRED_COMMENT
   return key === CODEX_APPROVAL_KEY ? CODEX_APPROVAL_COMMENT : undefined
 }
 
 /**
  * The keys `register` owns in an existing entry of this runtime and the values to write: the
  * command and args when they differ, `tool_timeout_sec` when it is missing or shorter than
- * REGISTERED_TOOL_TIMEOUT_SEC, and `env_vars` and `default_tools_approval_mode` only when the
- * entry has none (a user who set the mode, e.g. to be asked, keeps it). Every other key is the
+ * REGISTERED_TOOL_TIMEOUT_SEC, and `env_vars`, `required`, the start-up timeout (either of Codex's
+ * two keys) and `default_tools_approval_mode` only when the entry has none (a user who set
+ * `required = false`, a start-up timeout of their own, or the mode to be asked, keeps it). Every other key is the
  * user's and is kept (DESIGN §5.5).
  */
 export function ownedKeyUpdates(existing: Record<string, unknown>, entry: RegistrationEntry): Partial<RegistrationEntry> {
@@ -121,6 +137,9 @@ export function ownedKeyUpdates(existing: Record<string, unknown>, entry: Regist
   if (!sameToml(existing.command, entry.command)) updates.command = entry.command
   if (!sameToml(existing.args, entry.args)) updates.args = entry.args
   if (entry.env_vars && existing.env_vars === undefined) updates.env_vars = entry.env_vars
+  if (entry[CODEX_REQUIRED_KEY] !== undefined && existing[CODEX_REQUIRED_KEY] === undefined) updates[CODEX_REQUIRED_KEY] = entry[CODEX_REQUIRED_KEY]
+  const ownStartupTimeout = existing[CODEX_STARTUP_TIMEOUT_KEY] !== undefined || existing[CODEX_STARTUP_TIMEOUT_MS_KEY] !== undefined
+  if (entry[CODEX_STARTUP_TIMEOUT_KEY] !== undefined && !ownStartupTimeout) updates[CODEX_STARTUP_TIMEOUT_KEY] = entry[CODEX_STARTUP_TIMEOUT_KEY]
   if (entry[CODEX_APPROVAL_KEY] !== undefined && existing[CODEX_APPROVAL_KEY] === undefined) updates[CODEX_APPROVAL_KEY] = entry[CODEX_APPROVAL_KEY]
   const timeout = existing.tool_timeout_sec
   if (!(typeof timeout === 'number' && timeout >= REGISTERED_TOOL_TIMEOUT_SEC)) updates.tool_timeout_sec = REGISTERED_TOOL_TIMEOUT_SEC

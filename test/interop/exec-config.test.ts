@@ -8,6 +8,7 @@ import path from 'node:path'
 import {parse as parseToml} from 'smol-toml'
 
 import {LEVELS} from '../../src/exec/level.js'
+import {CODEX_STARTUP_TIMEOUT_SEC} from '../../src/launch/codex-server-start.js'
 import {AK_VERSION} from '../../src/version.js'
 import {EXEC_TOOLS} from '../../src/exec/tools/index.js'
 import {BUNDLE, STANDALONE_BUNDLE, STANDALONE_SERVER} from '../helpers/bundle.js'
@@ -98,7 +99,13 @@ describe('ak exec config and ak exec tools against a served AgentExec', () => {
     it('names its agentexec bin when PATH finds it, and that entry starts a working server', async () => {
       const nodeDir = path.dirname(process.execPath)
       const server = printedEntry([path.join(prefix, 'bin'), nodeDir, '/usr/bin', '/bin'].join(path.delimiter))
-      expect(server).to.deep.equal({command: 'agentexec', args: ['--workspace', workspace, '--level', 'files'], default_tools_approval_mode: 'approve'})
+      expect(server).to.deep.equal({
+        command: 'agentexec',
+        args: ['--workspace', workspace, '--level', 'files'],
+        required: true,
+        startup_timeout_sec: CODEX_STARTUP_TIMEOUT_SEC,
+        default_tools_approval_mode: 'approve',
+      })
       const transport = new StdioClientTransport({
         command: server.command,
         args: server.args,

@@ -3,6 +3,7 @@ import {stringify as stringifyToml} from 'smol-toml'
 import type {AkLaunch} from '../../launch/ak-launch.js'
 import {type AkInstall, agentExecLaunch, currentAkInstall} from '../../launch/config-launch.js'
 import {CODEX_APPROVAL_KEY, CODEX_APPROVAL_LINES, CODEX_APPROVAL_WITHOUT_ASKING} from '../../launch/codex-tool-approval.js'
+import {CODEX_REQUIRED_KEY, CODEX_START_LINES, CODEX_STARTUP_TIMEOUT_KEY, CODEX_STARTUP_TIMEOUT_SEC} from '../../launch/codex-server-start.js'
 import {BadInputError} from '../../errors.js'
 import {type Level, levelIncludes} from '../level.js'
 import type {SandboxPolicy} from '../terminal/sandbox-policy.js'
@@ -24,7 +25,12 @@ const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/
  * A server's entry in a client config: the launch line, plus `type: "stdio"` for VS Code, and for
  * Codex at `files` and `terminal` the approval mode that lets `codex exec` run the tools.
  */
-export type ServerEntry = AkLaunch & {type?: 'stdio'; [CODEX_APPROVAL_KEY]?: string}
+export type ServerEntry = AkLaunch & {
+  type?: 'stdio'
+  [CODEX_REQUIRED_KEY]?: boolean
+  [CODEX_STARTUP_TIMEOUT_KEY]?: number
+  [CODEX_APPROVAL_KEY]?: string
+}
 
 /** A rendered client config block. */
 export interface ClientConfig {
@@ -49,7 +55,8 @@ export interface ClientConfig {
  * clients give MCP servers.
  *
  * Shapes: Codex `config.toml` `[mcp_servers.<name>]` with `command`/`args` (Codex
- * `RawMcpServerConfig`), and at `files` and `terminal` `default_tools_approval_mode = "approve"`
+ * `RawMcpServerConfig`), `required = true` and a start-up timeout under a comment (Codex fails
+ * instead of running without ak: codex-server-start.ts), and at `files` and `terminal` `default_tools_approval_mode = "approve"`
  * under a comment saying why (`codex exec` declines tools that need approval; see
  * codex-tool-approval.ts); Claude (Claude Code `.mcp.json` and Claude Desktop) `{"mcpServers":
  * {<name>: {command, args}}}`; VS Code `.vscode/mcp.json` `{"servers": {<name>: {type: "stdio",
@@ -86,13 +93,14 @@ export function renderClientConfig(options: {
       // At read level every tool is annotated read-only, so Codex runs them without asking.
       const runsWrites = levelIncludes(options.level, 'files')
       const table = stringifyToml({mcp_servers: {[name]: {...server}}}).trimEnd()
+      const started: ServerEntry = {...server, [CODEX_REQUIRED_KEY]: true, [CODEX_STARTUP_TIMEOUT_KEY]: CODEX_STARTUP_TIMEOUT_SEC}
       return {
         client: 'codex',
         name,
         destination: '~/.codex/config.toml (or $CODEX_HOME/config.toml)',
         format: 'toml',
-        server: runsWrites ? {...server, [CODEX_APPROVAL_KEY]: CODEX_APPROVAL_WITHOUT_ASKING} : server,
-        text: [table, ...(runsWrites ? CODEX_APPROVAL_LINES : [])].join('\n') + '\n',
+        server: runsWrites ? {...started, [CODEX_APPROVAL_KEY]: CODEX_APPROVAL_WITHOUT_ASKING} : started,
+        text: [table, ...CODEX_START_LINES, ...(runsWrites ? CODEX_APPROVAL_LINES : [])].join('\n') + '\n',
       }
     }
     case 'claude':

@@ -7,6 +7,7 @@ import {akEntryFile} from '../../../src/launch/ak-launch.js'
 import {REGISTERED_TOOL_TIMEOUT_SEC} from '../../../src/codex/limits.js'
 import {applyConfigChange, checkServerName, planRegister, planUnregister, registrationEntry} from '../../../src/codex/registration.js'
 import {CODEX_APPROVAL_COMMENT} from '../../../src/launch/codex-tool-approval.js'
+import {CODEX_REQUIRED_COMMENT, CODEX_STARTUP_TIMEOUT_SEC} from '../../../src/launch/codex-server-start.js'
 import {BadInputError, NotFoundError} from '../../../src/errors.js'
 import {tempDir} from '../../helpers/codex-fixtures.js'
 
@@ -55,6 +56,8 @@ describe('registration in config.toml', () => {
       command: process.execPath,
       args: [akEntryFile(), 'codex-agent-runtime', 'serve', '--codex-home', codexHome, '--plugin-root', '/plugins'],
       env_vars: ['OPENAI_API_KEY'],
+      required: true,
+      startup_timeout_sec: CODEX_STARTUP_TIMEOUT_SEC,
       tool_timeout_sec: REGISTERED_TOOL_TIMEOUT_SEC,
       default_tools_approval_mode: 'approve',
     })
@@ -71,10 +74,31 @@ describe('registration in config.toml', () => {
     await writeFile(configFile(), `${USER_CONFIG}\n${older}`)
     const {change} = await register()
     expect(change.action).to.equal('replace')
-    expect(change.after.endsWith(`tool_timeout_sec = 600\n# ${CODEX_APPROVAL_COMMENT}\ndefault_tools_approval_mode = "approve"\n`)).to.equal(true)
+    expect(change.after.endsWith(
+      `tool_timeout_sec = 600\n# ${CODEX_REQUIRED_COMMENT}\nrequired = true\nstartup_timeout_sec = ${CODEX_STARTUP_TIMEOUT_SEC}\n# ${CODEX_APPROVAL_COMMENT}\ndefault_tools_approval_mode = "approve"\n`,
+    )).to.equal(true)
     await applyConfigChange(await planUnregister(codexHome, 'agents'))
     expect(await readFile(configFile(), 'utf8')).to.equal(USER_CONFIG)
   })
+
+  it('makes Codex fail instead of running without the runtime, waiting for it longer than Codex would', async () => {
+    const {change} = await register()
+    expect(change.after).to.contain(`\n# ${CODEX_REQUIRED_COMMENT}\nrequired = true\nstartup_timeout_sec = ${CODEX_STARTUP_TIMEOUT_SEC}\n`)
+  })
+
+  for (const own of ['required = false', 'startup_timeout_sec = 20', 'startup_timeout_ms = 5000']) {
+    it(`keeps the user's own "${own}" when registering again`, async () => {
+      await register()
+      const key = own.split(' ', 1)[0]!
+      const written = await readFile(configFile(), 'utf8')
+      const edited = key === 'startup_timeout_ms' ? written.replace(/startup_timeout_sec = \d+/, own) : written.replace(new RegExp(`${key} = \\S+`), own)
+      expect(edited).to.contain(own)
+      await writeFile(configFile(), edited)
+      const again = await planRegister(roots, 'agents', {})
+      expect(again.action).to.equal('none')
+      expect(again.after).to.equal(edited)
+    })
+  }
 
   it("keeps the user's own approval mode (here: to be asked) and changes nothing else for it", async () => {
     await register()

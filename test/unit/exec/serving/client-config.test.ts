@@ -3,6 +3,7 @@ import {parse as parseToml} from 'smol-toml'
 
 import {BadInputError} from '../../../../src/errors.js'
 import {renderClientConfig} from '../../../../src/exec/serving/client-config.js'
+import {CODEX_REQUIRED_COMMENT, CODEX_STARTUP_TIMEOUT_SEC} from '../../../../src/launch/codex-server-start.js'
 import {CODEX_APPROVAL_COMMENT} from '../../../../src/launch/codex-tool-approval.js'
 import {RUN_JS} from '../../../helpers/clients.js'
 
@@ -14,7 +15,9 @@ describe('renderClientConfig', () => {
     const config = renderClientConfig({client: 'codex', workspace, level: 'files'})
     expect(config.text.startsWith('[mcp_servers.ak-exec]\n')).to.equal(true)
     expect(parseToml(config.text)).to.deep.equal({
-      mcp_servers: {'ak-exec': {command: process.execPath, args: expectedArgs, default_tools_approval_mode: 'approve'}},
+      mcp_servers: {
+        'ak-exec': {command: process.execPath, args: expectedArgs, required: true, startup_timeout_sec: CODEX_STARTUP_TIMEOUT_SEC, default_tools_approval_mode: 'approve'},
+      },
     })
     expect(parseToml(config.text)).to.deep.equal({mcp_servers: {'ak-exec': config.server}})
   })
@@ -24,6 +27,15 @@ describe('renderClientConfig', () => {
       const lines = renderClientConfig({client: 'codex', workspace, level}).text.trimEnd().split('\n')
       expect(lines.slice(-2)).to.deep.equal([`# ${CODEX_APPROVAL_COMMENT}`, 'default_tools_approval_mode = "approve"'])
       expect(CODEX_APPROVAL_COMMENT).to.contain('codex exec').and.contain('"writes"')
+    })
+  }
+
+  for (const level of ['read', 'files', 'terminal'] as const) {
+    it(`makes Codex wait for the server and fail without it at ${level}, under a comment saying so`, () => {
+      const config = renderClientConfig({client: 'codex', workspace, level})
+      expect(config.text).to.contain(`\n# ${CODEX_REQUIRED_COMMENT}\nrequired = true\nstartup_timeout_sec = ${CODEX_STARTUP_TIMEOUT_SEC}\n`)
+      expect(config.server).to.include({required: true, startup_timeout_sec: CODEX_STARTUP_TIMEOUT_SEC})
+      expect(CODEX_STARTUP_TIMEOUT_SEC, 'longer than Codex\'s own 30 s').to.be.above(30)
     })
   }
 
@@ -63,7 +75,7 @@ describe('renderClientConfig', () => {
   it('starts the installed package by its agentexec bin, or npx of @agentorg/exec at this version, not a path into it', () => {
     const serve = ['--workspace', workspace, '--level', 'terminal']
     const global = renderClientConfig({client: 'codex', workspace, level: 'terminal', install: {kind: 'package', version: '1.2.3', binsOnPath: ['ak', 'agentexec']}})
-    expect(parseToml(global.text)).to.deep.equal({mcp_servers: {'ak-exec': {command: 'agentexec', args: serve, default_tools_approval_mode: 'approve'}}})
+    expect(parseToml(global.text)).to.deep.equal({mcp_servers: {'ak-exec': {command: 'agentexec', args: serve, required: true, startup_timeout_sec: CODEX_STARTUP_TIMEOUT_SEC, default_tools_approval_mode: 'approve'}}})
     const local = renderClientConfig({client: 'claude', workspace, level: 'terminal', install: {kind: 'package', version: '1.2.3', binsOnPath: []}})
     expect(JSON.parse(local.text)).to.deep.equal({mcpServers: {'ak-exec': {command: 'npx', args: ['-y', '@agentorg/exec@1.2.3', ...serve]}}})
   })
