@@ -34,7 +34,6 @@ export async function walkedFiles(
         maxLineChars: 100,
         maxFileBytes: 1024 * 1024,
         binarySniffBytes: 8000,
-        root: workspace.rootBytes,
         ...(options.query === undefined ? {} : {query: {kind: 'literal', text: options.query}}),
       },
       ...(folderBases ? {folderBases} : {}),

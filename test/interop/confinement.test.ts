@@ -404,3 +404,97 @@ describe('a racing process swapping a workspace folder and a link to the outside
     return answer.text
   }
 })
+
+/** A compiled swapper: renameat2(RENAME_EXCHANGE) of two paths in a tight loop for `seconds` (argv 1–3). */
+const SWAPPER_C = `
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  if (argc != 4) return 2;
+  time_t end = time(NULL) + atoi(argv[3]);
+  for (unsigned long round = 0;; round++) {
+    if ((round & 1023) == 0 && time(NULL) >= end) return 0;
+    syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], 2 /* RENAME_EXCHANGE */);
+  }
+}
+`
+
+describe('search under a compiled swapper of a workspace folder and a link to the outside', function () {
+  this.timeout(240_000)
+  const RACE_SECONDS = 6
+  /** Files of the inside folder that also exist outside: text outside matching the right prefix, or binary. */
+  const SHARED = 30
+  /** Files of the inside folder that do not exist outside. */
+  const INSIDE_ONLY = 10
+  let base: string
+  let ws: string
+  let swapper: string
+  let client: TestClient
+
+  before(async function () {
+    if (process.platform !== 'linux') this.skip()
+    base = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-oracle-')))
+    swapper = path.join(base, 'swapper')
+    await writeFile(`${swapper}.c`, SWAPPER_C)
+    try {
+      execFileSync('cc', ['-O2', '-o', swapper, `${swapper}.c`], {stdio: 'ignore'})
+    } catch {
+      console.log('    (skipped: needs a C compiler, cc, for the swapper)')
+      this.skip()
+    }
+    ws = path.join(base, 'ws')
+    const outside = path.join(base, 'outside')
+    await mkdir(path.join(ws, 'dir'), {recursive: true})
+    await mkdir(outside)
+    for (let index = 0; index < SHARED; index++) {
+      const name = `pw${String(index).padStart(2, '0')}.txt`
+      await writeFile(path.join(ws, 'dir', name), 'an inside line\n')
+      await writeFile(path.join(outside, name), index % 3 === 2 ? 'root:x\0binary\n' : `root:x:0:0:${SECRET}\n`, {mode: 0o600})
+    }
+    for (let index = 0; index < INSIDE_ONLY; index++) await writeFile(path.join(ws, 'dir', `only${index}.txt`), 'an inside line\n')
+    await symlink(outside, path.join(ws, 'link'))
+    client = await connectStdio('v2 (2026-07-28)', ['exec', 'serve', '--workspace', ws, '--level', 'files', '--quiet'], {env: {HOME: base}})
+  })
+
+  after(async () => {
+    await client?.close()
+    if (base) await rm(base, {recursive: true, force: true})
+  })
+
+  it('answers a regex for the right prefix of an outside file exactly as one for a wrong prefix', async () => {
+    const racer = spawn(swapper, [path.join(ws, 'dir'), path.join(ws, 'link'), String(RACE_SECONDS)], {stdio: 'ignore'})
+    const raced = new Promise((resolve) => racer.once('exit', resolve))
+    const answers = new Map<string, Array<{text: string; structured: Record<string, unknown>}>>([
+      ['^root:x', []],
+      ['^root:q', []],
+    ])
+    const deadline = Date.now() + RACE_SECONDS * 1000
+    const caller = async () => {
+      while (Date.now() < deadline) {
+        for (const [query, seen] of answers) {
+          const answer = await client.call('search', {query, regex: true, path: '.'})
+          expect(answer.isError, answer.text).to.equal(false)
+          seen.push({text: answer.text, structured: answer.structured ?? {}})
+        }
+      }
+    }
+    await Promise.all([caller(), caller(), caller()])
+    await raced
+    for (const [query, seen] of answers) {
+      expect(seen.length, query).to.be.greaterThan(20)
+      for (const {text, structured} of seen) {
+        // Nothing read outside: no line, no note on a file (only a swapped folder may be named), no count.
+        expect(text, query).to.not.include(SECRET)
+        expect(structured.matches, `${query}: ${text}`).to.deep.equal([])
+        expect(structured.binary_files_skipped, `${query}: ${text}`).to.equal(0)
+        const unreadable = structured.unreadable as Array<{path: string; why: string}>
+        expect(unreadable.filter((entry) => !entry.path.endsWith('/')), `${query}: ${text}`).to.deep.equal([])
+        expect((structured.files_searched as number) % (SHARED + INSIDE_ONLY), `${query}: ${text}`).to.equal(0)
+      }
+    }
+  })
+})

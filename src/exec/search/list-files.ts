@@ -68,7 +68,6 @@ export async function listMatchingFiles(options: {
     maxLineChars: 0,
     maxFileBytes: 0,
     binarySniffBytes: 0,
-    root: workspace.rootBytes,
     ...(glob ? {glob} : {}),
   }
   try {

@@ -88,7 +88,6 @@ export async function runSearch(options: {
     maxLineChars: SEARCH_MAX_LINE_CHARS,
     maxFileBytes: SEARCH_MAX_FILE_BYTES,
     binarySniffBytes: BINARY_SNIFF_BYTES,
-    root: workspace.rootBytes,
   }
 
   // What the walk found, in walk order: each part's matches refer to files by index into its `paths`.

@@ -46,14 +46,19 @@ export function createGlobTester(spec: GlobSpec): (path: string) => boolean {
 
 /** One batch of files to scan. */
 export interface ScanRequest {
-  /** Absolute real paths of regular files: as text when that is the exact decoding of the bytes, else as bytes. */
+  /**
+   * The files, as text when that is the exact decoding of the bytes, else as bytes: absolute real
+   * paths, or with `isThroughCheckedFolders` paths through the descriptors of folders already
+   * checked to lie inside (see FolderLease.entry), open in the thread that scans them.
+   */
   files: Array<string | Uint8Array>
   /**
-   * The workspace root as bytes. Before the lines of a file are returned, its open descriptor
-   * (`/proc/self/fd/N`, on Linux) must lie at or below it: a file reached through a folder swapped
-   * for a link to the outside is dropped as unreadable, and none of its lines leave the worker.
+   * Whether `files` are reached through checked folders' descriptors (walk tasks). Otherwise each
+   * file's folder is first opened by its path and checked through its descriptor to be the folder
+   * at exactly that real path, and the file is opened through it: a file that a folder swapped for
+   * a link would lead outside is never opened, and is reported as removed meanwhile.
    */
-  root: Uint8Array
+  isThroughCheckedFolders?: boolean
   /**
    * What to look for. Without a query the batch only lists: each file that passes `glob` is a
    * match `[index, 0, '']`, and no file is opened.
@@ -90,8 +95,8 @@ export interface ScanResult {
   tooLarge: number[]
   /**
    * Files that could not be opened or read as regular files (removed or replaced meanwhile, no
-   * permission, a path longer than the system takes), or whose matches were dropped because the
-   * object read did not lie inside the workspace: each file's index and why, in words.
+   * permission, a path longer than the system takes): each file's index and why, in words. A file
+   * whose folder no longer lies where it was listed is "removed meanwhile", whatever lies there now.
    */
   unreadable: Array<[index: number, why: string]>
   /** Whether the batch stopped at `maxMatches` before scanning every file. */
@@ -106,11 +111,12 @@ export interface Scanner {
 /**
  * Creates a scanner: search workers run it (see worker-main.ts), and unit tests call it directly.
  *
- * Each file is opened once without following a symlink (`O_NOFOLLOW`, so a file swapped for a
- * link after the walk is not read through it) and without blocking (`O_NONBLOCK`, so a file
- * swapped for a FIFO cannot hang the worker), checked with `fstat`, and read whole into a reused
- * buffer. A file with matching lines is kept only if its descriptor lies inside the root (see
- * `ScanRequest.root`). Literal queries search the bytes with `Buffer.indexOf`, so files without a match are
+ * Each file is opened once, through the descriptor of a folder checked to lie inside (DESIGN
+ * §4.2: no byte is read before the object is known to lie inside, so no answer depends on anything
+ * outside), without following a symlink (`O_NOFOLLOW`, so a file swapped for a link after the walk
+ * is not read through it) and without blocking (`O_NONBLOCK`, so a file swapped for a FIFO cannot
+ * hang the worker), checked with `fstat`, and read whole into a reused buffer. Literal queries
+ * search the bytes with `Buffer.indexOf`, so files without a match are
  * never decoded; a regex with required literals decodes only the lines that hold one of them;
  * other regexes run once over the decoded file (not line by line), and each candidate
  * line is confirmed with the regex on that line alone, so matches keep per-line semantics.
@@ -126,12 +132,12 @@ export function createScanner(): Scanner {
   const SLASH = 0x2f
   // Where a descriptor can name its object (see src/exec/files/confined-open.ts).
   const canVerify = process.platform === 'linux' && fs.existsSync('/proc/self/fd')
-
-  /** Whether the real path `where` is `root` or lies below it. */
-  function isInside(where: Buffer, root: Uint8Array): boolean {
-    if (where.length < root.length || Buffer.compare(where.subarray(0, root.length), root) !== 0) return false
-    return where.length === root.length || root[root.length - 1] === SLASH || where[root.length] === SLASH
-  }
+  /**
+   * Linux's O_PATH (the same value on every architecture Node runs on): a folder opened only to
+   * be named and reached through, which needs no read permission on it, as a path walk does not.
+   */
+  const O_PATH = 0o10000000
+  const folderFlags = O_PATH | fs.constants.O_DIRECTORY | (fs.constants.O_NOFOLLOW ?? 0)
   const FIRST_READ_BYTES = 256 * 1024
   let scratch = Buffer.allocUnsafe(FIRST_READ_BYTES)
   let compiledKey = ''
@@ -187,16 +193,30 @@ export function createScanner(): Scanner {
   }
 
   /**
-   * Whether the object open at `fd` lies at or below `root` (always where that cannot be told);
-   * else why its lines may not be returned, in words. A path longer than the system can name
-   * (past PATH_MAX, reached through folder descriptors) cannot be checked, so it is not returned.
+   * Opens the file at the absolute real path `file` through its folder: the folder is opened by
+   * its path and must be, by its descriptor, the folder at exactly that path; else the file is
+   * "removed meanwhile" (as a file that vanished: what a swapped folder leads to is never opened,
+   * so neither its content nor its existence shows). Where descriptors cannot name their object,
+   * the file is opened by its path.
    */
-  function openedInside(fd: number, root: Uint8Array): true | string {
-    if (!canVerify) return true
+  function openInCheckedFolder(file: string | Uint8Array): number | string {
+    if (!canVerify) return openFile(file)
+    const bytes = typeof file === 'string' ? Buffer.from(file) : Buffer.from(file.buffer, file.byteOffset, file.byteLength)
+    const slash = bytes.lastIndexOf(SLASH)
+    const folder = slash === 0 ? bytes.subarray(0, 1) : bytes.subarray(0, slash)
+    let folderFd: number
     try {
-      return isInside(fs.readlinkSync(`/proc/self/fd/${fd}`, {encoding: 'buffer'}), root) || 'replaced by a link outside the workspace'
+      folderFd = fs.openSync(folder, folderFlags)
     } catch (error) {
-      return (error as {code?: unknown}).code === 'ENAMETOOLONG' ? whyUnreadable(error) : 'replaced by a link outside the workspace'
+      return (error as {code?: unknown}).code === 'ENAMETOOLONG' ? whyUnreadable(error) : 'removed meanwhile'
+    }
+    try {
+      if (!fs.readlinkSync(`/proc/self/fd/${folderFd}`, {encoding: 'buffer'}).equals(folder)) return 'removed meanwhile'
+      return openFile(Buffer.concat([Buffer.from(`/proc/self/fd/${folderFd}/`), bytes.subarray(slash + 1)]))
+    } catch {
+      return 'removed meanwhile'
+    } finally {
+      fs.closeSync(folderFd)
     }
   }
 
@@ -430,7 +450,8 @@ export function createScanner(): Scanner {
           result.matches.push([index, 0, ''])
           continue
         }
-        const fd = openFile(request.files[index] as string | Uint8Array)
+        const file = request.files[index] as string | Uint8Array
+        const fd = request.isThroughCheckedFolders ? openFile(file) : openInCheckedFolder(file)
         if (typeof fd === 'string') {
           result.unreadable.push([index, fd])
           continue
@@ -441,20 +462,11 @@ export function createScanner(): Scanner {
           else if (contents === 'too-large') result.tooLarge.push(index)
           else if (!Buffer.isBuffer(contents)) result.unreadable.push([index, contents.unreadable])
           else {
-            const before = result.matches.length
             const start = contents.subarray(0, BOM.length).equals(BOM) ? BOM.length : 0
             if (compiled.needle) scanLiteral(contents, start, compiled.needle, index, request, result.matches)
             else if (compiled.required) scanCandidateLines(contents, start, compiled.required, index, request, result.matches)
             else scanRegex(contents.toString('utf8', start), index, request, result.matches)
-            // Checked only for files with matching lines (a cheap check, but one per file adds up):
-            // what was read leaves the worker only if the object read lies inside.
-            const inside = result.matches.length > before ? openedInside(fd, request.root) : true
-            if (inside !== true) {
-              result.matches.length = before
-              result.unreadable.push([index, inside])
-            } else {
-              result.filesSearched++
-            }
+            result.filesSearched++
           }
         } finally {
           fs.closeSync(fd)

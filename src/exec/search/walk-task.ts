@@ -56,7 +56,7 @@ export interface WalkRequest {
   /** Every ignore file the folders' `rules` name. */
   ignoreFiles: IgnoreFileRules[]
   /** What each file is scanned for, as for a batch (see ScanRequest); `maxMatches` bounds the task. */
-  scan: Omit<ScanRequest, 'files' | 'paths'>
+  scan: Omit<ScanRequest, 'files' | 'paths' | 'isThroughCheckedFolders'>
   /**
    * When set, only folders that are one of these workspace-relative paths (display form), lie
    * below one, or lie above one are walked (see glob-filter.ts `folderFilterBases`).
@@ -107,8 +107,8 @@ const CACHED_SEARCHES = 4
  * Creates a walker that scans with `scanner`. Each folder handed over is opened by its path and
  * checked through its descriptor to be that very folder (`/proc/self/fd/N`): a folder swapped for
  * a link since it was listed is left out. Folders found by the task itself are opened through
- * their parent's descriptor without following a link, as `walkFiles` does. Files are scanned as in
- * a batch (see scanner.ts): opened without following a link, kept only if they lie inside the root.
+ * their parent's descriptor without following a link, as `walkFiles` does. Files are opened
+ * through their folder's descriptor, so none is ever read outside (see scanner.ts).
  */
 export function createWalker(scanner: Scanner): Walker {
   /** Compiled ignore rules by search id, then by the ids of their ignore files joined. */
@@ -198,7 +198,6 @@ export function createWalker(scanner: Scanner): Walker {
             const shownFiles: string[] = []
             const children: ListedFolder[] = []
             const prefix = typeof folder.prefix === 'string' ? folder.prefix : asBytes(folder.prefix)
-            const isDeep = !canHandOver(folder)
             for (const entry of entries) {
               const shown = folder.shown === '' ? entry.shown : `${folder.shown}/${entry.shown}`
               const ruled = entry.ruled === entry.shown && folder.ruled === folder.shown ? shown : folder.ruled === '' ? entry.ruled : `${folder.ruled}/${entry.ruled}`
@@ -207,9 +206,9 @@ export function createWalker(scanner: Scanner): Walker {
                 if (!rules.isIgnored(ruled, true)) children.push({prefix: join(prefix, entry.name, '/'), shown, ruled, rules: ids, parent: lease, name: entry.name})
               } else if (entry.dirent.isFile()) {
                 if (!rules.isIgnored(ruled, false)) {
-                  // By its absolute path (the quickest to open); past what a path can name, through
-                  // the folder's descriptor, held open while its files are scanned.
-                  files.push(isDeep ? lease.entry(typeof entry.name === 'string' ? entry.name : asBytes(entry.name)) : join(prefix, entry.name))
+                  // Through the folder's descriptor, held open while its files are scanned: never by
+                  // a path that a folder swapped for a link since the listing could lead outside.
+                  files.push(lease.entry(typeof entry.name === 'string' ? entry.name : asBytes(entry.name)))
                   shownFiles.push(shown)
                 }
               }
@@ -242,6 +241,7 @@ export function createWalker(scanner: Scanner): Walker {
     const scanned = scanner.scan({
       ...request.scan,
       files,
+      isThroughCheckedFolders: true,
       ...(request.scan.glob ? {paths: shown} : {}),
       maxMatches: request.scan.maxMatches - result.matches.length,
     })

@@ -118,7 +118,7 @@ describe('the regex prefilter against unfiltered scans', () => {
     }
     const scanner = createScanner()
     const scan = (query: ScanQuery) =>
-      scanner.scan({files, root: Buffer.from(dir), query, maxMatches: 10_000, maxLineChars: 200, maxFileBytes: 1024 * 1024, binarySniffBytes: 8000})
+      scanner.scan({files, query, maxMatches: 10_000, maxLineChars: 200, maxFileBytes: 1024 * 1024, binarySniffBytes: 8000})
     let filtered = 0
     let skippedFiles = 0
     let matchingLines = 0

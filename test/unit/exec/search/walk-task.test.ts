@@ -27,7 +27,7 @@ describe('walk tasks (search workers)', () => {
       taskId: 7,
       folders,
       ignoreFiles: [],
-      scan: {query: {kind: 'literal', text: 'needle'}, maxMatches: 100, maxLineChars: 200, maxFileBytes: 1024 * 1024, binarySniffBytes: 8000, root: Buffer.from(workspace)},
+      scan: {query: {kind: 'literal', text: 'needle'}, maxMatches: 100, maxLineChars: 200, maxFileBytes: 1024 * 1024, binarySniffBytes: 8000},
       budgetMs: 60_000,
       ...overrides,
     }

@@ -33,7 +33,6 @@ describe('SearchWorkerPool', () => {
 
   const request = (files: string[], query: ScanRequest['query']): ScanRequest => ({
     files: files.map((file) => Buffer.from(file)),
-    root: Buffer.from(dir),
     query,
     maxMatches: 10,
     maxLineChars: 100,
