@@ -63,10 +63,11 @@ export const EDIT_LOCK_WAIT_MS = 10_000
 /** Age (ms) past which a replace lock is taken over even if its process still seems to run (a reused pid). */
 export const EDIT_LOCK_STALE_MS = 60_000
 /**
- * Bytes of a replace lock file read at most: a lock holds a pid and 16 hex digits. A larger file
- * at a lock's name is not a lock an ak server wrote and is stale only by its age.
+ * Bytes of a replace lock file read at most: a lock holds a pid, 16 hex digits and, on Linux, its
+ * holder's boot id, PID namespace and start time (about 110 bytes). A larger file at a lock's
+ * name is not a lock an ak server wrote and is stale only by its age.
  */
-export const EDIT_LOCK_MAX_BYTES = 64
+export const EDIT_LOCK_MAX_BYTES = 256
 
 /** Matching lines `search` returns when the call names no `max_results`. */
 export const SEARCH_DEFAULT_MAX_RESULTS = 200

@@ -5,11 +5,13 @@
  * other programs do not take this lock.
  *
  * A lock is a file beside the edited one, `.ak-edit-lock-<16 hex digits>` (see `lockName`),
- * holding `<pid> <16 random hex digits>`: the pid tells whether its holder still runs, the random
- * part tells one lock from the next. It appears with its content complete (written to a temporary
- * file, then linked to the lock's name, which fails if anything is there).
+ * holding `<pid> <16 random hex digits>` and, on Linux, `boot=<boot id> pidns=<inode> start=<ticks>`:
+ * the holder's fields tell whether it still runs, from any PID namespace (see lock-holder.ts), the
+ * random part tells one lock from the next. It appears with its content complete (written to a
+ * temporary file, then linked to the lock's name, which fails if anything is there).
  *
- * A stale lock (its process is gone, or it is older than EDIT_LOCK_STALE_MS) is taken over, never
+ * A stale lock (its holder is gone, or it is older than EDIT_LOCK_STALE_MS; a holder that cannot
+ * be checked from here, in another PID namespace or boot, is alive until then) is taken over, never
  * removed and then raced for: the one process that creates the claim file
  * `.ak-edit-lock-<16 hex>.<identity of that very lock>` (O_EXCL, so one process only) checks that
  * the lock is still the same one and renames a lock of its own over it. Every change to a lock
@@ -34,6 +36,7 @@ import {displayName} from '../display-name.js'
 import {EDIT_LOCK_MAX_BYTES, EDIT_LOCK_STALE_MS, EDIT_LOCK_WAIT_MS} from '../limits.js'
 import type {ConfinedFolder} from './confined-open.js'
 import {describeSystemError, errorCode} from '../fs-errors.js'
+import {formatHolder, holderState, parseHolder, thisHolder} from './lock-holder.js'
 
 /** Lock files: `.ak-edit-lock-<first 16 hex digits of the SHA-256 of the locked name>`. */
 export const LOCK_NAME = /^\.ak-edit-lock-[0-9a-f]{16}$/
@@ -62,15 +65,7 @@ export function temporaryName(): Buffer {
   return Buffer.from(`.ak-edit-${process.pid}-${randomBytes(8).toString('hex')}.tmp`)
 }
 
-/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return errorCode(error) === 'EPERM'
-  }
-}
+export {isRunning} from './lock-holder.js'
 
 /** A lock (or claim) file as found: its identity and whether it may be taken over. */
 interface FoundLock {
@@ -111,11 +106,11 @@ async function inspectLock(folder: ConfinedFolder, name: Buffer, edited: Buffer 
   const {info, bytes} = found
   const identity = createHash('sha256').update(`${info.dev}:${info.ino}:${info.ctimeNs}:${found.size}:`).update(bytes).digest('hex').slice(0, 16)
   const ageMs = Date.now() - Number(info.mtimeMs)
-  const fields = bytes.toString('utf8').trim().split(/\s+/)
-  const pid = Number(fields[0])
-  // A lock whose content is not a pid (cut short, or not ak's) is stale only by its age.
-  const isDead = !found.isCut && /^\d+$/.test(fields[0] ?? '') && Number.isSafeInteger(pid) && pid > 0 && !isRunning(pid)
-  return {identity, isStale: isDead || ageMs > EDIT_LOCK_STALE_MS}
+  // A lock whose content names no holder (cut short, or not ak's) is stale only by its age, as is
+  // one whose holder cannot be checked from here.
+  const holder = found.isCut ? undefined : parseHolder(bytes.toString('utf8').trim().split(/\s+/))
+  const isGone = holder !== undefined && holderState(holder) === 'gone'
+  return {identity, isStale: isGone || ageMs > EDIT_LOCK_STALE_MS}
 }
 
 /** The error for a stale lock that cannot be replaced. */
@@ -170,7 +165,8 @@ async function placeLock(folder: ConfinedFolder, name: Buffer, content: string, 
  * @throws BadInputError when a special file lies at a lock name or a stale lock cannot be replaced
  */
 async function tryTakeLock(folder: ConfinedFolder, name: Buffer, edited: Buffer | undefined, depth = 0): Promise<HeldLock | undefined> {
-  const mine: HeldLock = {name, content: `${process.pid} ${randomBytes(8).toString('hex')}\n`}
+  const [pid, ...namespace] = formatHolder(thisHolder())
+  const mine: HeldLock = {name, content: `${[pid, randomBytes(8).toString('hex'), ...namespace].join(' ')}\n`}
   if (await placeLock(folder, name, mine.content, false)) return mine
   const found = await inspectLock(folder, name, edited)
   if (!found?.isStale || depth >= MAX_CLAIM_DEPTH) return undefined
