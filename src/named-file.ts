@@ -11,7 +11,7 @@
  */
 import type {BigIntStats, Stats} from 'node:fs'
 import {closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync} from 'node:fs'
-import {type FileHandle, lstat, open} from 'node:fs/promises'
+import {type FileHandle, lstat, open, unlink} from 'node:fs/promises'
 
 const {O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK} = fsConstants
 
@@ -166,14 +166,21 @@ export async function openNamedFile(
  * there (see `NAMED_FILE_CREATE_FLAGS`). The file is flushed to disk when `sync` is set.
  * @param mode permission bits before the umask
  * @throws the system error of `open` (EEXIST when anything, even a dangling link, is at `path`),
- *   `write` or `sync`; a file created but not written is removed by the caller, who knows its name
+ *   `write`, `sync` or `close` (ENOSPC on a full disk, say); a file this call created but could
+ *   not write whole is removed first, so no empty or cut file is left behind
  */
 export async function createNamedFile(path: string | Buffer, data: Uint8Array | string, options: {mode: number; sync?: boolean}): Promise<void> {
   const handle = await open(path, NAMED_FILE_CREATE_FLAGS, options.mode)
+  let isClosed = false
   try {
     await handle.writeFile(data)
     if (options.sync) await handle.sync()
-  } finally {
+    isClosed = true
     await handle.close()
+  } catch (error) {
+    if (!isClosed) await handle.close().catch(() => undefined)
+    // Created by this call (O_EXCL), so nobody else's file: removed, never left empty or cut.
+    await unlink(path).catch(() => undefined)
+    throw error
   }
 }
