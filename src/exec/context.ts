@@ -16,10 +16,11 @@ export interface ExecRuntime {
   /** The sandbox commands run in (`mode` `off`: none). */
   sandbox: Sandbox
   /**
-   * Where the file tools record every change before making it (src/exec/journal/); none: changes
-   * are not recorded, and a change a crash interrupts cannot be rolled back by the next server.
+   * Where every change of the file tools is recorded before it is made (DESIGN §4.10): the
+   * workspace's journal, or one that keeps records only while changes are made (journaling off),
+   * so that a change a crash interrupts can always be rolled back by the next server.
    */
-  changeLog?: ChangeLog
+  changeLog: ChangeLog
   /** The protected paths the operator made writable (DESIGN §4.9); `AllowedProtectedPaths.NONE` by default. */
   allowedProtected: AllowedProtectedPaths
   /** Services registered by tools that need state across calls (search pool, command sessions). */

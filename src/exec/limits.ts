@@ -130,3 +130,12 @@ export const HTTP_REQUEST_TIMEOUT_MS = 60_000
  * session limit); further ones are closed as soon as they are accepted, until some end.
  */
 export const HTTP_MAX_CONNECTIONS = 512
+
+/**
+ * Bytes a workspace's journal of changes keeps by default (DESIGN §4.10): the content files had
+ * before each change, each distinct content once, plus the records. Past it the oldest changes go
+ * first; the newest change is kept whatever its size.
+ */
+export const JOURNAL_DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+/** Bytes of one journal record (the list of files a change touched) read at most; ak writes far less. */
+export const JOURNAL_ENTRY_MAX_BYTES = 16 * 1024 * 1024

@@ -206,7 +206,10 @@ describe(`lock, temporary and ignore names planted as special files, client ${CL
       await chown(path.join(sticky, 'x.txt'), nobody, nobody)
       await writeFile(path.join(sticky, lockNameOf('x.txt')), `${endedPid()}\n`)
       const entry = await writeEntryAs(nobody, RUN_JS, path.join(base, 'as-nobody.mjs'))
-      const other = await connectStdio(CLIENT_LINES[0], [...SERVE, path.join(base, 'ws')], {entry, cwd: base, env: {HOME: path.join(base, 'home')}})
+      // The journal's state folder must be private to its user: not below the shared base.
+      const state = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-sticky-state-')))
+      await chown(state, nobody, nobody)
+      const other = await connectStdio(CLIENT_LINES[0], [...SERVE, path.join(base, 'ws')], {entry, cwd: base, env: {HOME: path.join(base, 'home'), XDG_STATE_HOME: state}})
       try {
         const answer = await other.call('edit', {path: 'sticky/x.txt', old_text: 'alpha', new_text: 'ALPHA'})
         expect(answer.isError, answer.text).to.equal(true)
@@ -215,6 +218,7 @@ describe(`lock, temporary and ignore names planted as special files, client ${CL
         await other.close()
       }
       expect(await readFile(path.join(sticky, 'x.txt'), 'utf8')).to.equal('alpha\n')
+      await rm(state, {recursive: true, force: true})
     } finally {
       await rm(base, {recursive: true, force: true})
     }

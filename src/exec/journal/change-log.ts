@@ -4,6 +4,14 @@
  * and marks it done or abandoned afterwards. The journal keeps the content each file had before
  * (so a change can be undone, DESIGN §4.10), and its pending entries are what a crashed change
  * left half-applied (so the next server rolls it back before it serves).
+ *
+ * Where to find it: every tool call's `context.runtime.changeLog` (journal.ts's Journal, set up
+ * by createExecRuntime from the `journal` option; with journaling off it still records pending
+ * changes, and drops each at `commit`). `recordChange` (record-change.ts) wraps begin/apply/
+ * commit-or-abandon for a change that is all-or-nothing by itself. At start, before serving,
+ * `settleJournal` (runtime.ts) marks applied each crashed change whose files are all as `after`
+ * and forgets each whose files are all as `before`; the ones still in `pending()` afterwards
+ * are half-applied, for the engine to roll back and then `abandon`.
  */
 
 /** A file's permission bits (`mode & 0o7777`) and content. */
@@ -49,10 +57,13 @@ export interface PendingChange {
  */
 export interface ChangeLog {
   /**
-   * Records a change about to be made by `tool` (e.g. "edit").
-   * @throws LimitReachedError when the change alone is larger than the log may hold
+   * Records a change about to be made by `tool` (e.g. "edit", "undo"). A change larger than the
+   * journal's bound is still recorded (it is then the only one kept), so size never refuses it.
+   * @param details for an undo, the ids of the changes it reverts (history shows them as undone)
+   * @throws StateFolderError (an AkError) when the user's state folder cannot be used: the
+   *   message says why and that nothing was changed
    */
-  begin(tool: string, changes: FileChange[]): Promise<PendingChange>
+  begin(tool: string, changes: FileChange[], details?: {undoes?: number[]}): Promise<PendingChange>
   /** Changes a crash left pending, oldest first (the next server rolls each back, then abandons it). */
   pending(): Promise<PendingChange[]>
 }

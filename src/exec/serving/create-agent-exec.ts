@@ -5,7 +5,8 @@ import {BadInputError} from '../../errors.js'
 import {type Logger, silentLogger} from '../../log.js'
 import {createExecHttpHandler} from '../http/node-handler.js'
 import {DEFAULT_LEVEL, type Level, parseLevel} from '../level.js'
-import {createExecRuntime} from '../runtime.js'
+import {createExecRuntime, settleJournal} from '../runtime.js'
+import type {JournalSetting} from '../journal/journal.js'
 import {Workspace} from '../workspace.js'
 import {type SandboxMode, parseSandboxPolicy} from '../terminal/sandbox-policy.js'
 import {openSandbox} from '../terminal/sandbox.js'
@@ -52,6 +53,16 @@ export interface AgentExecOptions {
   sandbox?: SandboxMode
   /** Lets sandboxed commands use the network (default false). */
   sandboxNetwork?: boolean
+  /**
+   * The journal of changes (DESIGN §4.10): every change `edit` makes is recorded before it is
+   * made, so that `ak exec undo` can revert it. `folder` is the state folder holding the journals
+   * of every workspace (default `$XDG_STATE_HOME/ak`, else `~/.local/state/ak`; private to the
+   * user, checked as such), `maxBytes` what one workspace's journal keeps (default 256 MiB,
+   * JOURNAL_DEFAULT_MAX_BYTES; the oldest changes go first). `false` keeps no history: a change
+   * is still recorded while it is made, so a crash cannot leave it half-done, and forgotten once
+   * made.
+   */
+  journal?: JournalSetting
 }
 
 /** AgentExec mounted in a host application's HTTP server. */
@@ -91,12 +102,14 @@ export function createAgentExec(options: AgentExecOptions): AgentExec {
   const level = parseLevel(options.level ?? DEFAULT_LEVEL)
   const sandboxPolicy = parseSandboxPolicy({sandbox: options.sandbox, sandboxNetwork: options.sandboxNetwork})
   checkWorkspaceFolder(options.workspace)
+  const journal = checkJournalSetting(options.journal)
   const log = options.log ?? silentLogger
   // Resolving the real path and probing the sandbox are asynchronous; requests wait for them (once).
   const ready = (async () => {
     const workspace = await Workspace.open(options.workspace)
     const sandbox = await openSandbox(sandboxPolicy, {workspace: workspace.root, level, log})
-    const runtime = createExecRuntime({workspace, level, log, sandbox})
+    const runtime = createExecRuntime({workspace, level, log, sandbox, ...(journal === undefined ? {} : {journal})})
+    await settleJournal(runtime, log)
     const handler = createExecHttpHandler(runtime, {
       origins: {hosts: options.allowedHosts ?? 'loopback-socket', origins: options.allowedOrigins ?? 'loopback-socket'},
       ...(options.maxBodyBytes === undefined ? {} : {maxBodyBytes: options.maxBodyBytes}),
@@ -150,4 +163,23 @@ function checkWorkspaceFolder(dir: unknown): asserts dir is string {
     throw new BadInputError(`The workspace "${dir}" given to createAgentExec does not exist. Pass an existing folder as workspace.`)
   }
   if (!isFolder) throw new BadInputError(`The workspace "${dir}" given to createAgentExec is not a folder. Pass an existing folder as workspace.`)
+}
+
+/**
+ * Checks `createAgentExec`'s `journal` option.
+ * @throws BadInputError naming what is wrong
+ */
+function checkJournalSetting(setting: unknown): JournalSetting | undefined {
+  if (setting === undefined || setting === false) return setting
+  const options = setting as {folder?: unknown; maxBytes?: unknown}
+  if (typeof setting !== 'object' || setting === null) {
+    throw new BadInputError('createAgentExec\'s journal must be false (keep no history) or {folder?, maxBytes?}.')
+  }
+  if (options.folder !== undefined && (typeof options.folder !== 'string' || options.folder.trim() === '')) {
+    throw new BadInputError('createAgentExec\'s journal.folder must be the path of a folder (the state folder holding the journals).')
+  }
+  if (options.maxBytes !== undefined && !(Number.isSafeInteger(options.maxBytes) && (options.maxBytes as number) >= 0)) {
+    throw new BadInputError('createAgentExec\'s journal.maxBytes must be a whole number of bytes, 0 or more.')
+  }
+  return setting as JournalSetting
 }

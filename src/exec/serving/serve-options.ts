@@ -2,7 +2,11 @@ import {BadInputError} from '../../errors.js'
 import {TOKEN_ENV} from '../http/bearer-token.js'
 import {type ListenAddress, parseListenAddress} from '../http/listen-address.js'
 import {DEFAULT_LEVEL, LEVELS, type Level, parseLevel} from '../level.js'
-import {HTTP_SESSION_IDLE_MS} from '../limits.js'
+import {HTTP_SESSION_IDLE_MS, JOURNAL_DEFAULT_MAX_BYTES} from '../limits.js'
+import type {JournalSetting} from '../journal/journal.js'
+
+/** Bytes in a MiB, the unit of --journal-max-mib. */
+const MIB = 1024 * 1024
 import {
   DEFAULT_SANDBOX_MODE,
   SANDBOX_FLAG_HELP,
@@ -69,6 +73,11 @@ export const EXEC_SERVE_OPTIONS = {
     description: `Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio. HOST must be loopback; port 0 picks a free one. Needs ${TOKEN_ENV}.`,
     helpValue: 'HOST:PORT',
   },
+  'journal-max-mib': {
+    type: 'string',
+    description: `MiB of past changes the workspace's journal keeps for ak exec undo (oldest go first); 0 keeps none. Default ${JOURNAL_DEFAULT_MAX_BYTES / MIB}.`,
+    helpValue: 'MIB',
+  },
   'session-idle-ms': {
     type: 'string',
     description: `Idle expiry of a 2025-era HTTP session, in ms (default ${HTTP_SESSION_IDLE_MS}).`,
@@ -86,6 +95,8 @@ export interface ServeSettings {
   level: Level
   /** The terminal sandbox asked for (parseSandboxPolicy); whether it can run is checked at start. */
   sandbox: SandboxPolicy
+  /** The journal's bound (`false`: keep no history); the default when undefined. */
+  journal?: JournalSetting
   /** Serve HTTP here; stdio when undefined. */
   http?: {address: ListenAddress; token: string; sessionIdleMs?: number}
 }
@@ -103,6 +114,13 @@ export function resolveServeSettings(values: ServeOptionValues, env: NodeJS.Proc
   const level = parseLevel(values.level ?? DEFAULT_LEVEL)
   const sandbox = parseSandboxPolicy({sandbox: values.sandbox, sandboxNetwork: values['sandbox-network'] === true})
   const settings: ServeSettings = {workspace: values.workspace ?? cwd, level, sandbox}
+  const journalMib = values['journal-max-mib']
+  if (journalMib !== undefined) {
+    if (!/^\d+$/.test(journalMib.trim()) || !Number.isSafeInteger(Number(journalMib) * MIB)) {
+      throw new BadInputError(`--journal-max-mib "${journalMib}" is not a whole number of MiB (0 keeps no history; the default is ${JOURNAL_DEFAULT_MAX_BYTES / MIB}).`)
+    }
+    settings.journal = Number(journalMib) === 0 ? false : {maxBytes: Number(journalMib) * MIB}
+  }
   if (values.http === undefined) return settings
   const address = parseListenAddress(values.http)
   const token = env[TOKEN_ENV] ?? ''

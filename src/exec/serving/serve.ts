@@ -1,6 +1,6 @@
 import type {Logger} from '../../log.js'
 import {escapeControls} from '../../text-escape.js'
-import {createExecRuntime} from '../runtime.js'
+import {createExecRuntime, settleJournal} from '../runtime.js'
 import type {ServeSettings} from './serve-options.js'
 import {collectAfterOutput} from '../terminal/output-collection.js'
 import {describeSandbox} from '../terminal/sandbox-policy.js'
@@ -25,7 +25,8 @@ export async function serveAgentExec(settings: ServeSettings, log: Logger): Prom
     settings.sandbox.mode === 'off'
       ? undefined
       : await (await import('../terminal/sandbox.js')).openSandbox(settings.sandbox, {workspace: workspace.root, level: settings.level, log})
-  const runtime = createExecRuntime({workspace, level: settings.level, log, sandbox})
+  const runtime = createExecRuntime({workspace, level: settings.level, log, sandbox, ...(settings.journal === undefined ? {} : {journal: settings.journal})})
+  await settleJournal(runtime, log)
   if (runtime.sandbox.mode !== 'off') log.info(describeSandbox(runtime.sandbox))
   if (settings.http) {
     const {printListening, serveExecHttp} = await import('../http/serve-http.js')

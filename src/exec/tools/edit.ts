@@ -11,11 +11,13 @@ import {explainFsError} from '../fs-errors.js'
 import {ByteBudget, EDIT_BYTES_SERVICE, EDIT_LOCKS_SERVICE, PathLocks} from '../files/path-locks.js'
 import {applyTextEdit, describeLines} from '../files/text-edit.js'
 import {EDIT_MAX_BYTES_IN_FLIGHT, EDIT_MAX_DIFF_CHARS, EDIT_MAX_FILE_BYTES} from '../limits.js'
+import {digestOf, modeAfterUmask, recordChange, workspaceRelative} from '../journal/record-change.js'
 import {type AllowedProtectedPaths, assertWritableEntry, assertWritablePath} from '../protected-paths.js'
 import {runtimeService} from '../runtime.js'
 import {parentOf, type ResolvedPath, type Workspace} from '../workspace.js'
 import {flagField, textField} from './input-fields.js'
 import type {ToolContext} from '../context.js'
+import type {ChangeLog} from '../journal/change-log.js'
 import {type ToolAnswer, defineTool} from './tool.js'
 
 /** A UTF-16 surrogate without its pair (in Unicode mode a pair is one code point, not surrogates). */
@@ -103,7 +105,7 @@ async function openEditableFile(folder: ConfinedFolder, name: Buffer, requested:
  * The text of an open editable file.
  * @throws BadInputError when it is binary or not UTF-8 text
  */
-async function readEditableText(file: EditableFile, requested: string): Promise<string> {
+async function readEditableText(file: EditableFile, requested: string): Promise<{bytes: Buffer; text: string}> {
   const shown = escapeControls(requested)
   const bytes = await file.handle.readFile()
   if (bytes.includes(0)) {
@@ -113,7 +115,7 @@ async function readEditableText(file: EditableFile, requested: string): Promise<
     )
   }
   try {
-    return utf8.decode(bytes)
+    return {bytes, text: utf8.decode(bytes)}
   } catch {
     throw new BadInputError(
       `"${shown}" is not valid UTF-8 text; edit changes UTF-8 text files only. ` +
@@ -184,7 +186,7 @@ async function runEdit(input: z.infer<typeof inputSchema>, {runtime, workspace}:
   const allowed = runtime.allowedProtected
   assertWritablePath(target, allowed, input.old_text === '' ? 'create' : 'change', input.path)
   const lockKey = target.real.toString('latin1')
-  if (input.old_text === '') return locks.hold(lockKey, () => createFile(workspace, input, target, allowed))
+  if (input.old_text === '') return locks.hold(lockKey, () => createFile(workspace, runtime.changeLog, input, target, allowed))
   const budget = runtimeService(runtime, EDIT_BYTES_SERVICE, () => new ByteBudget(EDIT_MAX_BYTES_IN_FLIGHT))
   return locks.hold(lockKey, async () => {
     const {folder, name} = await openParentFolder(workspace, target, input.path)
@@ -193,7 +195,7 @@ async function runEdit(input: z.infer<typeof inputSchema>, {runtime, workspace}:
       const file = await openEditableFile(folder, name, input.path)
       try {
         // Larger files than the limit were refused above.
-        return await budget.hold(file.info.size, () => editFile(input, target, folder, name, file))
+        return await budget.hold(file.info.size, () => editFile(input, runtime.changeLog, workspace, target, folder, name, file))
       } finally {
         await file.handle.close()
       }
@@ -217,7 +219,7 @@ async function openParentFolder(workspace: Workspace, target: ResolvedPath, requ
 }
 
 /** Creates a new file with `new_text`; fails if anything exists at the path. */
-async function createFile(workspace: Workspace, input: Input, target: ResolvedPath, allowed: AllowedProtectedPaths): Promise<ToolAnswer> {
+async function createFile(workspace: Workspace, changeLog: ChangeLog, input: Input, target: ResolvedPath, allowed: AllowedProtectedPaths): Promise<ToolAnswer> {
   const shown = escapeControls(input.path)
   if (target.namesFolder && !target.exists) {
     throw new BadInputError(`"${shown}" ends in "/", so it names a folder; edit creates files only. Drop the "/".`)
@@ -235,7 +237,8 @@ async function createFile(workspace: Workspace, input: Input, target: ResolvedPa
   try {
     await removeStaleTemporaries(folder)
     assertWritableEntry(workspace, folder, target.missing.at(-1) as Buffer, allowed, 'create', input.path)
-    await createFileExclusively(folder, target.missing.at(-1) as Buffer, data, shown)
+    const created = {path: workspaceRelative(workspace.rootBytes, target.real), operation: 'added', before: null, after: digestOf(data, modeAfterUmask(0o666))} as const
+    await recordChange(changeLog, 'edit', [created], () => createFileExclusively(folder, target.missing.at(-1) as Buffer, data, shown))
   } finally {
     await folder.close()
   }
@@ -247,12 +250,22 @@ async function createFile(workspace: Workspace, input: Input, target: ResolvedPa
 }
 
 /** Replaces `old_text` in the open file `file`, the entry `name` of `folder`. */
-async function editFile(input: Input, target: ResolvedPath, folder: ConfinedFolder, name: Buffer, file: EditableFile): Promise<ToolAnswer> {
+async function editFile(
+  input: Input,
+  changeLog: ChangeLog,
+  workspace: Workspace,
+  target: ResolvedPath,
+  folder: ConfinedFolder,
+  name: Buffer,
+  file: EditableFile,
+): Promise<ToolAnswer> {
   const {info} = file
-  const text = await readEditableText(file, input.path)
+  const {bytes, text} = await readEditableText(file, input.path)
   const result = applyTextEdit(text, {oldText: input.old_text, newText: input.new_text, replaceAll: input.replace_all})
   const data = encodeWithinLimit(result.text, input.path)
-  await replaceFileAtomically(folder, name, data, info)
+  const mode = info.mode & 0o7777
+  const updated = {path: workspaceRelative(workspace.rootBytes, target.real), operation: 'updated', before: {content: bytes, mode}, after: digestOf(data, mode)} as const
+  await recordChange(changeLog, 'edit', [updated], () => replaceFileAtomically(folder, name, data, info))
   const summary = [
     `Edited ${target.relative}: replaced ${plural(result.count, 'occurrence')} ` +
       `(${describeLines(result.lines, result.count)}).`,

@@ -1,0 +1,163 @@
+/**
+ * One record of a workspace's journal, as it is stored (a JSON file per change): which tool made
+ * the change, when, which process (so a record left pending by a crash is told from one still in
+ * progress), and for each file the digest and mode before and after. The content before lives in
+ * the journal's blobs, named by its SHA-256.
+ */
+import {readFileSync} from 'node:fs'
+
+import {isRunning} from '../files/replace-lock.js'
+import type {FileChange, FileDigest} from './change-log.js'
+
+/** The format of the records this code writes; records of another version are not read. */
+export const JOURNAL_ENTRY_VERSION = 1
+
+/** A file's content as the journal keeps it: its blob's name (SHA-256, hex), mode and size in bytes. */
+export interface StoredContent {
+  sha256: string
+  mode: number
+  size: number
+}
+
+/** One file of a stored change (see FileChange), with the path as base64 of its bytes. */
+export interface StoredChange {
+  path: string
+  operation: FileChange['operation']
+  movedWith?: string
+  before: StoredContent | null
+  after: FileDigest | null
+}
+
+/** A stored change. */
+export interface JournalEntry {
+  version: typeof JOURNAL_ENTRY_VERSION
+  /** Ids grow with each change recorded in the journal (1, 2, …). */
+  id: number
+  /** The tool that made the change (`edit`, `undo`). */
+  tool: string
+  /** When the change was recorded, ISO 8601 in UTC. */
+  time: string
+  /** `pending` from just before the change until it is applied; `committed` after. */
+  state: 'pending' | 'committed'
+  /** The process that made the change, and the boot it ran in (Linux's boot_id, else ""). */
+  pid: number
+  boot: string
+  /** For an undo: the ids of the changes it reverted. */
+  undoes?: number[]
+  changes: StoredChange[]
+}
+
+/** This boot's id (Linux), so a pid recorded before a reboot is not taken for a live process. */
+export const BOOT_ID = (() => {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+  } catch {
+    return ''
+  }
+})()
+
+/** Whether the process that recorded `entry` may still be making it (it runs, in this boot). */
+export function isOwnerAlive(entry: Pick<JournalEntry, 'pid' | 'boot'>): boolean {
+  if (entry.boot !== BOOT_ID) return false
+  return entry.pid === process.pid || isRunning(entry.pid)
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/
+const OPERATIONS = new Set<string>(['added', 'updated', 'deleted', 'moved-from', 'moved-to'])
+
+function isMode(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 0o7777
+}
+
+function isDigest(value: unknown): value is FileDigest {
+  const digest = value as FileDigest
+  return typeof digest === 'object' && digest !== null && SHA256_HEX.test(String(digest.sha256)) && isMode(digest.mode)
+}
+
+function isStoredContent(value: unknown): value is StoredContent {
+  return isDigest(value) && Number.isSafeInteger((value as StoredContent).size) && (value as StoredContent).size >= 0
+}
+
+function isStoredChange(value: unknown): value is StoredChange {
+  const change = value as StoredChange
+  return (
+    typeof change === 'object' &&
+    change !== null &&
+    typeof change.path === 'string' &&
+    change.path !== '' &&
+    OPERATIONS.has(change.operation) &&
+    (change.movedWith === undefined || typeof change.movedWith === 'string') &&
+    (change.before === null || isStoredContent(change.before)) &&
+    (change.after === null || isDigest(change.after))
+  )
+}
+
+/**
+ * Reads a stored record.
+ * @returns the entry, or undefined when the text is not a record of this version (damaged, or
+ *   written by another version of ak)
+ */
+export function parseJournalEntry(text: string): JournalEntry | undefined {
+  let value: JournalEntry
+  try {
+    value = JSON.parse(text) as JournalEntry
+  } catch {
+    return undefined
+  }
+  const isValid =
+    typeof value === 'object' &&
+    value !== null &&
+    value.version === JOURNAL_ENTRY_VERSION &&
+    Number.isSafeInteger(value.id) &&
+    value.id > 0 &&
+    typeof value.tool === 'string' &&
+    typeof value.time === 'string' &&
+    (value.state === 'pending' || value.state === 'committed') &&
+    Number.isSafeInteger(value.pid) &&
+    typeof value.boot === 'string' &&
+    (value.undoes === undefined || (Array.isArray(value.undoes) && value.undoes.every((id) => Number.isSafeInteger(id)))) &&
+    Array.isArray(value.changes) &&
+    value.changes.every(isStoredChange)
+  return isValid ? value : undefined
+}
+
+/** The path of a stored change as bytes. */
+export function pathOf(change: Pick<StoredChange, 'path'>): Buffer {
+  return Buffer.from(change.path, 'base64')
+}
+
+/** Bytes of content a record keeps (the sizes of its files before the change). */
+export function keptBytes(entry: JournalEntry): number {
+  return entry.changes.reduce((sum, change) => sum + (change.before?.size ?? 0), 0)
+}
+
+/**
+ * Which changes are in effect, given every record oldest first: a change is in effect until an
+ * undo reverts it; an undo that is itself reverted puts back what it reverted.
+ * @returns the ids of the records that an undo reverted and that stay reverted
+ */
+export function undoneIds(entries: readonly JournalEntry[]): Set<number> {
+  const undone = new Set<number>()
+  // For each undo, what it reverted and whether each was already reverted before it.
+  const reverted = new Map<number, Array<[number, boolean]>>()
+  for (const entry of entries) {
+    if (!entry.undoes) continue
+    const previous: Array<[number, boolean]> = []
+    for (const id of entry.undoes) {
+      previous.push([id, undone.has(id)])
+      const revertedByIt = reverted.get(id)
+      if (revertedByIt) {
+        // Reverting an undo puts back what it had reverted.
+        for (const [restored, wasUndone] of revertedByIt) {
+          if (!entry.undoes.includes(restored)) {
+            if (wasUndone) undone.add(restored)
+            else undone.delete(restored)
+          }
+        }
+      }
+      undone.add(id)
+    }
+    reverted.set(entry.id, previous)
+  }
+  return undone
+}

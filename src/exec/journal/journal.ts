@@ -1,0 +1,406 @@
+/**
+ * A workspace's journal of changes (DESIGN §4.10): the store behind `ChangeLog`. It lives in the
+ * user's private state folder (state-folder.ts), one folder per workspace named by the SHA-256 of
+ * the workspace's real path:
+ *
+ *     <state folder>/journals/<32 hex digits>/
+ *       workspace          the workspace's real path (for people looking in)
+ *       entries/<id>.json  one record per change (journal-entry.ts)
+ *       blobs/<sha256>     each distinct content a file had before a change, once
+ *       last-id            the last id given, so ids are not given twice when old records go
+ *
+ * Folders are 0700, files 0600, every name is opened without following a link (through the
+ * folder's descriptor, checked as the workspace's folders are), and a file appears whole under
+ * its name (written to a temporary file, synced, renamed). Several processes share a journal (the
+ * servers on a workspace and `ak exec undo`): giving an id, dropping old records and removing
+ * blobs no record needs happen under one lock (replace-lock.ts's), while content is written
+ * before it is taken.
+ *
+ * The journal is bounded by `maxBytes` (blobs and records): before a change is recorded, the
+ * oldest applied changes go until the new one fits; the newest change is kept whatever its size,
+ * so the journal holds at most `maxBytes` plus one change. Records of changes in progress (or
+ * left by a crash) are never dropped. With journaling off (`keep` false), a record lives only
+ * while its change is made, so that a crash can still be repaired, and goes with its content once
+ * the change is applied.
+ */
+import {createHash} from 'node:crypto'
+import {lstat, readdir, rename, unlink} from 'node:fs/promises'
+import path from 'node:path'
+
+import {createNamedFile, readNamedFile} from '../../named-file.js'
+import {ConfinedFolder} from '../files/confined-open.js'
+import {removeStaleTemporaries} from '../files/atomic-write.js'
+import {temporaryName, withReplaceLock} from '../files/replace-lock.js'
+import {describeSystemError, errorCode, isSystemError} from '../fs-errors.js'
+import {JOURNAL_DEFAULT_MAX_BYTES, JOURNAL_ENTRY_MAX_BYTES} from '../limits.js'
+import {Workspace} from '../workspace.js'
+import type {ChangeLog, FileChange, PendingChange} from './change-log.js'
+import {BOOT_ID, JOURNAL_ENTRY_VERSION, type JournalEntry, type StoredChange, isOwnerAlive, parseJournalEntry, pathOf} from './journal-entry.js'
+import {PRIVATE_FILE_MODE, StateFolderError, defaultStateFolder, openPrivateFolder, shownPath} from './state-folder.js'
+
+/** Where a journal is kept and how much it may hold, as `createAgentExec` and `ak exec serve` take it. */
+export interface JournalOptions {
+  /** The state folder holding the journals of every workspace; default `$XDG_STATE_HOME/ak`, else `~/.local/state/ak`. */
+  folder?: string
+  /** Bytes the journal of one workspace keeps at most, besides its newest change; default JOURNAL_DEFAULT_MAX_BYTES. */
+  maxBytes?: number
+}
+
+/** A journal's settings: where and how big, or `false` to keep no history (changes are still made crash-safe). */
+export type JournalSetting = JournalOptions | false
+
+/** The journal's folder below the state folder. */
+const JOURNALS = 'journals'
+const ENTRIES = 'entries'
+const BLOBS = 'blobs'
+const LAST_ID = 'last-id'
+/** The name whose edit lock guards ids, dropping and blob removal (the lock file is `.ak-edit-lock-…` beside it). */
+const LOCK_SUBJECT = Buffer.from('journal')
+const ENTRY_NAME = /^([1-9]\d{0,15})\.json$/
+const BLOB_NAME = /^[0-9a-f]{64}$/
+
+/** The SHA-256 of `bytes`, hex. */
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}
+
+/** The name of a workspace's journal folder: 32 hex digits of the SHA-256 of its real path. */
+export function journalName(workspaceRoot: string): string {
+  return sha256(Buffer.from(workspaceRoot)).slice(0, 32)
+}
+
+/** The open folders of a journal. */
+interface OpenFolders {
+  root: ConfinedFolder
+  entries: ConfinedFolder
+  blobs: ConfinedFolder
+}
+
+/** A record as read, with the bytes its file takes. */
+interface ReadEntry {
+  entry: JournalEntry
+  bytes: number
+}
+
+/**
+ * The journal of one workspace. Nothing is made on disk until the first change is recorded;
+ * reading a journal that does not exist finds no changes.
+ */
+export class Journal implements ChangeLog {
+  readonly folder: string
+  readonly maxBytes: number
+  readonly keep: boolean
+  private opened: Promise<OpenFolders> | undefined
+  /** Blob sizes seen (a blob's name is its content's digest, so its size never changes). */
+  private readonly blobSizes = new Map<string, number>()
+
+  /**
+   * @param workspaceRoot the workspace's real path (Workspace.root)
+   * @param setting where and how big (JournalOptions), or false to keep no history
+   */
+  constructor(
+    readonly workspaceRoot: string,
+    setting: JournalSetting = {},
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
+    const options = setting === false ? {} : setting
+    this.folder = path.resolve(options.folder ?? defaultStateFolder(env))
+    this.keep = setting !== false
+    this.maxBytes = setting === false ? 0 : (options.maxBytes ?? JOURNAL_DEFAULT_MAX_BYTES)
+  }
+
+  /** The journal's folder for this workspace (it may not exist yet). */
+  get path(): string {
+    return path.join(this.folder, JOURNALS, journalName(this.workspaceRoot))
+  }
+
+  /**
+   * Opens the journal's folders, making them (private) when `create`.
+   * @returns undefined when the journal does not exist and `create` is false
+   * @throws StateFolderError when the state folder fails the checks of state-folder.ts
+   */
+  private async open(create: boolean): Promise<OpenFolders | undefined> {
+    if (this.opened) return this.opened
+    const real = await openPrivateFolder(this.folder, [JOURNALS, journalName(this.workspaceRoot)], {create})
+    if (real === undefined) return undefined
+    if (!create && (await lstat(path.join(real, ENTRIES)).catch(() => undefined)) === undefined) return undefined
+    const opening = (async () => {
+      // The journal's folder is its own confinement root: its entries are reached through verified descriptors.
+      const confinement = await Workspace.open(real)
+      const root = await ConfinedFolder.open(confinement, confinement.rootBytes, 'the journal', 'write')
+      try {
+        const sub = async (name: string) => {
+          await openPrivateFolder(real, [name], {create: true})
+          return ConfinedFolder.open(confinement, root.childReal(Buffer.from(name)), 'the journal', 'write', root.entry(Buffer.from(name)))
+        }
+        const folders = {root, entries: await sub(ENTRIES), blobs: await sub(BLOBS)}
+        await removeStaleTemporaries(folders.root)
+        await removeStaleTemporaries(folders.entries)
+        await removeStaleTemporaries(folders.blobs)
+        if ((await lstat(root.entry(Buffer.from('workspace'))).catch(() => undefined)) === undefined) {
+          await writeFileAtomically(root, Buffer.from('workspace'), Buffer.from(`${this.workspaceRoot}\n`), false)
+        }
+        return folders
+      } catch (error) {
+        await root.close()
+        throw error
+      }
+    })()
+    this.opened = opening
+    opening.catch(() => {
+      if (this.opened === opening) this.opened = undefined
+    })
+    return opening
+  }
+
+  /**
+   * Opens the journal to record a change.
+   * @throws StateFolderError saying why the state folder cannot be used and what to do
+   */
+  private async openForWriting(): Promise<OpenFolders> {
+    try {
+      return (await this.open(true)) as OpenFolders
+    } catch (error) {
+      if (error instanceof StateFolderError) {
+        throw new StateFolderError(
+          `ak records every change to the workspace's files before making it, so that it can be undone, and cannot record it: ${error.message} Nothing was changed.`,
+        )
+      }
+      const why = isSystemError(error) ? describeSystemError(error) : (error as Error).message
+      throw new StateFolderError(
+        `ak records every change to the workspace's files before making it, so that it can be undone, and cannot write its journal in ${shownPath(this.folder)} ` +
+          `(${why}). Make that folder writable, or set XDG_STATE_HOME to a folder that is. Nothing was changed.`,
+      )
+    }
+  }
+
+  async begin(tool: string, changes: FileChange[], details: {undoes?: number[]} = {}): Promise<PendingChange> {
+    const folders = await this.openForWriting()
+    const stored: StoredChange[] = changes.map((change) => ({
+      path: change.path.toString('base64'),
+      operation: change.operation,
+      ...(change.movedWith ? {movedWith: change.movedWith.toString('base64')} : {}),
+      before: change.before ? {sha256: sha256(change.before.content), mode: change.before.mode & 0o7777, size: change.before.content.length} : null,
+      after: change.after ? {sha256: change.after.sha256, mode: change.after.mode & 0o7777} : null,
+    }))
+    const contents = new Map<string, Buffer>()
+    changes.forEach((change, index) => {
+      if (change.before) contents.set(stored[index]!.before!.sha256, change.before.content)
+    })
+    // Written before the lock is taken; written again under it if a concurrent clean-up removed one meanwhile.
+    for (const [digest, content] of contents) await this.writeBlob(folders, digest, content)
+    const entry = await withReplaceLock(folders.root, LOCK_SUBJECT, async () => {
+      const existing = await this.readEntries(folders)
+      const id = Math.max(await this.lastId(folders), ...existing.map(({entry}) => entry.id)) + 1
+      const record: JournalEntry = {
+        version: JOURNAL_ENTRY_VERSION,
+        id,
+        tool,
+        time: new Date().toISOString(),
+        state: 'pending',
+        pid: process.pid,
+        boot: BOOT_ID,
+        ...(details.undoes ? {undoes: details.undoes} : {}),
+        changes: stored,
+      }
+      const text = Buffer.from(JSON.stringify(record))
+      const needed = new Map([...contents].map(([digest, content]) => [digest, content.length]))
+      await this.makeRoom(folders, existing, needed, text.length)
+      for (const [digest, content] of contents) await this.writeBlob(folders, digest, content)
+      await folders.blobs.handle.sync().catch(() => undefined)
+      await writeFileAtomically(folders.entries, entryName(id), text, true)
+      await writeFileAtomically(folders.root, Buffer.from(LAST_ID), Buffer.from(`${id}\n`), false)
+      return record
+    })
+    return this.pendingChange(folders, entry, changes)
+  }
+
+  async pending(): Promise<PendingChange[]> {
+    const folders = await this.open(false)
+    if (!folders) return []
+    const crashed = (await this.readEntries(folders)).filter(({entry}) => entry.state === 'pending' && !isOwnerAlive(entry))
+    const result: PendingChange[] = []
+    for (const {entry} of crashed) {
+      const changes: FileChange[] = []
+      for (const change of entry.changes) {
+        changes.push({
+          path: pathOf(change),
+          operation: change.operation,
+          ...(change.movedWith === undefined ? {} : {movedWith: Buffer.from(change.movedWith, 'base64')}),
+          before: change.before ? {content: await this.readBlob(change.before.sha256), mode: change.before.mode} : null,
+          after: change.after,
+        })
+      }
+      result.push(this.pendingChange(folders, entry, changes))
+    }
+    return result
+  }
+
+  /** Every record of the journal, oldest first (none when it does not exist). */
+  async entries(): Promise<JournalEntry[]> {
+    const folders = await this.open(false)
+    if (!folders) return []
+    return (await this.readEntries(folders)).map(({entry}) => entry)
+  }
+
+  /** Bytes the journal takes: its blobs and records. */
+  async size(): Promise<number> {
+    const folders = await this.open(false)
+    if (!folders) return 0
+    const entries = await this.readEntries(folders)
+    const blobs = await this.blobSizesOf(folders)
+    return entries.reduce((sum, {bytes}) => sum + bytes, 0) + [...blobs.values()].reduce((sum, size) => sum + size, 0)
+  }
+
+  /**
+   * The content kept under `digest`, checked against it.
+   * @throws StateFolderError when it is missing or damaged
+   */
+  async readBlob(digest: string): Promise<Buffer> {
+    const folders = await this.open(false)
+    const found = folders ? await readNamedFile(folders.blobs.entry(Buffer.from(digest)), Number.MAX_SAFE_INTEGER) : {kind: 'missing' as const}
+    if (found.kind !== 'file' || sha256(found.bytes) !== digest) {
+      throw new StateFolderError(`The journal in ${shownPath(this.path)} lost the content ${digest.slice(0, 12)}… (it is ${found.kind === 'file' ? 'damaged' : 'missing'}); that change cannot be undone.`)
+    }
+    return found.bytes
+  }
+
+  /** Closes the journal's folders. */
+  async close(): Promise<void> {
+    const opened = this.opened
+    this.opened = undefined
+    const folders = await opened?.catch(() => undefined)
+    if (!folders) return
+    await Promise.all([folders.root.close(), folders.entries.close(), folders.blobs.close()])
+  }
+
+  private pendingChange(folders: OpenFolders, entry: JournalEntry, changes: FileChange[]): PendingChange {
+    let settled = false
+    const settle = async (commit: boolean) => {
+      if (settled) return
+      settled = true
+      if (commit && this.keep) {
+        // Not synced: a commit lost in a crash is found again by recovery (every file as after).
+        await writeFileAtomically(folders.entries, entryName(entry.id), Buffer.from(JSON.stringify({...entry, state: 'committed'})), false)
+        return
+      }
+      await unlink(folders.entries.entry(entryName(entry.id))).catch((error: unknown) => {
+        if (errorCode(error) !== 'ENOENT') throw error
+      })
+      if (!this.keep) await withReplaceLock(folders.root, LOCK_SUBJECT, async () => this.makeRoom(folders, await this.readEntries(folders), new Map(), 0))
+    }
+    return {id: String(entry.id), changes, commit: () => settle(true), abandon: () => settle(false)}
+  }
+
+  /** The last id given, as `last-id` says (0 when it says nothing). */
+  private async lastId(folders: OpenFolders): Promise<number> {
+    const found = await readNamedFile(folders.root.entry(Buffer.from(LAST_ID)), 32).catch(() => undefined)
+    const value = found?.kind === 'file' ? Number(found.bytes.toString('latin1').trim()) : 0
+    return Number.isSafeInteger(value) && value > 0 ? value : 0
+  }
+
+  /** Every readable record, oldest first; damaged ones are left out. */
+  private async readEntries(folders: OpenFolders): Promise<ReadEntry[]> {
+    const names = await readdir(folders.entries.self)
+    const entries: ReadEntry[] = []
+    for (const name of names) {
+      if (!ENTRY_NAME.test(name)) continue
+      const found = await readNamedFile(folders.entries.entry(Buffer.from(name)), JOURNAL_ENTRY_MAX_BYTES).catch(() => undefined)
+      if (found?.kind !== 'file' || found.isCut) continue
+      const entry = parseJournalEntry(found.bytes.toString('utf8'))
+      if (entry && `${entry.id}.json` === name) entries.push({entry, bytes: found.size})
+    }
+    return entries.sort((a, b) => a.entry.id - b.entry.id)
+  }
+
+  /** The size of every blob, by digest. */
+  private async blobSizesOf(folders: OpenFolders): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>()
+    for (const name of await readdir(folders.blobs.self)) {
+      if (!BLOB_NAME.test(name)) continue
+      let size = this.blobSizes.get(name)
+      if (size === undefined) {
+        const info = await lstat(folders.blobs.entry(Buffer.from(name))).catch(() => undefined)
+        if (!info?.isFile()) continue
+        size = info.size
+        this.blobSizes.set(name, size)
+      }
+      sizes.set(name, size)
+    }
+    return sizes
+  }
+
+  /**
+   * Under the journal's lock: drops the oldest applied changes until a new record of
+   * `recordBytes` with the blobs `needed` (digest to size) fits in `maxBytes` (all of them if it
+   * does not fit at all), and removes every blob that neither a record left nor the new one
+   * refers to. With journaling off, nothing is dropped (a journal kept before stays): only blobs
+   * no record refers to go.
+   */
+  private async makeRoom(folders: OpenFolders, entries: ReadEntry[], needed: Map<string, number>, recordBytes: number): Promise<void> {
+    const blobs = await this.blobSizesOf(folders)
+    const references = new Map<string, number>()
+    const refer = (entry: JournalEntry, step: number) => {
+      for (const digest of new Set(entry.changes.flatMap((change) => (change.before ? [change.before.sha256] : [])))) {
+        references.set(digest, (references.get(digest) ?? 0) + step)
+      }
+    }
+    for (const {entry} of entries) refer(entry, 1)
+    const isKept = (digest: string) => (references.get(digest) ?? 0) > 0 || needed.has(digest)
+    let total = recordBytes + entries.reduce((sum, {bytes}) => sum + bytes, 0)
+    for (const [digest, size] of needed) total += blobs.get(digest) ?? size
+    for (const [digest, size] of blobs) if (isKept(digest) && !needed.has(digest)) total += size
+    const limit = this.keep ? this.maxBytes : Number.POSITIVE_INFINITY
+    for (const {entry, bytes} of entries) {
+      if (total <= limit) break
+      if (entry.state !== 'committed') continue
+      await unlink(folders.entries.entry(entryName(entry.id))).catch(() => undefined)
+      total -= bytes
+      refer(entry, -1)
+      for (const change of entry.changes) {
+        const digest = change.before?.sha256
+        if (digest && !isKept(digest) && blobs.has(digest)) {
+          total -= blobs.get(digest)!
+          blobs.delete(digest)
+          await this.removeBlob(folders, digest)
+        }
+      }
+    }
+    for (const digest of blobs.keys()) if (!isKept(digest)) await this.removeBlob(folders, digest)
+  }
+
+  private async removeBlob(folders: OpenFolders, digest: string): Promise<void> {
+    this.blobSizes.delete(digest)
+    await unlink(folders.blobs.entry(Buffer.from(digest))).catch(() => undefined)
+  }
+
+  /** Writes the blob `digest` unless a file of the right size is already there. Not synced here. */
+  private async writeBlob(folders: OpenFolders, digest: string, content: Buffer): Promise<void> {
+    const name = Buffer.from(digest)
+    const info = await lstat(folders.blobs.entry(name)).catch(() => undefined)
+    if (info?.isFile() && info.size === content.length) return
+    await writeFileAtomically(folders.blobs, name, content, true)
+    this.blobSizes.set(digest, content.length)
+  }
+}
+
+/** A record's file name. */
+function entryName(id: number): Buffer {
+  return Buffer.from(`${id}.json`)
+}
+
+/**
+ * Gives `name` in `folder` the content `data` in one step: a new private temporary file (never
+ * following or reusing anything there), synced when `sync` (and the folder too), renamed over it.
+ */
+async function writeFileAtomically(folder: ConfinedFolder, name: Buffer, data: Uint8Array, sync: boolean): Promise<void> {
+  const temporary = temporaryName()
+  try {
+    await createNamedFile(folder.entry(temporary), data, {mode: PRIVATE_FILE_MODE, sync})
+    await rename(folder.entry(temporary), folder.entry(name))
+  } catch (error) {
+    await unlink(folder.entry(temporary)).catch(() => undefined)
+    throw error
+  }
+  if (sync) await folder.handle.sync().catch(() => undefined)
+}

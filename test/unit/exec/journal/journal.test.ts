@@ -1,0 +1,186 @@
+import {expect} from 'chai'
+import {chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import type {FileChange} from '../../../../src/exec/journal/change-log.js'
+import {Journal, journalName, sha256} from '../../../../src/exec/journal/journal.js'
+import {undoneIds} from '../../../../src/exec/journal/journal-entry.js'
+import {StateFolderError, defaultStateFolder} from '../../../../src/exec/journal/state-folder.js'
+
+const MIB = 1024 * 1024
+
+function updated(name: string, before: string | Buffer, after: string | Buffer, mode = 0o644): FileChange {
+  const content = Buffer.from(before)
+  return {path: Buffer.from(name), operation: 'updated', before: {content, mode}, after: {sha256: sha256(Buffer.from(after)), mode}}
+}
+
+/** Every file and folder below `dir`, with its permission bits, as `relative: mode`. */
+async function modesBelow(dir: string): Promise<Record<string, number>> {
+  const modes: Record<string, number> = {}
+  for (const name of await readdir(dir, {recursive: true})) modes[name] = (await lstat(path.join(dir, name))).mode & 0o7777
+  return modes
+}
+
+describe('the journal of a workspace', () => {
+  let state: string
+  const workspace = '/srv/some/workspace'
+
+  beforeEach(async () => {
+    state = await mkdtemp(path.join(tmpdir(), 'ak-journal-'))
+  })
+  afterEach(async () => {
+    await rm(state, {recursive: true, force: true})
+  })
+
+  it('makes nothing on disk until a change is recorded, and finds no changes then', async () => {
+    const journal = new Journal(workspace, {folder: path.join(state, 'ak')})
+    expect(await journal.entries()).to.deep.equal([])
+    expect(await journal.pending()).to.deep.equal([])
+    expect(await readdir(state)).to.deep.equal([])
+    await journal.close()
+  })
+
+  it('keeps each change with the content before it, once per distinct content, in private folders and files', async () => {
+    const journal = new Journal(workspace, {folder: path.join(state, 'ak')})
+    const same = 'the same text\n'.repeat(100)
+    for (const name of ['a.txt', 'b.txt']) {
+      const change = await journal.begin('edit', [updated(name, same, 'new')])
+      await change.commit()
+    }
+    const entries = await journal.entries()
+    expect(entries.map((entry) => [entry.id, entry.tool, entry.state, Buffer.from(entry.changes[0]!.path, 'base64').toString()])).to.deep.equal([
+      [1, 'edit', 'committed', 'a.txt'],
+      [2, 'edit', 'committed', 'b.txt'],
+    ])
+    const folder = path.join(state, 'ak', 'journals', journalName(workspace))
+    expect(await readdir(path.join(folder, 'blobs'))).to.deep.equal([sha256(Buffer.from(same))])
+    expect((await journal.readBlob(sha256(Buffer.from(same)))).toString()).to.equal(same)
+    const modes = await modesBelow(path.join(state, 'ak'))
+    for (const [name, mode] of Object.entries(modes)) {
+      const isFolder = (await lstat(path.join(state, 'ak', name))).isDirectory()
+      expect(mode, name).to.equal(isFolder ? 0o700 : 0o600)
+    }
+    expect((await readFile(path.join(folder, 'workspace'), 'utf8')).trim()).to.equal(workspace)
+    await journal.close()
+  })
+
+  it('gives ids that grow and are not given again when old records go', async () => {
+    const journal = new Journal(workspace, {folder: state, maxBytes: 10})
+    for (let i = 0; i < 3; i++) await (await journal.begin('edit', [updated('a', `v${i}`, `v${i + 1}`)])).commit()
+    const ids = (await journal.entries()).map((entry) => entry.id)
+    expect(ids).to.deep.equal([3])
+    const next = await journal.begin('edit', [updated('a', 'v3', 'v4')])
+    expect(next.id).to.equal('4')
+    await next.abandon()
+    await journal.close()
+  })
+
+  it('drops the oldest changes first and their content when no change refers to it, keeping the newest whatever its size', async () => {
+    // Room for three contents and their records, not four.
+    const journal = new Journal(workspace, {folder: state, maxBytes: 3 * MIB + 64 * 1024})
+    const contents = [0, 1, 2, 3, 4].map((i) => Buffer.alloc(MIB, 0x61 + i))
+    for (const content of contents) await (await journal.begin('edit', [updated('big', content, 'x')])).commit()
+    const entries = await journal.entries()
+    expect(entries.map((entry) => entry.id)).to.deep.equal([3, 4, 5])
+    expect(await journal.size()).to.be.at.most(3 * MIB + 64 * 1024)
+    const blobs = await readdir(path.join(journal.path, 'blobs'))
+    expect(blobs.sort()).to.deep.equal(contents.slice(2).map((content) => sha256(content)).sort())
+    // A change larger than the bound: kept alone, everything older goes.
+    const huge = Buffer.alloc(4 * MIB, 0x7a)
+    await (await journal.begin('edit', [updated('big', huge, 'x')])).commit()
+    expect((await journal.entries()).map((entry) => entry.id)).to.deep.equal([6])
+    expect((await journal.readBlob(sha256(huge))).equals(huge)).to.equal(true)
+    expect(await journal.size()).to.be.at.most(4 * MIB + 4096)
+    await journal.close()
+  })
+
+  it('never drops a change in progress to make room', async () => {
+    const journal = new Journal(workspace, {folder: state, maxBytes: MIB})
+    const first = await journal.begin('edit', [updated('a', Buffer.alloc(MIB, 1), 'x')])
+    await (await journal.begin('edit', [updated('b', Buffer.alloc(MIB, 2), 'x')])).commit()
+    expect((await journal.entries()).map((entry) => [entry.id, entry.state])).to.deep.equal([
+      [1, 'pending'],
+      [2, 'committed'],
+    ])
+    await first.commit()
+    await journal.close()
+  })
+
+  it('lists as pending only the changes whose process is gone, with their content before, and forgets an abandoned one', async () => {
+    const journal = new Journal(workspace, {folder: state})
+    const mine = await journal.begin('edit', [updated('a.txt', 'old', 'new', 0o755)])
+    expect(await journal.pending(), 'a change this process is making').to.deep.equal([])
+    // The same record as a crashed process leaves it: its pid no longer runs.
+    const file = path.join(journal.path, 'entries', '1.json')
+    const record = JSON.parse(await readFile(file, 'utf8'))
+    await writeFile(file, JSON.stringify({...record, pid: 2 ** 22 + 12345}))
+    const [crashed, ...rest] = await journal.pending()
+    expect(rest).to.deep.equal([])
+    expect(crashed!.id).to.equal('1')
+    expect(crashed!.changes[0]!.before!.content.toString()).to.equal('old')
+    expect(crashed!.changes[0]!.before!.mode).to.equal(0o755)
+    expect(crashed!.changes[0]!.after).to.deep.equal({sha256: sha256(Buffer.from('new')), mode: 0o755})
+    await crashed!.abandon()
+    await mine.abandon()
+    expect(await journal.entries()).to.deep.equal([])
+    await journal.close()
+  })
+
+  it('with journaling off, keeps a record only while the change is made, with its content, and leaves a journal kept before', async () => {
+    const kept = new Journal(workspace, {folder: path.join(state, 'ak'), maxBytes: MIB})
+    await (await kept.begin('edit', [updated('kept', 'kept before', 'x')])).commit()
+    await kept.close()
+    const off = new Journal(workspace, false, {XDG_STATE_HOME: state})
+    expect(off.keep).to.equal(false)
+    const change = await off.begin('edit', [updated('f', 'off before', 'y')])
+    expect((await off.entries()).map((entry) => [entry.id, entry.state])).to.deep.equal([
+      [1, 'committed'],
+      [2, 'pending'],
+    ])
+    expect((await off.readBlob(sha256(Buffer.from('off before')))).toString()).to.equal('off before')
+    await change.commit()
+    expect((await off.entries()).map((entry) => entry.id)).to.deep.equal([1])
+    expect(await readdir(path.join(off.path, 'blobs'))).to.deep.equal([sha256(Buffer.from('kept before'))])
+    await off.close()
+  })
+
+  it('refuses a state folder other users may change, saying which folder and what to do', async () => {
+    const shared = path.join(state, 'shared')
+    await mkdir(shared)
+    await chmod(shared, 0o777)
+    const journal = new Journal(workspace, {folder: path.join(shared, 'ak')})
+    const error = await journal.begin('edit', [updated('a', 'x', 'y')]).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )
+    expect(error).to.be.instanceOf(StateFolderError)
+    expect((error as Error).message).to.match(/may be changed by other users.*chmod go-w.*Nothing was changed/s)
+    expect(await readdir(shared)).to.deep.equal([])
+  })
+
+  it('refuses a state folder reached through a link planted in it', async () => {
+    const elsewhere = path.join(state, 'elsewhere')
+    await mkdir(path.join(state, 'ak'), {mode: 0o700})
+    await mkdir(elsewhere, {mode: 0o700})
+    await symlink(elsewhere, path.join(state, 'ak', 'journals'))
+    const journal = new Journal(workspace, {folder: path.join(state, 'ak')})
+    const error = await journal.begin('edit', [updated('a', 'x', 'y')]).catch((caught: unknown) => caught)
+    expect(error).to.be.instanceOf(StateFolderError)
+    expect(await readdir(elsewhere)).to.deep.equal([])
+  })
+
+  it('is found in $XDG_STATE_HOME/ak, else ~/.local/state/ak', () => {
+    expect(defaultStateFolder({XDG_STATE_HOME: '/x/state'})).to.equal('/x/state/ak')
+    expect(defaultStateFolder({XDG_STATE_HOME: 'relative'})).to.match(/\/\.local\/state\/ak$/)
+    expect(defaultStateFolder({})).to.match(/\/\.local\/state\/ak$/)
+  })
+
+  it('tells which changes an undo reverted, and puts them back when the undo is reverted', () => {
+    const entry = (id: number, undoes?: number[]) => ({version: 1 as const, id, tool: undoes ? 'undo' : 'edit', time: '', state: 'committed' as const, pid: 1, boot: '', changes: [], ...(undoes ? {undoes} : {})})
+    expect([...undoneIds([entry(1), entry(2), entry(3, [2])])]).to.deep.equal([2])
+    expect([...undoneIds([entry(1), entry(2), entry(3, [2]), entry(4, [3])])]).to.deep.equal([3])
+    expect([...undoneIds([entry(1), entry(2), entry(3, [2]), entry(4, [1, 2, 3])])].sort()).to.deep.equal([1, 2, 3])
+    expect([...undoneIds([entry(1), entry(2), entry(3, [2]), entry(4, [1, 2, 3]), entry(5, [4])])].sort()).to.deep.equal([2, 4])
+  })
+})
