@@ -139,3 +139,9 @@ export const HTTP_MAX_CONNECTIONS = 512
 export const JOURNAL_DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 /** Bytes of one journal record (the list of files a change touched) read at most; ak writes far less. */
 export const JOURNAL_ENTRY_MAX_BYTES = 16 * 1024 * 1024
+/**
+ * Age (ms) past which a change recorded as in progress by a process this one cannot check (one in
+ * another PID namespace) is taken for one a crash cut short, and settled. 10 minutes: the largest
+ * change ak makes is written in seconds.
+ */
+export const JOURNAL_PENDING_STALE_MS = 10 * 60 * 1000

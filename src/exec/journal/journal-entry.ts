@@ -4,9 +4,8 @@
  * progress), and for each file the digest and mode before and after. The content before lives in
  * the journal's blobs, named by its SHA-256.
  */
-import {readFileSync} from 'node:fs'
-
-import {isRunning} from '../files/replace-lock.js'
+import {type LockHolder, holderState, parseHolder, thisHolder} from '../files/lock-holder.js'
+import {JOURNAL_PENDING_STALE_MS} from '../limits.js'
 import type {FileChange, FileDigest} from './change-log.js'
 
 /** The format of the records this code writes; records of another version are not read. */
@@ -39,27 +38,24 @@ export interface JournalEntry {
   time: string
   /** `pending` from just before the change until it is applied; `committed` after. */
   state: 'pending' | 'committed'
-  /** The process that made the change, and the boot it ran in (Linux's boot_id, else ""). */
-  pid: number
-  boot: string
+  /** The process that made the change, as lock-holder.ts names it (pid, boot, PID namespace, start time). */
+  holder: LockHolder
   /** For an undo: the ids of the changes it reverted. */
   undoes?: number[]
   changes: StoredChange[]
 }
 
-/** This boot's id (Linux), so a pid recorded before a reboot is not taken for a live process. */
-export const BOOT_ID = (() => {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
-  } catch {
-    return ''
-  }
-})()
-
-/** Whether the process that recorded `entry` may still be making it (it runs, in this boot). */
-export function isOwnerAlive(entry: Pick<JournalEntry, 'pid' | 'boot'>): boolean {
-  if (entry.boot !== BOOT_ID) return false
-  return entry.pid === process.pid || isRunning(entry.pid)
+/**
+ * Whether the process that recorded `entry` may still be making it. A holder that cannot be
+ * checked from here (another PID namespace) counts as alive until the record is
+ * JOURNAL_PENDING_STALE_MS old; one of another boot is gone (a state folder belongs to one machine).
+ */
+export function isOwnerAlive(entry: Pick<JournalEntry, 'holder' | 'time'>, now = Date.now()): boolean {
+  const state = holderState(entry.holder)
+  if (state !== 'unknown') return state === 'running'
+  const here = thisHolder().namespace
+  if (here && entry.holder.namespace && here.bootId !== entry.holder.namespace.bootId) return false
+  return now - Date.parse(entry.time) < JOURNAL_PENDING_STALE_MS
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/
@@ -113,8 +109,9 @@ export function parseJournalEntry(text: string): JournalEntry | undefined {
     typeof value.tool === 'string' &&
     typeof value.time === 'string' &&
     (value.state === 'pending' || value.state === 'committed') &&
-    Number.isSafeInteger(value.pid) &&
-    typeof value.boot === 'string' &&
+    typeof value.holder === 'object' &&
+    value.holder !== null &&
+    parseHolder([String(value.holder.pid)]) !== undefined &&
     (value.undoes === undefined || (Array.isArray(value.undoes) && value.undoes.every((id) => Number.isSafeInteger(id)))) &&
     Array.isArray(value.changes) &&
     value.changes.every(isStoredChange)

@@ -30,12 +30,13 @@ import path from 'node:path'
 import {createNamedFile, readNamedFile} from '../../named-file.js'
 import {ConfinedFolder} from '../files/confined-open.js'
 import {removeStaleTemporaries} from '../files/atomic-write.js'
+import {thisHolder} from '../files/lock-holder.js'
 import {temporaryName, withReplaceLock} from '../files/replace-lock.js'
 import {describeSystemError, errorCode, isSystemError} from '../fs-errors.js'
 import {JOURNAL_DEFAULT_MAX_BYTES, JOURNAL_ENTRY_MAX_BYTES} from '../limits.js'
 import {Workspace} from '../workspace.js'
 import type {ChangeLog, FileChange, PendingChange} from './change-log.js'
-import {BOOT_ID, JOURNAL_ENTRY_VERSION, type JournalEntry, type StoredChange, isOwnerAlive, parseJournalEntry, pathOf} from './journal-entry.js'
+import {JOURNAL_ENTRY_VERSION, type JournalEntry, type StoredChange, isOwnerAlive, parseJournalEntry, pathOf} from './journal-entry.js'
 import {PRIVATE_FILE_MODE, StateFolderError, defaultStateFolder, openPrivateFolder, shownPath} from './state-folder.js'
 
 /** Where a journal is kept and how much it may hold, as `createAgentExec` and `ak exec serve` take it. */
@@ -198,8 +199,7 @@ export class Journal implements ChangeLog {
         tool,
         time: new Date().toISOString(),
         state: 'pending',
-        pid: process.pid,
-        boot: BOOT_ID,
+        holder: thisHolder(),
         ...(details.undoes ? {undoes: details.undoes} : {}),
         changes: stored,
       }

@@ -114,7 +114,7 @@ describe('the journal of a workspace', () => {
     // The same record as a crashed process leaves it: its pid no longer runs.
     const file = path.join(journal.path, 'entries', '1.json')
     const record = JSON.parse(await readFile(file, 'utf8'))
-    await writeFile(file, JSON.stringify({...record, pid: 2 ** 22 + 12345}))
+    await writeFile(file, JSON.stringify({...record, holder: {...record.holder, pid: 2 ** 22 + 12345}}))
     const [crashed, ...rest] = await journal.pending()
     expect(rest).to.deep.equal([])
     expect(crashed!.id).to.equal('1')
@@ -177,7 +177,7 @@ describe('the journal of a workspace', () => {
   })
 
   it('tells which changes an undo reverted, and puts them back when the undo is reverted', () => {
-    const entry = (id: number, undoes?: number[]) => ({version: 1 as const, id, tool: undoes ? 'undo' : 'edit', time: '', state: 'committed' as const, pid: 1, boot: '', changes: [], ...(undoes ? {undoes} : {})})
+    const entry = (id: number, undoes?: number[]) => ({version: 1 as const, id, tool: undoes ? 'undo' : 'edit', time: '', state: 'committed' as const, holder: {pid: 1}, changes: [], ...(undoes ? {undoes} : {})})
     expect([...undoneIds([entry(1), entry(2), entry(3, [2])])]).to.deep.equal([2])
     expect([...undoneIds([entry(1), entry(2), entry(3, [2]), entry(4, [3])])]).to.deep.equal([3])
     expect([...undoneIds([entry(1), entry(2), entry(3, [2]), entry(4, [1, 2, 3])])].sort()).to.deep.equal([1, 2, 3])
