@@ -11,6 +11,22 @@ const STOP_CHECK_INTERVAL_MS = 25
 /** How long a stop waits for SIGKILLed processes to disappear before returning, in ms. */
 const AFTER_KILL_WAIT_MS = 500
 
+let isHurried = false
+
+/**
+ * Makes every stop under way, and every later one, faster: waits for processes to end after
+ * SIGTERM give up at once and SIGKILL follows (a second stop signal asks this: the stop still
+ * finishes, only without its grace).
+ */
+export function hurryStops(): void {
+  isHurried = true
+}
+
+/** Whether stops skip their grace (see hurryStops). */
+export function isStopHurried(): boolean {
+  return isHurried
+}
+
 /** Whether process group `pgid` still has a member (one we may not signal counts). */
 export function isGroupAlive(pgid: number): boolean {
   try {
@@ -33,8 +49,8 @@ export function sendSignal(pid: number, name: NodeJS.Signals): void {
 /**
  * Stops process group `pgid` gently: SIGTERM first (`terminate`, by default to the whole group),
  * which runs a shell's EXIT traps and lets servers clean up after themselves, then SIGKILL to the
- * group after `graceMs` (ms) if anything is left. Resolves once the group is gone, or a short wait
- * after SIGKILL; at once when the group is already gone.
+ * group after `graceMs` (ms), or at once once stops are hurried (hurryStops), if anything is left.
+ * Resolves once the group is gone, or a short wait after SIGKILL; at once when the group is already gone.
  */
 export async function stopProcessGroupGently(
   pgid: number,
@@ -44,7 +60,7 @@ export async function stopProcessGroupGently(
   if (options.terminate) options.terminate()
   else sendSignal(-pgid, 'SIGTERM')
   const deadline = Date.now() + options.graceMs
-  while (isGroupAlive(pgid) && Date.now() < deadline) await delay(STOP_CHECK_INTERVAL_MS)
+  while (isGroupAlive(pgid) && Date.now() < deadline && !isHurried) await delay(STOP_CHECK_INTERVAL_MS)
   if (!isGroupAlive(pgid)) return
   sendSignal(-pgid, 'SIGKILL')
   const killDeadline = Date.now() + AFTER_KILL_WAIT_MS

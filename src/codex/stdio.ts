@@ -15,7 +15,11 @@ export async function serveCodexAgentStdio(runtime: CodexAgentRuntime): Promise<
   const client = new ConnectionClient()
   const service = serveMcpStdio(() => createCodexAgentServer(runtime, client), runtime.log, (message) => client.observe(message))
   const end = await service.ended
-  await runtime.close()
-  await service.close()
+  try {
+    await runtime.close()
+    await service.close()
+  } finally {
+    service.finish()
+  }
   return end
 }

@@ -10,17 +10,23 @@ export interface StdioService {
   ended: Promise<StdioEnd>
   /** Closes the transport and the server instances. Never throws. */
   close(): Promise<void>
+  /**
+   * Lets the stop signals go: call once everything the connection started is stopped. Until
+   * then a signal after `ended` makes the stop faster instead of ending the process.
+   */
+  finish(): void
 }
 
 /**
  * Serves MCP over this process's stdin/stdout, both protocol eras (a 2025-era `initialize`
  * opening and a 2026-07-28 opening) from one server factory, and reports transport errors on
- * `log`. The caller awaits `ended`, stops its own work in the order it needs, and calls `close`.
+ * `log`. The caller awaits `ended`, stops its own work in the order it needs, calls `close`, and
+ * `finish` once all is stopped.
  * `onMessage` is shown every message the client sends, before the SDK handles it.
  * stdout carries MCP frames only; nothing else in the process may write to it meanwhile.
  */
 export function serveMcpStdio(createServer: () => McpServer, log: Logger, onMessage?: (message: unknown) => void): StdioService {
-  const {transport, ended, reportError} = watchedStdioTransport(log, onMessage)
+  const {transport, ended, reportError, releaseSignals} = watchedStdioTransport(log, onMessage)
   const handle = serveStdio(createServer, {
     transport,
     onerror: (error) => {
@@ -39,7 +45,7 @@ export function serveMcpStdio(createServer: () => McpServer, log: Logger, onMess
   void ended.then(() => {
     if (globals[STDOUT_FAILED] === onStdoutFailed) delete globals[STDOUT_FAILED]
   })
-  return {ended, close: () => handle.close().catch(() => undefined)}
+  return {ended, close: () => handle.close().catch(() => undefined), finish: releaseSignals}
 }
 
 /** The global hook bin/stdout-pipe.js calls when stdout fails (the same `Symbol.for` key). */

@@ -5,7 +5,7 @@ import {DispatchFailedError} from '../errors.js'
 import type {Logger} from '../log.js'
 import {CheckedReadBuffer} from './checked-read-buffer.js'
 import {FrameWriter} from './frame-writer.js'
-import {STOP_SIGNALS, type StopSignal} from './stop-signals.js'
+import {holdStopSignals, type StopSignal} from './stop-signals.js'
 
 /**
  * Why a stdio MCP connection ended: the client went away (stdin ended or closed, or stdout
@@ -23,7 +23,9 @@ const CLIENT_GONE_CODES = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED'
  * A `StdioServerTransport` over this process's stdin/stdout (pass it to `serveStdio({transport})`)
  * plus `ended`, which settles once the connection is over for any reason: stdin end/close, one
  * of STOP_SIGNALS, or the transport closing itself after an error (it then pauses stdin, so stdin never
- * reports an end and nothing else would keep the process waiting).
+ * reports an end and nothing else would keep the process waiting). The stop signals stay handled
+ * until `releaseSignals()`, which the caller calls once it has stopped everything: a signal during
+ * that stop makes it faster, never ends the process before it finishes.
  * `reportError` must receive the transport's out-of-band errors (serveStdio's `onerror`) so a
  * failure can be told from a client that went away.
  *
@@ -42,6 +44,8 @@ export function watchedStdioTransport(log: Logger, onMessage?: (message: unknown
   transport: StdioServerTransport
   ended: Promise<StdioEnd>
   reportError: (error: Error) => void
+  /** Lets STOP_SIGNALS go; until then a signal after the end hurries the stop (see holdStopSignals). */
+  releaseSignals: () => void
 } {
   let lastError: Error | undefined
   let settle!: (end: StdioEnd) => void
@@ -74,10 +78,10 @@ export function watchedStdioTransport(log: Logger, onMessage?: (message: unknown
   }
   const afterFinalLine = (then: () => void) => (readFinalLine() ? setImmediate(() => afterAnswers(then)) : afterAnswers(then))
   const clientGone = () => afterFinalLine(() => settle({reason: 'stdin-closed'}))
-  const onSignal = (signal: NodeJS.Signals) => settle({reason: signal as StopSignal})
+  // Held until the caller has stopped everything (releaseSignals), not only until the end.
+  const signals = holdStopSignals((signal) => settle({reason: signal}))
   process.stdin.once('end', clientGone)
   process.stdin.once('close', clientGone)
-  for (const signal of STOP_SIGNALS) process.once(signal, onSignal)
   class Watched extends StdioServerTransport {
     /** One queue and one pair of listeners on stdout for every answer (see FrameWriter). */
     private readonly writer = new FrameWriter(process.stdout)
@@ -124,9 +128,9 @@ export function watchedStdioTransport(log: Logger, onMessage?: (message: unknown
     }
   }
   void ended.then(() => {
+    signals.beginStop()
     process.stdin.off('end', clientGone)
     process.stdin.off('close', clientGone)
-    for (const signal of STOP_SIGNALS) process.off(signal, onSignal)
   })
   return {
     transport: new Watched(),
@@ -134,6 +138,7 @@ export function watchedStdioTransport(log: Logger, onMessage?: (message: unknown
     reportError: (error) => {
       lastError = error
     },
+    releaseSignals: signals.release,
   }
 }
 

@@ -104,6 +104,72 @@ describe('ak exec serve stops whatever its commands did', () => {
   }
 })
 
+/**
+ * A command that ignores SIGTERM (the disposition passes to what it execs), so stopping it takes
+ * the whole kill grace and then SIGKILL. `marker` is the unique sleep time that finds it.
+ */
+function stubbornCommand(marker: string): string {
+  return `trap '' TERM; exec sleep ${marker}`
+}
+
+describe('ak exec serve finishes a stop it has begun, whatever signal comes meanwhile', () => {
+  let workspace: string
+  const leftovers: string[] = []
+
+  before(async () => {
+    workspace = await mkdtemp(path.join(tmpdir(), 'ak-stop-again-'))
+  })
+  after(async () => {
+    for (const marker of leftovers) killPids(pidsRunning(marker))
+    await rm(workspace, {recursive: true, force: true})
+  })
+
+  const stopsAgain = [
+    // The official TypeScript client's close(): stdin ends, SIGTERM follows if the server is still there.
+    {name: 'stdin closes, then SIGTERM arrives 300 ms later', first: (server: ServerProcess) => server.child.stdin.end()},
+    {name: 'SIGTERM arrives, then another 300 ms later', first: (server: ServerProcess) => server.child.kill('SIGTERM')},
+  ]
+  for (const {name, first} of stopsAgain) {
+    it(`over stdio leaves no command running when ${name}`, async () => {
+      const marker = newMarker()
+      leftovers.push(marker)
+      const server = startServerProcess(['exec', 'serve', '--level', 'terminal', '--workspace', workspace], {cwd: workspace})
+      await initializeRaw(server)
+      server.send({jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'exec_command', arguments: {cmd: stubbornCommand(marker), yield_time_ms: 250}}})
+      await server.response(2)
+      await eventually(() => pidsRunning(marker).length === 1)
+      first(server)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      server.child.kill('SIGTERM')
+      const exit = await server.exited()
+      expect(exit, `still running; stderr:\n${server.stderr()}`).to.deep.equal({code: 0, signal: null})
+      expect(pidsRunning(marker), `commands left running; stderr:\n${server.stderr()}`).to.deep.equal([])
+    })
+  }
+
+  it('over --http leaves no command running when SIGTERM arrives, then another 300 ms later', async () => {
+    const marker = newMarker()
+    leftovers.push(marker)
+    const token = 'stop-again-token'
+    const server = startServerProcess(['exec', 'serve', '--level', 'terminal', '--workspace', workspace, '--http', '127.0.0.1:0'], {
+      cwd: workspace,
+      env: {AGENTEXEC_TOKEN: token},
+    })
+    await eventually(() => /listening on http:\S+/.test(server.stderr()))
+    const url = /listening on (http:\S+)/.exec(server.stderr())![1]!
+    const client = await connectHttp('v2 (2026-07-28)', url, {token})
+    await client.call('exec_command', {cmd: stubbornCommand(marker), yield_time_ms: 250})
+    await eventually(() => pidsRunning(marker).length === 1)
+    server.child.kill('SIGTERM')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    server.child.kill('SIGTERM')
+    const exit = await server.exited()
+    expect(exit, `still running; stderr:\n${server.stderr()}`).to.deep.equal({code: 0, signal: null})
+    expect(pidsRunning(marker), `commands left running; stderr:\n${server.stderr()}`).to.deep.equal([])
+    await client.close().catch(() => undefined)
+  })
+})
+
 describe('ak exec serve leaves the login profile it reads for the shell snapshot whole', () => {
   for (const {name, end} of endings) {
     it(`lets a profile that holds a lock run its EXIT trap when the server stops mid-capture (${name})`, async () => {

@@ -3,7 +3,7 @@ import type {AddressInfo} from 'node:net'
 
 import {AkError} from '../../errors.js'
 import {HTTP_HEADERS_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, HTTP_REQUEST_TIMEOUT_MS} from '../limits.js'
-import {STOP_SIGNALS, type StopSignal} from '../../mcp/stop-signals.js'
+import {holdStopSignals, type StopSignal} from '../../mcp/stop-signals.js'
 import type {ExecRuntime} from '../context.js'
 import type {ListenAddress} from './listen-address.js'
 import {createExecHttpHandler} from './node-handler.js'
@@ -65,23 +65,22 @@ export async function serveExecHttp(runtime: ExecRuntime, options: ServeExecHttp
   server.maxConnections = HTTP_MAX_CONNECTIONS
   // Handled from before the address is announced: whoever waits for that line may stop the
   // server at once, and a stop signal must then end it cleanly, not by Node's default action.
+  // Held until everything is stopped: a second signal makes the stop faster, never skips it.
   let onSignal: (signal: StopSignal) => void = () => {}
   const stopped = new Promise<HttpStopReason>((resolve) => (onSignal = resolve))
-  for (const signal of STOP_SIGNALS) process.once(signal, onSignal)
-  let url: string
+  const signals = holdStopSignals((signal) => onSignal(signal))
   try {
-    url = await listen(server, options.address)
-  } catch (error) {
-    for (const signal of STOP_SIGNALS) process.off(signal, onSignal)
-    throw error
+    const url = await listen(server, options.address)
+    ;(options.onListening ?? printListening)(url)
+    const reason = await stopped
+    await handler.close()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await runtime.close()
+    return reason
+  } finally {
+    signals.release()
   }
-  ;(options.onListening ?? printListening)(url)
-  const reason = await stopped
-  await handler.close()
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  await runtime.close()
-  return reason
 }
 
 /** The line that tells whoever started the server (people, tests, scripts) where it listens, on stderr. */

@@ -19,8 +19,12 @@ export async function serveExecStdio(runtime: ExecRuntime): Promise<StdioEnd> {
   const client = new ConnectionClient()
   const service = serveMcpStdio(() => createExecServer(runtime, connection, client), runtime.log, (message) => client.observe(message))
   const end = await service.ended
-  await service.close()
-  await connection.close()
-  await runtime.close()
+  try {
+    await service.close()
+    await connection.close()
+    await runtime.close()
+  } finally {
+    service.finish()
+  }
   return end
 }

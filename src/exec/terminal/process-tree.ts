@@ -1,7 +1,7 @@
 import {readFileSync, readdirSync, readlinkSync} from 'node:fs'
 import {setTimeout as delay} from 'node:timers/promises'
 
-import {stopProcessGroupGently} from '../../process-group.js'
+import {isStopHurried, stopProcessGroupGently} from '../../process-group.js'
 import {COMMAND_TAG_VARIABLE} from './shell.js'
 
 /** One process as Linux's `/proc/<pid>/stat` and `/proc/<pid>/environ` describe it. */
@@ -238,11 +238,12 @@ function signalTarget(target: StopTarget, name: NodeJS.Signals): number[] {
   return [...new Set([...leaders, ...found.map((info) => info.pid)])]
 }
 
-async function waitUntilGone(pids: number[], timeoutMs: number): Promise<boolean> {
+async function waitUntilGone(pids: number[], timeoutMs: number, isGrace = false): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     if (!pids.some(isProcessAlive)) return true
-    if (Date.now() >= deadline) return false
+    // A grace ends early when stops are hurried (a second stop signal): SIGKILL follows at once.
+    if (Date.now() >= deadline || (isGrace && isStopHurried())) return false
     await delay(STOP_CHECK_INTERVAL_MS)
   }
 }
@@ -250,7 +251,8 @@ async function waitUntilGone(pids: number[], timeoutMs: number): Promise<boolean
 /**
  * Stops every process of `target`: SIGTERM to the leaders' process groups, to each process found
  * through `/proc` (tagged, in a leader's session or group, holding a command's output pipe, or a
- * descendant of one) and to the groups those lead; after `graceMs`, a fresh scan and SIGKILL to
+ * descendant of one) and to the groups those lead; after `graceMs` (sooner once stops are hurried,
+ * see hurryStops), a fresh scan and SIGKILL to
  * whatever is still there (and to what was forked meanwhile). Resolves once they are gone or
  * after a short wait past SIGKILL.
  *
@@ -262,7 +264,7 @@ async function waitUntilGone(pids: number[], timeoutMs: number): Promise<boolean
  */
 export async function stopProcessTree(target: StopTarget, graceMs: number): Promise<number[]> {
   const termed = signalTarget(target, 'SIGTERM')
-  if (await waitUntilGone(termed, graceMs)) {
+  if (await waitUntilGone(termed, graceMs, true)) {
     // A last scan catches anything forked while the first ones were dying.
     const holders = pipeHolders(target.pipes ?? new Set())
     if (selectTargetProcesses(listProcesses(), target.tags, target.leaders(), holders).length === 0) return []
