@@ -11,11 +11,13 @@ import {checkNode} from './node-check.js'
 import {checkRegistration} from './registration-check.js'
 import {checkProjectTrust} from './trust-check.js'
 import {checkExecApproval} from './tool-approval-check.js'
+import {checkHttpTokens} from './http-token-check.js'
 
 /**
  * Runs every `ak doctor` check, in report order and grouped by server: Node.js (ak); that
  * `ak exec serve` starts on the current folder, whether its terminal sandbox can run here, and
- * whether Codex would decline the tools of the AgentExec entries in its config.toml (AgentExec); the codex CLI, the Codex home and its
+ * whether Codex would decline the tools of the AgentExec entries in its config.toml, and whether the
+ * token variable of each loopback HTTP entry is set and accepted (AgentExec); the codex CLI, the Codex home and its
  * config.toml, the trust of the current project's agents, the agent runtime's registration, the
  * plugin root and the agents discovery finds (Codex agent runtime). Fix commands repeat the
  * `--codex-home` and `--plugin-root` doctor was given. Checks never
@@ -40,7 +42,7 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
   const inPart = (server: DoctorServer, results: CheckResult[]): ReportedCheck[] => results.map((result) => ({server, ...result}))
   const checks: ReportedCheck[] = [
     ...inPart('ak', [checkNode()]),
-    ...inPart('exec', [await checkExecServe(environment), await checkExecSandbox(environment), checkExecApproval(roots.codexHome, config)]),
+    ...inPart('exec', [await checkExecServe(environment), await checkExecSandbox(environment), checkExecApproval(roots.codexHome, config), await checkHttpTokens(roots.codexHome, config, environment.env)]),
     ...inPart('codex-agent-runtime', [
       isRegistered && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
       home,

@@ -110,16 +110,19 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
   })
 
   describe('refuses', () => {
-    it('a request without the token: 401 with WWW-Authenticate: Bearer', async () => {
+    it('a request without the token: 401 with WWW-Authenticate: Bearer, and a body naming AGENTEXEC_TOKEN', async () => {
       const answer = await fetch(server.url, {method: 'POST', headers: mcpPostHeaders(undefined), body: INITIALIZE_BODY})
       expect(answer.status).to.equal(401)
       expect(answer.headers.get('www-authenticate')).to.match(/^Bearer/)
+      expect(await answer.text()).to.contain('AGENTEXEC_TOKEN')
     })
 
-    it('a wrong token, and one that only starts like the right one: 401', async () => {
-      for (const token of ['wrong', TOKEN.slice(0, -1), `${TOKEN}0`]) {
-        const answer = await fetch(server.url, {method: 'POST', headers: mcpPostHeaders(token), body: INITIALIZE_BODY})
-        expect(answer.status, token).to.equal(401)
+    it('a wrong token, one that only starts like the right one, or another scheme: 403 without a login challenge, naming AGENTEXEC_TOKEN', async () => {
+      for (const headers of [...['wrong', TOKEN.slice(0, -1), `${TOKEN}0`, ''].map((token) => mcpPostHeaders(token)), mcpPostHeaders(undefined, {authorization: `Basic ${TOKEN}`})]) {
+        const answer = await fetch(server.url, {method: 'POST', headers, body: INITIALIZE_BODY})
+        expect(answer.status, headers.authorization).to.equal(403)
+        expect(answer.headers.get('www-authenticate'), headers.authorization).to.equal(null)
+        expect(await answer.text()).to.contain('AGENTEXEC_TOKEN')
       }
     })
 

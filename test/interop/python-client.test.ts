@@ -121,7 +121,7 @@ for (const target of SERVERS) describe(`the official Python MCP client against $
           expectAllPassed(line, result, `\n--- server stderr ---\n${server.stderr()}`)
           expect(result.checks.map((check) => check.check)).to.include.members([
             'http: a client with no token is refused with 401',
-            'http: a client with a wrong token is refused with 401',
+            'http: a client with a wrong token is refused with 403',
           ])
         } finally {
           await server.stop()

@@ -4,6 +4,16 @@ import {createHash, timingSafeEqual} from 'node:crypto'
 export const TOKEN_ENV = 'AGENTEXEC_TOKEN'
 
 /**
+ * How a request's `Authorization` header stands against the server's token: `missing` when the
+ * request has no such header, `wrong` when it has one that is not exactly `Bearer <token>`
+ * (another scheme, an empty or other token), `ok` otherwise. Compared as bearerTokenMatches does.
+ */
+export function bearerTokenStatus(authorization: string | undefined, token: string): 'ok' | 'missing' | 'wrong' {
+  if (bearerTokenMatches(authorization, token)) return 'ok'
+  return authorization === undefined ? 'missing' : 'wrong'
+}
+
+/**
  * Whether an `Authorization` header carries `Bearer <token>`. The comparison takes the same time
  * whatever the header holds: both sides are hashed to equal-length digests and compared with
  * `crypto.timingSafeEqual`, so neither the token's length nor a matching prefix leaks.

@@ -3,7 +3,7 @@ import type {IncomingMessage, ServerResponse} from 'node:http'
 import {escapeControls} from '../../text-escape.js'
 import {HTTP_MAX_BODY_BYTES} from '../limits.js'
 import type {ExecRuntime} from '../context.js'
-import {bearerTokenMatches} from './bearer-token.js'
+import {TOKEN_ENV, bearerTokenStatus} from './bearer-token.js'
 import {writeJsonRpcError} from './error-response.js'
 import {type McpEndpointOptions, createMcpEndpoint} from './mcp-endpoint.js'
 import {SEND_LESS, toNodeBridge} from './node-bridge.js'
@@ -42,10 +42,35 @@ const REFUSAL_HEADERS = {connection: 'close'}
 const DRAIN_FACTOR = 16
 
 /**
+ * The answers to a request without the server's bearer token, each with a body naming the
+ * variable that holds it. No token at all: 401 with `WWW-Authenticate: Bearer realm="ak"`, as
+ * RFC 9110 §11.6.1 and RFC 6750 §3 ask. A wrong one (any `Authorization` header that is not
+ * `Bearer <the token>`): 403 without a challenge (RFC 9110 §15.5.4: credentials were given and
+ * are not enough). A 401, or any challenge, sends clients into an OAuth login ak does not have:
+ * Codex reports only "Auth required" (its HTTP client turns a 401 with `WWW-Authenticate` into
+ * `AuthRequired`, dropping the body), and the TypeScript SDK with an OAuth provider, as the MCP
+ * Inspector runs it, starts OAuth discovery on every 401. On a 403 without a challenge Codex
+ * shows the body's JSON-RPC error ("JSON-RPC error: -32000: Forbidden: … AGENTEXEC_TOKEN …"), and
+ * the TypeScript clients keep the body in their error.
+ */
+export const TOKEN_REFUSAL = {
+  missing: {
+    status: 401,
+    message: `Unauthorized: the request has no "Authorization: Bearer <token>" header. Send the token the server was started with (the value of ${TOKEN_ENV}); ak has no OAuth login.`,
+    headers: {'www-authenticate': 'Bearer realm="ak"'},
+  },
+  wrong: {
+    status: 403,
+    message: `Forbidden: the bearer token is not the one the server was started with. Send "Authorization: Bearer <token>" with the value of ${TOKEN_ENV} the server runs with.`,
+    headers: {},
+  },
+} as const satisfies Record<'missing' | 'wrong', {status: number; message: string; headers: Record<string, string>}>
+
+/**
  * Wraps the MCP endpoint for `node:http` with the checks of DESIGN §4.6, in this order:
  * the request target (an origin-form path or an absolute-form http URL, else 400), Host/Origin
- * (403, token or not; an absolute-form target's authority is checked as a Host), then the bearer token if one is required (401 with
- * `WWW-Authenticate: Bearer`), then the path (404), then the body size (413, before parsing; a
+ * (403, token or not; an absolute-form target's authority is checked as a Host), then the bearer token if one is required
+ * (TOKEN_REFUSAL: 401 without one, 403 for a wrong one), then the path (404), then the body size (413, before parsing; a
  * body without a declared length is cut off at the limit while it streams).
  */
 export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHandlerOptions): ExecHttpHandler {
@@ -74,14 +99,10 @@ export function createExecHttpHandler(runtime: ExecRuntime, options: ExecHttpHan
         writeJsonRpcError(res, 403, `Forbidden: ${refusal}`, REFUSAL_HEADERS)
         return
       }
-      if (options.token !== undefined && !bearerTokenMatches(req.headers.authorization, options.token)) {
-        runtime.log.info(`HTTP 401 ${req.method} ${req.url}: missing or wrong bearer token`)
-        writeJsonRpcError(
-          res,
-          401,
-          'Unauthorized: send the header "Authorization: Bearer <token>" with the token the server was started with (AGENTEXEC_TOKEN).',
-          {...REFUSAL_HEADERS, 'www-authenticate': 'Bearer realm="ak"'},
-        )
+      const tokenStatus = options.token === undefined ? 'ok' : bearerTokenStatus(req.headers.authorization, options.token)
+      if (tokenStatus !== 'ok') {
+        runtime.log.info(`HTTP ${TOKEN_REFUSAL[tokenStatus].status} ${req.method} ${req.url}: ${tokenStatus} bearer token`)
+        writeJsonRpcError(res, TOKEN_REFUSAL[tokenStatus].status, TOKEN_REFUSAL[tokenStatus].message, {...REFUSAL_HEADERS, ...TOKEN_REFUSAL[tokenStatus].headers})
         return
       }
       if (target.authority !== undefined) {

@@ -473,25 +473,26 @@ GROUPS: dict[str, Callable[[Session, Checks, Path], Awaitable[None]]] = {
 
 
 async def check_refused_without_token(args: argparse.Namespace, checks: Checks) -> None:
-    """Over HTTP, a client with no token or a wrong one must not get through (401)."""
+    """Over HTTP, a client with no token (401) or a wrong one (403) must not get through."""
 
-    for label, token in [("no token", ""), ("a wrong token", "wrong-" + os.environ.get("AGENTEXEC_TOKEN", ""))]:
+    for label, token, status in [("no token", "", "401"), ("a wrong token", "wrong-" + os.environ.get("AGENTEXEC_TOKEN", ""), "403")]:
 
-        async def attempt(token: str = token) -> None:
+        async def attempt(token: str = token, status: str = status) -> None:
             saved = os.environ.get("AGENTEXEC_TOKEN", "")
             os.environ["AGENTEXEC_TOKEN"] = token
             try:
                 async with (connect_v1 if MCP_LINE == "v1" else connect_v2)(args) as session:
                     await session.list_tools()
             except BaseException as error:  # noqa: BLE001 - the refusal surfaces as whatever the client raises
-                # 1.x raises the HTTP status; 2.x the JSON-RPC error the 401 response carries.
-                expect(re.search(r"401|Unauthorized", describe(error)) is not None, f"the refusal was not a 401: {describe(error)[:800]}")
+                # 1.x raises the HTTP status; 2.x the JSON-RPC error the response carries.
+                word = "Unauthorized" if status == "401" else "Forbidden"
+                expect(re.search(f"{status}|{word}", describe(error)) is not None, f"the refusal was not a {status}: {describe(error)[:800]}")
             else:
                 raise AssertionError(f"a client with {label} was served")
             finally:
                 os.environ["AGENTEXEC_TOKEN"] = saved
 
-        await checks.run(f"http: a client with {label} is refused with 401", attempt)
+        await checks.run(f"http: a client with {label} is refused with {status}", attempt)
 
 
 def describe(error: BaseException) -> str:

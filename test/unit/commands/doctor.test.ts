@@ -60,6 +60,7 @@ describe('ak doctor', () => {
       // Whether the sandbox can run depends on the machine (bubblewrap, namespaces): ok or warn.
       SANDBOX.ok ? 'ok    sandbox' : 'warn  sandbox',
       'ok    codex entries',
+      'ok    codex http tokens',
       'Codex agent runtime (ak codex-agent-runtime serve)',
       'ok    codex',
       'ok    codex home',
@@ -198,6 +199,7 @@ describe('ak doctor', () => {
       ['exec', 'exec serve'],
       ['exec', 'sandbox'],
       ['exec', 'codex entries'],
+      ['exec', 'codex http tokens'],
       ['codex-agent-runtime', 'codex'],
       ['codex-agent-runtime', 'codex home'],
       ['codex-agent-runtime', 'codex config'],
