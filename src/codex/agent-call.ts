@@ -10,6 +10,7 @@ import {mcpServersOf} from './mcp-servers.js'
 import type {AgentPolicy} from './policy.js'
 import type {CodexAgentRuntime} from './runtime.js'
 import {toolNameOf} from './slug.js'
+import {TOKEN_ENV} from '../exec/http/bearer-token.js'
 
 /** The arguments of an `agent_<slug>` tool. */
 export interface AgentCallInput {
@@ -126,7 +127,7 @@ export async function runAgentCall(
       command: plan.command,
       args: plan.args,
       cwd: plan.cwd,
-      env: {...runtime.env, ...plan.envOverrides},
+      env: dispatchEnvironment(runtime.env, plan.envOverrides),
       prompt: input.prompt,
       signal,
       ...(options.onProgress ? {onStderrLine: options.onProgress} : {}),
@@ -186,4 +187,18 @@ export function agentAnswer(agent: AgentDefinition, outcome: DispatchOutcome): A
   const cut = outcome.stderrDroppedBytes > 0 ? `[the first ${outcome.stderrDroppedBytes} bytes of stderr were dropped]\n` : ''
   const stderr = outcome.stderr.trim() === '' ? '(nothing on stderr)' : cut + outcome.stderr.replace(/\n$/, '')
   throw new DispatchFailedError(`codex exec for ${toolNameOf(agent.slug)} ${how}. Its stderr:\n${stderr}`)
+}
+
+/**
+ * Variables a dispatched `codex exec` never inherits: AgentExec's HTTP bearer token, which ak
+ * keeps out of its own commands too (an agent has no use for it, and every process it starts would
+ * see it).
+ */
+export const DISPATCH_ENV_REMOVED: readonly string[] = [TOKEN_ENV]
+
+/** The environment of a dispatched run: `env` less DISPATCH_ENV_REMOVED, with `overrides` on top. */
+export function dispatchEnvironment(env: NodeJS.ProcessEnv, overrides: Record<string, string>): NodeJS.ProcessEnv {
+  const result: NodeJS.ProcessEnv = {...env, ...overrides}
+  for (const name of DISPATCH_ENV_REMOVED) delete result[name]
+  return result
 }

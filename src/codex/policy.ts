@@ -1,4 +1,5 @@
 import {type McpServerEntry, isOverridableKey, mcpServersOf} from './mcp-servers.js'
+import {tomlValue} from './toml-value.js'
 
 /** Codex's sandbox modes, the values `codex exec -s` accepts (notes/codex.md §4). */
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const
@@ -57,7 +58,7 @@ export function agentPolicyOf(config: Record<string, unknown>): AgentPolicy {
     policy.sandboxMode = sandbox as SandboxMode
   }
   const model = optionalString(config, 'model')
-  if (model !== undefined) policy.model = model
+  if (model !== undefined) policy.model = argumentValue('model', model)
   const effort = optionalString(config, 'model_reasoning_effort')
   if (effort !== undefined) policy.reasoningEffort = effort
   const instructions = optionalString(config, 'developer_instructions')
@@ -107,6 +108,19 @@ export function flatten(keyPath: string[], value: unknown): ConfigOverride[] {
 /** True for a TOML table (a plain object, not an array or date). */
 export function isTable(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
+}
+
+/**
+ * A value ak passes to `codex exec` as an argument of its own (`-m <model>`), exactly as written.
+ * @throws PolicyError when it starts with "-" (Codex would read it as a flag, not as the value) or
+ *   holds a NUL character (no command-line argument can carry one).
+ */
+function argumentValue(key: string, value: string): string {
+  if (value.startsWith('-')) {
+    throw new PolicyError(`${key} = ${tomlValue(value)} starts with "-", so codex exec would read it as a flag instead of the ${key}.`)
+  }
+  if (value.includes('\0')) throw new PolicyError(`${key} = ${tomlValue(value)} holds a NUL character, which no command-line argument can carry.`)
+  return value
 }
 
 function optionalString(config: Record<string, unknown>, key: string): string | undefined {

@@ -37,6 +37,8 @@ export interface StandInRun {
   stdin: string
   cwd: string
   codexHome: string | undefined
+  /** AGENTEXEC_TOKEN as the run saw it (absent when it was not set). */
+  agentexecToken?: string
 }
 
 /**
@@ -54,7 +56,7 @@ const {spawn} = require('node:child_process')
 let stdin = ''
 process.stdin.on('data', (chunk) => (stdin += chunk))
 process.stdin.on('end', () => {
-  fs.appendFileSync(${JSON.stringify(recordFile)}, JSON.stringify({argv: process.argv.slice(2), stdin, cwd: process.cwd(), codexHome: process.env.CODEX_HOME}) + '\\n')
+  fs.appendFileSync(${JSON.stringify(recordFile)}, JSON.stringify({argv: process.argv.slice(2), stdin, cwd: process.cwd(), codexHome: process.env.CODEX_HOME, agentexecToken: process.env.AGENTEXEC_TOKEN}) + '\\n')
   if (stdin.includes('FAIL')) {
     process.stderr.write('model exploded\\n')
     process.exit(3)

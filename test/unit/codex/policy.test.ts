@@ -33,4 +33,11 @@ describe('agent policy', () => {
       expect(() => agentPolicyOf(config)).to.throw(PolicyError, message)
     })
   }
+
+  it('refuses a model that codex exec would read as a flag or that no argument can carry, and keeps one with inner dashes', () => {
+    expect(() => agentPolicyOf({model: '--dangerously-bypass-approvals-and-sandbox'})).to.throw(PolicyError, 'starts with "-"')
+    expect(() => agentPolicyOf({model: '-x'})).to.throw(PolicyError, 'starts with "-"')
+    expect(() => agentPolicyOf({model: 'gpt\0x'})).to.throw(PolicyError, 'model = "gpt\\u0000x" holds a NUL character')
+    expect(agentPolicyOf({model: 'gpt-5-codex'}).model).to.equal('gpt-5-codex')
+  })
 })
