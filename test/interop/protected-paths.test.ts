@@ -3,9 +3,12 @@ import {execFile} from 'node:child_process'
 import {link, mkdir, mkdtemp, readFile, realpath, rename, rm, stat, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {setTimeout as delay} from 'node:timers/promises'
 import {promisify} from 'node:util'
 
-import {type TestClient, connectStdio} from '../helpers/clients.js'
+import {checkSandbox} from '../../src/exec/terminal/sandbox.js'
+import {RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
+import {skipBecause, skipUnlessRoot, skipUnlessServesAs} from '../helpers/processes.js'
 
 const execFileAsync = promisify(execFile)
 
@@ -122,3 +125,116 @@ describe('protected paths at the files level, through ak exec serve', function (
     expect(read.text).to.include('[core]')
   })
 })
+
+/** Where bubblewrap can run here; the sandbox tests are skipped, saying why, where it cannot. */
+const SANDBOX = await checkSandbox({mode: 'workspace-write', network: false}, {workspace: tmpdir()})
+const UNPRIVILEGED_UID = 65534
+
+/**
+ * DESIGN §4.9, issue 32 item 3: a sandboxed command writes the project and commits it, but cannot
+ * write what git, an editor or an agent runs later outside the sandbox.
+ */
+for (const user of ['root', 'an unprivileged user'] as const) {
+  describe(`protected paths in the workspace-write sandbox, server run as ${user}`, function () {
+    this.timeout(180_000)
+    let base: string
+    let ws: string
+    let home: string
+    let marker: string
+    let client: TestClient
+    const runAs = user === 'root' ? undefined : ['setpriv', `--reuid=${UNPRIVILEGED_UID}`, `--regid=${UNPRIVILEGED_UID}`, '--clear-groups']
+
+    /** Runs `cmd` in the sandbox and answers with its exit code and output. */
+    const run = async (cmd: string) => {
+      const answer = await client.call('exec_command', {cmd, yield_time_ms: 30_000})
+      expect(answer.isError, answer.text).to.equal(false)
+      const structured = answer.structured as {exit_code: number | 'running'; text: string}
+      return {code: structured.exit_code, text: structured.text}
+    }
+    /** Runs `cmd`, which must fail, and answers with its output. */
+    const fails = async (cmd: string) => {
+      const {code, text} = await run(cmd)
+      expect(code, `${cmd} should fail: ${text}`).to.not.equal(0)
+      return text
+    }
+
+    before(async function () {
+      if (!SANDBOX.ok) skipBecause(this, `${SANDBOX.reason}; ${SANDBOX.fix}`)
+      if (user !== 'root') {
+        skipUnlessRoot(this, 'serve as another user')
+        skipUnlessServesAs(this, UNPRIVILEGED_UID, RUN_JS)
+      } else if (process.getuid?.() !== 0) skipBecause(this, 'the tests run as a user, not root')
+      // Outside /tmp, which the sandbox replaces with its own.
+      base = await realpath(await mkdtemp(path.join('/var/tmp', 'ak-protected-sandbox-')))
+      ws = path.join(base, 'ws')
+      home = path.join(base, 'home')
+      marker = path.join(base, 'ran')
+      await mkdir(path.join(ws, 'vendor', 'lib'), {recursive: true})
+      await mkdir(home)
+      await git(ws, 'init', '-q')
+      await git(path.join(ws, 'vendor', 'lib'), 'init', '-q')
+      await writeFile(path.join(ws, 'README.md'), 'hello\n')
+      if (runAs) await execFileAsync('chown', ['-R', `${UNPRIVILEGED_UID}:${UNPRIVILEGED_UID}`, base])
+      client = await connectStdio(
+        'v2 (2026-07-28)',
+        ['exec', 'serve', '--workspace', ws, '--level', 'terminal', '--sandbox', 'workspace-write', '--quiet'],
+        {env: {HOME: home, SHELL: '/bin/bash', GIT_CONFIG_NOSYSTEM: '1'}, runAs},
+      )
+    })
+
+    after(async () => {
+      await client?.close()
+      if (base) await rm(base, {recursive: true, force: true})
+    })
+
+    it('lets git add and git commit an ordinary file', async () => {
+      const {code, text} = await run('echo change >> README.md && git add README.md && git -c user.name=a -c user.email=a@example.com commit -qm change && git log --oneline | wc -l')
+      expect(code, text).to.equal(0)
+      expect(text.trim()).to.equal('1')
+      expect(await git(ws, '-c', 'safe.directory=*', 'log', '--format=%s')).to.equal('change\n')
+    })
+
+    it('refuses git config and a hook, and the next git status runs nothing', async () => {
+      const config = await readFile(path.join(ws, '.git', 'config'), 'utf8')
+      await fails(`git config core.fsmonitor "touch ${marker}; false"`)
+      await fails(`printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`)
+      await fails(`echo "[core]" >> .git/config`)
+      await fails(`echo /elsewhere > .git/commondir && cat .git/commondir | grep -q elsewhere`)
+      await fails('mv .git/hooks .git/old-hooks')
+      await fails('mv .git git-moved')
+      expect(await readFile(path.join(ws, '.git', 'config'), 'utf8')).to.equal(config)
+      expect(await exists(path.join(ws, '.git', 'hooks', 'pre-commit'))).to.equal(false)
+      await git(ws, '-c', 'safe.directory=*', 'status', '--porcelain')
+      await git(ws, '-c', 'safe.directory=*', '-c', 'user.name=a', '-c', 'user.email=a@example.com', 'commit', '-q', '--allow-empty', '-m', 'host')
+      expect(await exists(marker), 'a git command on the host ran what the sandbox planted').to.equal(false)
+    })
+
+    for (const file of ['.codex/agents/evil.toml', '.codex/config.toml', '.claude/settings.json', '.mcp.json', '.vscode/tasks.json', '.envrc']) {
+      it(`refuses to plant ${file}, and leaves no placeholder behind`, async () => {
+        const text = await fails(`mkdir -p "$(dirname ${file})" && echo planted > ${file}`)
+        expect(text).to.match(/Read-only file system|Permission denied|Device or resource busy/)
+        // The placeholder that held the name is removed once the command's sandbox is gone.
+        const top = path.join(ws, file.split('/')[0]!)
+        for (let waited = 0; waited < 10_000 && (await exists(top)); waited += 100) await delay(100)
+        expect(await exists(top), `${file} on the host`).to.equal(false)
+      })
+    }
+
+    it('protects a nested repository, also through a symlinked folder and a renamed parent', async () => {
+      await fails('git -C vendor/lib config core.pager "touch /x"')
+      await fails('echo x > vendor/lib/.git/hooks/post-checkout')
+      await symlink('vendor/lib', path.join(ws, 'lib-link'))
+      await fails('echo x > lib-link/.git/hooks/post-checkout')
+      // The bind holds the object: renaming a parent carries it along, still read-only.
+      const {code, text} = await run('mv vendor third-party && echo "[core]" >> third-party/lib/.git/config; echo "exit=$?"')
+      expect(code, text).to.equal(0)
+      expect(text).to.include('exit=1').and.to.include('Read-only file system')
+      expect(await exists(path.join(ws, 'vendor', 'lib', '.git', 'hooks', 'post-checkout'))).to.equal(false)
+    })
+
+    it('lets a command write the project\'s other files, .gitignore and .github', async () => {
+      const {code, text} = await run('mkdir -p src .github/workflows && echo x > src/a.ts && echo x > .gitignore && echo x > .github/workflows/ci.yml && echo ok')
+      expect(code, text).to.equal(0)
+    })
+  })
+}

@@ -18,7 +18,9 @@ import {
 } from './limits.js'
 import {type StopTarget, describeProcess, pipeHolders, stopProcessTree} from './process-tree.js'
 import {newProcessTag, newSessionId} from './session-id.js'
+import {AllowedProtectedPaths} from '../protected-paths.js'
 import {bwrapArguments} from './sandbox.js'
+import {type ProtectedMounts, prepareProtectedMounts} from './sandbox-protected.js'
 import {NO_SANDBOX, type Sandbox} from './sandbox-policy.js'
 import {commandEnvironment, resolveShell} from './shell.js'
 import {ShellSnapshots} from './shell-snapshot.js'
@@ -48,6 +50,8 @@ export interface CommandSessionsOptions {
   workspace?: string
   /** The sandbox commands run in (openSandbox). Default NO_SANDBOX. */
   sandbox?: Sandbox
+  /** Protected paths the operator made writable; the sandbox binds the others read-only. Default none. */
+  allowedProtected?: AllowedProtectedPaths
   /**
    * Where a process that escaped a stop is reported, and where the shell snapshot says why
    * commands run in a login shell. Default: nowhere.
@@ -123,6 +127,7 @@ export class CommandSessions implements RuntimeService {
   private readonly unpolledAfterMs: number
   private readonly workspace: string | undefined
   private readonly sandbox: Sandbox
+  private readonly allowedProtected: AllowedProtectedPaths
   private readonly log: Logger
   private shell: string | undefined
   private snapshots: ShellSnapshots | undefined
@@ -140,6 +145,7 @@ export class CommandSessions implements RuntimeService {
     this.unpolledAfterMs = options.unpolledAfterMs ?? UNPOLLED_AFTER_MS
     this.workspace = options.workspace
     this.sandbox = options.sandbox ?? NO_SANDBOX
+    this.allowedProtected = options.allowedProtected ?? AllowedProtectedPaths.NONE
     this.log = options.log ?? silentLogger
   }
 
@@ -194,7 +200,9 @@ export class CommandSessions implements RuntimeService {
     // Counted while the spawn is under way, so concurrent starts respect the limit.
     this.starting++
     let session: CommandSession
+    let mounts: ProtectedMounts | undefined
     try {
+      mounts = await this.protectedMounts(this.workspace ?? cwd)
       session = await CommandSession.start({
         id,
         command,
@@ -205,12 +213,17 @@ export class CommandSessions implements RuntimeService {
         env: commandEnvironment(this.env, [ownerTag, tag]),
         bufferChars: this.bufferChars,
         snapshotFile,
-        wrapper: this.wrapper(this.workspace ?? cwd),
+        wrapper: this.wrapper(this.workspace ?? cwd, undefined, mounts?.args),
         seccompProgram: this.sandbox.seccompProgram,
       })
+    } catch (error) {
+      await mounts?.release()
+      throw error
     } finally {
       this.starting--
     }
+    // Its sandbox, and so every mount on the placeholders, is gone once the command has ended.
+    if (mounts) void session.ended.then(() => mounts.release())
     this.sessions.set(id, session)
     this.openOutputs.add(session)
     void session.outputClosed.then(() => this.openOutputs.delete(session))
@@ -333,10 +346,20 @@ export class CommandSessions implements RuntimeService {
    * The sandbox's wrapper (`bwrap … --`) for a command of a workspace whose real path is `root`,
    * letting it read the snapshot files; undefined without a sandbox.
    */
-  private wrapper(root: string, snapshotDir = this.snapshots?.snapshotDir): string[] | undefined {
+  private wrapper(root: string, snapshotDir = this.snapshots?.snapshotDir, protectedMounts?: readonly string[]): string[] | undefined {
     const {bwrap} = this.sandbox
     if (!bwrap) return undefined
-    return [bwrap, ...bwrapArguments(this.sandbox, {workspace: root, readOnlyPaths: snapshotDir ? [snapshotDir] : []})]
+    return [bwrap, ...bwrapArguments(this.sandbox, {workspace: root, readOnlyPaths: snapshotDir ? [snapshotDir] : [], protectedMounts})]
+  }
+
+  /**
+   * The binds that keep the protected paths of the workspace (real path `root`) read-only for one
+   * command, under `workspace-write`; undefined otherwise.
+   * @throws SandboxProtectionError (a tool error) when a protected path cannot be protected
+   */
+  private async protectedMounts(root: string): Promise<ProtectedMounts | undefined> {
+    if (!this.sandbox.bwrap || this.sandbox.mode !== 'workspace-write') return undefined
+    return prepareProtectedMounts([root], root, this.allowedProtected, this.log)
   }
 
   /** The shell snapshot of `shell`, taken in the workspace (in the sandbox when there is one). */
@@ -347,7 +370,8 @@ export class CommandSessions implements RuntimeService {
       env: commandEnvironment(this.env, [newProcessTag()]),
       cwd: root,
       log: this.log,
-      wrap: this.sandbox.bwrap ? (argv, snapshotDir) => [...this.wrapper(root, snapshotDir)!, ...argv] : undefined,
+      // The snapshot runs the user's profile, which has no business writing the workspace: it is read-only there.
+      wrap: this.sandbox.bwrap ? (argv, snapshotDir) => [...this.wrapper(root, snapshotDir, ['--ro-bind', root, root])!, ...argv] : undefined,
       seccompProgram: this.sandbox.seccompProgram,
     })
   }

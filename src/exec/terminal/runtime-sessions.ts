@@ -14,7 +14,12 @@ export function commandSessionsFor(context: Pick<ToolContext, 'runtime' | 'conne
     context.runtime,
     COMMAND_SESSIONS_SERVICE,
     () =>
-      new CommandSessions({workspace: context.runtime.workspace.root, sandbox: context.runtime.sandbox, log: context.runtime.log}),
+      new CommandSessions({
+        workspace: context.runtime.workspace.root,
+        sandbox: context.runtime.sandbox,
+        allowedProtected: context.runtime.allowedProtected,
+        log: context.runtime.log,
+      }),
   )
   sessions.attach(context.connection)
   return sessions

@@ -38,8 +38,9 @@ import {SECCOMP_ARCHES, isSeccompArch, seccompProgram} from './seccomp-filter.js
  * differs from Codex:
  * - `/tmp` is a private tmpfs (Codex binds the host's `/tmp` writable under workspace-write), so a
  *   command can neither read nor plant files in the host's temporary folder; TMPDIR points at it;
- * - the whole workspace is writable, `.git` included (Codex keeps `.git` and `.codex` read-only),
- *   so that `git commit` works; a hook written there runs later outside the sandbox;
+ * - inside the workspace only the protected paths (protected-paths.ts) are read-only, bound by
+ *   sandbox-protected.ts: git's config, hooks and the like, but not its objects, refs and index, so
+ *   that `git commit` works (Codex keeps the whole `.git` read-only, and `.codex`);
  * - no `--new-session`: Codex uses it against TIOCSTI injection into a controlling terminal, but
  *   ak's commands have none (pipes, started in a session of their own), and keeping the command
  *   in the spawned process group lets Ctrl-C (`\u0003`) reach it;
@@ -74,6 +75,11 @@ export interface SandboxLayout {
   workspace: string
   /** Further paths the command may read even when they lie in the host's `/tmp` (the shell snapshot). */
   readOnlyPaths?: readonly string[]
+  /**
+   * The binds that keep protected paths read-only inside the workspace (sandbox-protected.ts's
+   * `args`), applied after the workspace's own bind under `workspace-write`.
+   */
+  protectedMounts?: readonly string[]
 }
 
 /**
@@ -90,6 +96,7 @@ export function bwrapArguments(sandbox: SandboxPolicy, layout: SandboxLayout): s
   args.push('--tmpfs', '/tmp')
   const workspaceBind = sandbox.mode === 'workspace-write' ? '--bind' : '--ro-bind'
   args.push(workspaceBind, layout.workspace, layout.workspace)
+  if (sandbox.mode === 'workspace-write') args.push(...(layout.protectedMounts ?? []))
   for (const file of layout.readOnlyPaths ?? []) args.push('--ro-bind', file, file)
   if (sandbox.mode === 'read-only') args.push('--remount-ro', '/tmp')
   // No --chdir: bubblewrap starts the command in the folder it was itself started in, which is

@@ -1,0 +1,385 @@
+/**
+ * Protected paths inside the sandbox's writable roots (DESIGN §4.8, §4.9): before each sandboxed
+ * command, the protected paths of src/exec/protected-paths.ts found in every writable root are
+ * bound read-only over themselves, after the root's own writable bind, so that a command writes
+ * the project's files but never something git, an editor or an agent runs later outside the
+ * sandbox. A bind mount holds the object itself: it cannot be written, renamed, removed or
+ * replaced from inside (EROFS or EBUSY), whatever path reaches it (a symlinked folder, a renamed
+ * parent).
+ *
+ * - A git folder (`.git`, a `gitdir:` target, the git folders of submodules and linked work trees
+ *   below it) is bound writable over itself, so that it cannot be renamed away and replaced, and
+ *   its GIT_CONTROL_ENTRIES (config, hooks, info, commondir…) are bound read-only. Git still writes
+ *   objects, refs, the index, logs and COMMIT_EDITMSG, so `git add` and `git commit` work; `git
+ *   config` fails (its rename over the config gets EBUSY) and so does writing a hook.
+ * - A `.git` file (a submodule's or linked work tree's pointer) and every other protected name are
+ *   bound read-only as they are, at any depth (the walk finds nested projects and repositories,
+ *   up to PROTECTED_WALK_MAX_FOLDERS folders, skipping `node_modules`).
+ * - A protected path that does not exist cannot be bound, so for the names at a writable root (and
+ *   the control entries of its git folders) an empty placeholder is made on the host and bound
+ *   read-only (as Codex's sandbox binds /dev/null there): an empty folder of mode 0555 for a
+ *   folder, or `.git` itself (git then looks past it, as when it is missing); an empty file of mode
+ *   0444 for a file, except `commondir`, which holds `.` (git reads it, and `.` names the git folder
+ *   itself). Placeholders are removed when the last command of this server that needs them ends,
+ *   and one left by a killed server is recognized and removed the same way.
+ * - A protected name that is a symbolic link cannot be protected by a bind (the mount would cover
+ *   its target, and the link itself could be replaced), so the command is refused until it is
+ *   replaced by what it points to or allowed.
+ * - Paths the operator allowed (AllowedProtectedPaths) are left writable; one inside a protected
+ *   folder is bound writable again after it, if it exists when the command starts.
+ *
+ * What no bind prevents is said in docs/confinement.md: a command can create a new repository (or
+ * a protected name) in a subfolder that has none, whose settings matter only to programs started
+ * in that subfolder.
+ */
+import {type Dirent, constants} from 'node:fs'
+import {chmod, lstat, mkdir, open, readFile, readdir, realpath, rmdir, unlink} from 'node:fs/promises'
+import path from 'node:path'
+
+import {BadInputError} from '../../errors.js'
+import type {Logger} from '../../log.js'
+import {escapeControls} from '../../text-escape.js'
+import {
+  ALLOW_PROTECTED_FLAG,
+  type AllowedProtectedPaths,
+  GIT_CONTROL_ENTRIES,
+  GIT_NAME,
+  GIT_NESTED_FOLDERS,
+  PROTECTED_NAMES,
+  type ProtectedName,
+} from '../protected-paths.js'
+
+/** Folders the walk for nested protected paths visits per writable root, at most (breadth first). */
+export const PROTECTED_WALK_MAX_FOLDERS = 20_000
+/** Depth of submodule git folders below `.git/modules` the walk looks into (a submodule's name may hold slashes). */
+const GIT_MODULES_MAX_DEPTH = 8
+/** Longest `.git` file read for its `gitdir:` line, in bytes. */
+const GIT_FILE_MAX_BYTES = 4096
+/** Longest config read to see whether it enables config.worktree, in bytes. */
+const GIT_CONFIG_MAX_BYTES = 1024 * 1024
+/** Folders the walk never enters: dependencies installed by tools, not the project's own folders. */
+const SKIPPED_FOLDERS = new Set(['node_modules'])
+
+/** Mode of a placeholder folder: empty, and writable by nobody but root. */
+const PLACEHOLDER_FOLDER_MODE = 0o555
+/** Mode of a placeholder file. */
+const PLACEHOLDER_FILE_MODE = 0o444
+/** What a placeholder `commondir` holds: `.` names the git folder itself, so git reads it as if it were absent. */
+const COMMONDIR_PLACEHOLDER = '.\n'
+
+/** Thrown when a protected path cannot be protected in the sandbox; the command is not started. */
+export class SandboxProtectionError extends BadInputError {}
+
+/** A missing protected path to hold with a placeholder while commands run. */
+interface Placeholder {
+  path: string
+  kind: 'folder' | 'file'
+  content: string
+}
+
+/** What to bind over the writable roots, before placeholders are made. */
+export interface ProtectedMountPlan {
+  /** Paths bound read-only over themselves. */
+  readOnly: string[]
+  /** Paths bound writable over themselves (git folders, allowed paths inside protected folders). */
+  writable: string[]
+  /** Missing protected paths that get a placeholder, bound read-only. */
+  placeholders: Placeholder[]
+  /** Whether a walk stopped at PROTECTED_WALK_MAX_FOLDERS (deeper protected paths are not bound). */
+  isWalkCut: boolean
+}
+
+/** The entry `name` of a folder as a protected name, matched as protected-paths.ts matches (ASCII case folded). */
+function fold(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => letter.toLowerCase())
+}
+
+const BY_NAME = new Map(PROTECTED_NAMES.filter((rule) => rule.kind !== 'git').map((rule) => [rule.name, rule]))
+
+function symlinkRefusal(file: string, workspace: string): SandboxProtectionError {
+  const shown = escapeControls(path.relative(workspace, file) || file)
+  return new SandboxProtectionError(
+    `The sandbox cannot protect "${shown}": it is a symbolic link, and a read-only bind would cover only what it points to, ` +
+      'while the link itself could be replaced. No command runs until it is fixed: replace the link by what it points to, ' +
+      `or, if commands may change it, start the server with ${ALLOW_PROTECTED_FLAG} ${shown}.`,
+  )
+}
+
+async function lstatOrUndefined(file: string) {
+  return lstat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
+    throw error
+  })
+}
+
+/** Reads at most `limit` bytes of the regular file `file`, never through a link or blocking; undefined when it cannot. */
+async function readSmallFile(file: string, limit: number): Promise<string | undefined> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => undefined)
+  if (!handle) return undefined
+  try {
+    const info = await handle.stat()
+    if (!info.isFile()) return undefined
+    const buffer = Buffer.alloc(Math.min(info.size, limit))
+    const {bytesRead} = await handle.read(buffer, 0, buffer.length, 0)
+    return buffer.subarray(0, bytesRead).toString('utf8')
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * Finds the protected paths of `roots` (real paths of writable roots) and decides how to bind
+ * each (see the module comment). `workspace` is the real path the operator's `allowed` paths are
+ * relative to.
+ * @throws SandboxProtectionError when a protected name is a symbolic link
+ */
+export async function planProtectedMounts(roots: readonly string[], workspace: string, allowed: AllowedProtectedPaths): Promise<ProtectedMountPlan> {
+  const plan: ProtectedMountPlan = {readOnly: [], writable: [], placeholders: [], isWalkCut: false}
+  const gitFolders = new Set<string>()
+  const isInsideRoots = (file: string) => roots.some((root) => file === root || file.startsWith(root.endsWith('/') ? root : `${root}/`))
+  const relative = (file: string) => path.relative(workspace, file)
+  const isAllowed = (file: string) => {
+    const inWorkspace = relative(file)
+    return !inWorkspace.startsWith('..') && !path.isAbsolute(inWorkspace) && inWorkspace !== '' && allowed.covers(inWorkspace)
+  }
+  /** Allowed paths below the protected folder `file` that exist: bound writable again. */
+  const reopenAllowedBelow = async (file: string) => {
+    const prefix = `${fold(relative(file))}/`
+    for (const allowedPath of allowed.paths) {
+      if (!fold(allowedPath).startsWith(prefix)) continue
+      const inside = path.join(workspace, allowedPath)
+      const info = await lstatOrUndefined(inside)
+      if (info && !info.isSymbolicLink()) plan.writable.push(inside)
+    }
+  }
+  const protect = async (file: string) => {
+    plan.readOnly.push(file)
+    await reopenAllowedBelow(file)
+  }
+
+  const gitFolder = async (folder: string, depth = 0): Promise<void> => {
+    if (gitFolders.has(folder) || isAllowed(folder)) return
+    gitFolders.add(folder)
+    plan.writable.push(folder)
+    for (const entry of GIT_CONTROL_ENTRIES) {
+      const file = path.join(folder, entry.name)
+      if (isAllowed(file)) continue
+      const placeholder: Placeholder = {path: file, kind: entry.kind === 'folder' ? 'folder' : 'file', content: entry.name === 'commondir' ? COMMONDIR_PLACEHOLDER : ''}
+      const info = await lstatOrUndefined(file)
+      if (info?.isSymbolicLink()) throw symlinkRefusal(file, workspace)
+      if (info && !(await isPlaceholder(placeholder))) await protect(file)
+      else if (entry.name !== 'config.worktree') plan.placeholders.push(placeholder)
+      else {
+        // Read only when the (protected) config turns it on.
+        const config = await readSmallFile(path.join(folder, 'config'), GIT_CONFIG_MAX_BYTES)
+        if (config && /worktreeconfig\s*=\s*(true|yes|on|1)\b/i.test(config)) plan.placeholders.push(placeholder)
+      }
+    }
+    for (const nested of GIT_NESTED_FOLDERS) await nestedGitFolders(path.join(folder, nested), depth)
+  }
+
+  /** The git folders below `modules/` or `worktrees/` (a folder holding HEAD is one). */
+  const nestedGitFolders = async (folder: string, depth: number): Promise<void> => {
+    if (depth >= GIT_MODULES_MAX_DEPTH) return
+    const entries = await readdir(folder, {withFileTypes: true}).catch(() => [] as Dirent[])
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue
+      const child = path.join(folder, entry.name)
+      if (await lstatOrUndefined(path.join(child, 'HEAD'))) await gitFolder(child, depth + 1)
+      else await nestedGitFolders(child, depth + 1)
+    }
+  }
+
+  const gitEntry = async (file: string, isRoot: boolean): Promise<void> => {
+    if (isAllowed(file)) return
+    const info = await lstatOrUndefined(file)
+    const placeholder: Placeholder = {path: file, kind: 'folder', content: ''}
+    if (!info || (isRoot && (await isPlaceholder(placeholder)))) {
+      if (isRoot) plan.placeholders.push(placeholder)
+      return
+    }
+    if (info.isSymbolicLink()) throw symlinkRefusal(file, workspace)
+    if (info.isDirectory()) return gitFolder(file)
+    await protect(file)
+    // A .git file points git at its git folder; protect that one too when a command could write it.
+    const text = await readSmallFile(file, GIT_FILE_MAX_BYTES)
+    const match = text ? /^gitdir:\s*(.+?)\s*$/m.exec(text) : null
+    if (!match) return
+    const target = await realpath(path.resolve(path.dirname(file), match[1] as string)).catch(() => undefined)
+    if (target && isInsideRoots(target) && (await lstatOrUndefined(target))?.isDirectory()) await gitFolder(target)
+  }
+
+  const protectedEntry = async (file: string, rule: ProtectedName | undefined, isRoot: boolean, info?: Dirent): Promise<void> => {
+    if (!rule || isAllowed(file)) return
+    const stats = info ?? (await lstatOrUndefined(file))
+    const placeholder: Placeholder = {path: file, kind: rule.kind === 'file' ? 'file' : 'folder', content: ''}
+    // A placeholder (another command's, or one a killed server left) is taken as one, not as the user's.
+    if (!stats || (isRoot && (await isPlaceholder(placeholder)))) {
+      if (isRoot) plan.placeholders.push(placeholder)
+      else await reopenAllowedBelow(file)
+      return
+    }
+    if (stats.isSymbolicLink()) throw symlinkRefusal(file, workspace)
+    await protect(file)
+  }
+
+  for (const root of roots) {
+    // The root's own protected names, present or not.
+    await gitEntry(path.join(root, GIT_NAME), true)
+    for (const rule of BY_NAME.values()) await protectedEntry(path.join(root, rule.name), rule, true)
+    // Nested ones, breadth first.
+    const queue = [root]
+    let visited = 0
+    while (queue.length > 0) {
+      if (visited >= PROTECTED_WALK_MAX_FOLDERS) {
+        plan.isWalkCut = true
+        break
+      }
+      const folder = queue.shift() as string
+      visited++
+      const entries = await readdir(folder, {withFileTypes: true}).catch(() => [] as Dirent[])
+      for (const entry of entries) {
+        const name = fold(entry.name)
+        const file = path.join(folder, entry.name)
+        if (folder === root && (name === GIT_NAME || BY_NAME.has(name))) continue // done above
+        if (name === GIT_NAME) await gitEntry(file, false)
+        else if (BY_NAME.has(name)) await protectedEntry(file, BY_NAME.get(name), false, entry)
+        else if (entry.isDirectory() && !SKIPPED_FOLDERS.has(name)) queue.push(file)
+      }
+    }
+  }
+  return plan
+}
+
+/** Placeholders this process holds, by path: how many commands use each. */
+const heldPlaceholders = new Map<string, number>()
+/** Placeholders are made and removed one step at a time, so a removal never races a command taking the same one. */
+let placeholderTurn: Promise<unknown> = Promise.resolve()
+
+/** Runs `step` after every placeholder step before it. */
+function inTurn<T>(step: () => Promise<T>): Promise<T> {
+  const result = placeholderTurn.then(step)
+  placeholderTurn = result.catch(() => undefined)
+  return result
+}
+
+/** Whether what is at `file` is a placeholder of `placeholder`'s kind (made by this or a killed server). */
+async function isPlaceholder(placeholder: Placeholder): Promise<boolean> {
+  const info = await lstatOrUndefined(placeholder.path)
+  if (!info) return false
+  if (placeholder.kind === 'folder') {
+    if (!info.isDirectory() || (info.mode & 0o7777) !== PLACEHOLDER_FOLDER_MODE) return false
+    return (await readdir(placeholder.path).catch(() => ['?'])).length === 0
+  }
+  if (!info.isFile() || (info.mode & 0o7777) !== PLACEHOLDER_FILE_MODE || info.size !== Buffer.byteLength(placeholder.content)) return false
+  return (await readSmallFile(placeholder.path, GIT_FILE_MAX_BYTES)) === placeholder.content
+}
+
+/** Makes the placeholder if nothing is there; false when something else appeared there meanwhile. */
+async function makePlaceholder(placeholder: Placeholder): Promise<boolean> {
+  try {
+    if (placeholder.kind === 'folder') {
+      await mkdir(placeholder.path, PLACEHOLDER_FOLDER_MODE)
+      await chmod(placeholder.path, PLACEHOLDER_FOLDER_MODE)
+    } else {
+      const handle = await open(placeholder.path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PLACEHOLDER_FILE_MODE)
+      try {
+        await handle.writeFile(placeholder.content)
+        await handle.chmod(PLACEHOLDER_FILE_MODE)
+      } finally {
+        await handle.close()
+      }
+    }
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    return isPlaceholder(placeholder)
+  }
+}
+
+async function removePlaceholder(placeholder: Placeholder): Promise<void> {
+  if (!(await isPlaceholder(placeholder))) return
+  if (placeholder.kind === 'folder') await rmdir(placeholder.path).catch(() => undefined)
+  else await unlink(placeholder.path).catch(() => undefined)
+}
+
+/** The bubblewrap arguments of a plan, and the placeholders to let go of when the command ends. */
+export interface ProtectedMounts {
+  /** `--bind`/`--ro-bind` arguments, parents before what lies in them; they follow the writable roots' binds. */
+  args: string[]
+  /** Removes the placeholders no other command of this server still uses. Idempotent. */
+  release(): Promise<void>
+}
+
+/** Components in `file`, to order binds parents first. */
+function depthOf(file: string): number {
+  return file.split('/').length
+}
+
+/**
+ * Plans the protected mounts of `roots` and makes the placeholders the plan needs (shared with the
+ * other running commands of this server). Call `release` once the command has ended (its sandbox,
+ * and so its mounts, are gone).
+ * @throws SandboxProtectionError when a protected name is a symbolic link
+ */
+export async function prepareProtectedMounts(
+  roots: readonly string[],
+  workspace: string,
+  allowed: AllowedProtectedPaths,
+  log?: Logger,
+): Promise<ProtectedMounts> {
+  // Planned in turn too: a placeholder another command lets go of meanwhile would be taken for the user's own.
+  return inTurn(() => holdProtectedMounts(roots, workspace, allowed, log))
+}
+
+async function holdProtectedMounts(
+  roots: readonly string[],
+  workspace: string,
+  allowed: AllowedProtectedPaths,
+  log?: Logger,
+): Promise<ProtectedMounts> {
+  const plan = await planProtectedMounts(roots, workspace, allowed)
+  if (plan.isWalkCut) {
+    log?.warn(
+      `the sandbox looked for protected paths in ${PROTECTED_WALK_MAX_FOLDERS} folders of the workspace and stopped there: ` +
+        'nested repositories and settings deeper in it are not kept read-only',
+    )
+  }
+  const held: Placeholder[] = []
+  const releaseHeld = async () => {
+    for (const placeholder of held.splice(0)) {
+      const count = (heldPlaceholders.get(placeholder.path) ?? 1) - 1
+      if (count > 0) {
+        heldPlaceholders.set(placeholder.path, count)
+        continue
+      }
+      heldPlaceholders.delete(placeholder.path)
+      await removePlaceholder(placeholder)
+    }
+  }
+  const binds: Array<{file: string; flag: '--bind' | '--ro-bind'}> = [
+    ...plan.writable.map((file) => ({file, flag: '--bind' as const})),
+    ...plan.readOnly.map((file) => ({file, flag: '--ro-bind' as const})),
+  ]
+  try {
+    for (const placeholder of plan.placeholders) {
+      const count = heldPlaceholders.get(placeholder.path) ?? 0
+      // Something a user made meanwhile is protected as it is instead (it exists now).
+      if (count === 0 && !(await makePlaceholder(placeholder))) {
+        const info = await lstatOrUndefined(placeholder.path)
+        if (info?.isSymbolicLink()) throw symlinkRefusal(placeholder.path, workspace)
+        if (info) binds.push({file: placeholder.path, flag: '--ro-bind'})
+        continue
+      }
+      heldPlaceholders.set(placeholder.path, count + 1)
+      held.push(placeholder)
+      binds.push({file: placeholder.path, flag: '--ro-bind'})
+    }
+  } catch (error) {
+    await releaseHeld()
+    throw error
+  }
+  // Parents first; at one depth a writable git folder comes before the read-only entries in it.
+  binds.sort((a, b) => depthOf(a.file) - depthOf(b.file))
+  return {args: binds.flatMap(({file, flag}) => [flag, file, file]), release: () => inTurn(releaseHeld)}
+}

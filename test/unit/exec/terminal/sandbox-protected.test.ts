@@ -1,0 +1,118 @@
+import {expect} from 'chai'
+import {lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {AllowedProtectedPaths} from '../../../../src/exec/protected-paths.js'
+import {SandboxProtectionError, planProtectedMounts, prepareProtectedMounts} from '../../../../src/exec/terminal/sandbox-protected.js'
+
+describe('sandbox binds of protected paths (planProtectedMounts, prepareProtectedMounts)', () => {
+  let ws: string
+  const at = (...parts: string[]) => path.join(ws, ...parts)
+  const relative = (files: readonly string[]) => files.map((file) => path.relative(ws, file)).sort()
+
+  beforeEach(async () => {
+    ws = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-sandbox-protected-')))
+    await mkdir(at('.git', 'hooks'), {recursive: true})
+    await mkdir(at('.git', 'info'))
+    await mkdir(at('.git', 'objects'))
+    await writeFile(at('.git', 'HEAD'), 'ref: refs/heads/main\n')
+    await writeFile(at('.git', 'config'), '[core]\n')
+  })
+
+  afterEach(async () => {
+    await rm(ws, {recursive: true, force: true})
+  })
+
+  it('binds the git folder writable and its control entries read-only, and holds missing names with placeholders', async () => {
+    const plan = await planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+    expect(relative(plan.writable)).to.deep.equal(['.git'])
+    expect(relative(plan.readOnly)).to.deep.equal(['.git/config', '.git/hooks', '.git/info'])
+    const placeholders = plan.placeholders.map((placeholder) => [path.relative(ws, placeholder.path), placeholder.kind, placeholder.content])
+    expect(placeholders).to.deep.include.members([
+      ['.git/commondir', 'file', '.\n'],
+      ['.codex', 'folder', ''],
+      ['.vscode', 'folder', ''],
+      ['.mcp.json', 'file', ''],
+      ['.envrc', 'file', ''],
+    ])
+    // objects, refs, the index: not protected.
+    expect(relative([...plan.readOnly, ...plan.placeholders.map((placeholder) => placeholder.path)])).not.to.include('.git/objects')
+  })
+
+  it('finds nested repositories, .git files and their git folders, and nested settings, but not in node_modules', async () => {
+    await mkdir(at('vendor', 'lib', '.git', 'hooks'), {recursive: true})
+    await writeFile(at('vendor', 'lib', '.git', 'config'), '[core]\n')
+    await mkdir(at('.git', 'modules', 'sub', 'hooks'), {recursive: true})
+    await writeFile(at('.git', 'modules', 'sub', 'HEAD'), 'x\n')
+    await writeFile(at('.git', 'modules', 'sub', 'config'), '[core]\n')
+    await mkdir(at('sub'))
+    await writeFile(at('sub', '.git'), 'gitdir: ../.git/modules/sub\n')
+    await mkdir(at('packages', 'web', '.vscode'), {recursive: true})
+    await writeFile(at('packages', 'web', '.envrc'), 'x\n')
+    await mkdir(at('node_modules', 'dep', '.git'), {recursive: true})
+    const plan = await planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+    expect(relative(plan.writable)).to.deep.equal(['.git', '.git/modules/sub', 'vendor/lib/.git'])
+    expect(relative(plan.readOnly)).to.include.members([
+      '.git/modules/sub/config',
+      '.git/modules/sub/hooks',
+      'sub/.git',
+      'vendor/lib/.git/config',
+      'vendor/lib/.git/hooks',
+      'packages/web/.vscode',
+      'packages/web/.envrc',
+    ])
+    expect(relative([...plan.writable, ...plan.readOnly]).some((file) => file.startsWith('node_modules'))).to.equal(false)
+  })
+
+  it('refuses a protected name that is a symbolic link, saying how to fix it', async () => {
+    await mkdir(at('editor'))
+    await symlink('editor', at('.vscode'))
+    const error = await planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE).then(
+      () => undefined,
+      (caught: Error) => caught,
+    )
+    expect(error).to.be.instanceOf(SandboxProtectionError)
+    expect(error?.message).to.include('".vscode": it is a symbolic link').and.to.include('--allow-protected .vscode')
+  })
+
+  it('leaves allowed paths writable, binding one inside a protected folder writable again', async () => {
+    await mkdir(at('.vscode'))
+    await writeFile(at('.vscode', 'settings.json'), '{}\n')
+    const plan = await planProtectedMounts([ws], ws, AllowedProtectedPaths.parse(['.vscode/settings.json', '.envrc']))
+    expect(relative(plan.readOnly)).to.include('.vscode')
+    expect(relative(plan.writable)).to.include('.vscode/settings.json')
+    expect(plan.placeholders.map((placeholder) => path.relative(ws, placeholder.path))).not.to.include('.envrc')
+  })
+
+  it('makes placeholders for a command, shares them between commands, and removes them after the last', async () => {
+    const first = await prepareProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+    const second = await prepareProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+    const codex = await lstat(at('.codex'))
+    expect(codex.isDirectory() && (codex.mode & 0o7777) === 0o555).to.equal(true)
+    expect(await readFile(at('.git', 'commondir'), 'utf8')).to.equal('.\n')
+    // Parents first: the writable .git before the read-only entries in it.
+    expect(first.args.indexOf(at('.git'))).to.be.below(first.args.indexOf(at('.git', 'config')))
+    expect(first.args.join(' ')).to.include(`--ro-bind ${at('.mcp.json')} ${at('.mcp.json')}`)
+    await first.release()
+    expect((await lstat(at('.codex'))).isDirectory()).to.equal(true)
+    await second.release()
+    for (const name of ['.codex', '.mcp.json', path.join('.git', 'commondir')]) {
+      expect(await lstat(at(name)).then(() => true, () => false), name).to.equal(false)
+    }
+  })
+
+  it('keeps a placeholder that someone filled meanwhile, and takes over one a killed server left', async () => {
+    const mounts = await prepareProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+    await writeFile(at('.mcp.json'), '{"mcpServers": {}}\n', {mode: 0o644}).catch(() => undefined)
+    await rm(at('.envrc'))
+    await writeFile(at('.envrc'), 'user content\n')
+    await mounts.release()
+    expect(await readFile(at('.envrc'), 'utf8')).to.equal('user content\n')
+    // A leftover placeholder is recognized and removed after the next command.
+    await mkdir(at('.claude'), {mode: 0o555})
+    const next = await prepareProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+    await next.release()
+    expect(await lstat(at('.claude')).then(() => true, () => false)).to.equal(false)
+  })
+})
