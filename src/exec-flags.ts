@@ -55,3 +55,13 @@ export const sandboxFlags = {
   sandbox: oclifFlagFor(EXEC_SERVE_OPTIONS.sandbox),
   'sandbox-network': oclifFlagFor(EXEC_SERVE_OPTIONS['sandbox-network']),
 }
+
+/**
+ * `--journal-folder`, for the commands that read a workspace's journal (`ak exec history`,
+ * `ak exec undo`): the state folder a server was told to keep it in (createAgentExec's
+ * `journal.folder`).
+ */
+export const journalFolderFlag = Flags.string({
+  description: "State folder holding the journal, when the server was given one (createAgentExec's journal.folder). Default: $XDG_STATE_HOME/ak, else ~/.local/state/ak.",
+  helpValue: 'DIR',
+})
