@@ -1,6 +1,7 @@
 import {Flags, type Interfaces} from '@oclif/core'
 
 import {EXEC_SERVE_OPTIONS, type ServeOption} from './exec/serving/serve-options.js'
+import {SANDBOX_FLAG_HELP, SANDBOX_MODES} from './exec/terminal/sandbox-policy.js'
 
 /** The oclif flag type of a server option: boolean, a string with a default, or an optional string. */
 export type OclifFlagOf<Option extends ServeOption> = Option['type'] extends 'boolean'
@@ -45,6 +46,21 @@ export const workspaceFlag = oclifFlagFor(EXEC_SERVE_OPTIONS.workspace)
 export function levelFlag(lead: string) {
   const option = EXEC_SERVE_OPTIONS.level
   return oclifFlagFor(option, `${lead}: ${option.options.join(' | ')}.`)
+}
+
+/**
+ * `--sandbox` and `--sandbox-network` for `ak exec config`: no default, because an absent
+ * `--sandbox` means "ak's sandbox where it works" at `terminal` (configSandbox), not `off`.
+ */
+export const configSandboxFlags = {
+  sandbox: Flags.string({
+    description:
+      `${SANDBOX_FLAG_HELP.replace(/; off \(the default\) does not confine them\./, '; off does not confine them.')} ` +
+      'Default: workspace-write at the terminal level where bubblewrap can build it here, else off.',
+    options: [...SANDBOX_MODES],
+    helpValue: 'MODE',
+  }),
+  'sandbox-network': oclifFlagFor(EXEC_SERVE_OPTIONS['sandbox-network']),
 }
 
 /**

@@ -1,13 +1,15 @@
 import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {expect} from 'chai'
-import {execFileSync} from 'node:child_process'
+import {execFileSync, spawnSync} from 'node:child_process'
+import {existsSync} from 'node:fs'
 import {appendFile, chmod, copyFile, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {parse as parseToml} from 'smol-toml'
 
 import {LEVELS} from '../../src/exec/level.js'
+import {checkSandbox} from '../../src/exec/terminal/sandbox.js'
 import {CODEX_STARTUP_TIMEOUT_SEC} from '../../src/launch/codex-server-start.js'
 import {AK_VERSION} from '../../src/version.js'
 import {EXEC_TOOLS} from '../../src/exec/tools/index.js'
@@ -39,6 +41,38 @@ describe('ak exec config and ak exec tools against a served AgentExec', () => {
     const parsed = parseToml(await readFile(config, 'utf8')) as {model: string; mcp_servers: Record<string, unknown>}
     expect(parsed.model).to.equal('x')
     expect(parsed.mcp_servers).to.have.property('ak-exec')
+  })
+
+  it('confines the commands of a terminal block to the workspace where bubblewrap works, says so, and warns for --sandbox off', async function () {
+    this.timeout(60_000)
+    const sandbox = await checkSandbox({mode: 'workspace-write', network: false}, {workspace})
+    const printed = spawnSync(process.execPath, [RUN_JS, 'exec', 'config', '--client', 'claude', '--workspace', workspace, '--level', 'terminal'], {encoding: 'utf8'})
+    expect(printed.status, printed.stderr).to.equal(0)
+    const server = (JSON.parse(printed.stdout) as {mcpServers: Record<string, {command: string; args: string[]}>}).mcpServers['ak-exec']!
+    if (!sandbox.ok) {
+      expect(server.args).to.not.include('--sandbox')
+      expect(printed.stderr).to.contain('ak: warning: The block runs commands without a sandbox')
+      this.skip()
+    }
+    expect(server.args.slice(-2)).to.deep.equal(['--sandbox', 'workspace-write'])
+    expect(printed.stderr).to.contain("Commands run in ak's sandbox (--sandbox workspace-write")
+    const outside = await mkdtemp(path.join(tmpdir(), 'ak-config-outside-'))
+    const client = new Client({name: 'ak-tests', version: '1.0.0'})
+    await client.connect(new StdioClientTransport({command: server.command, args: server.args, cwd: '/', env: reducedEnvironment(workspace), stderr: 'pipe'}))
+    try {
+      const run = async (cmd: string) => ((await client.callTool({name: 'exec_command', arguments: {cmd}})) as {structuredContent: {exit_code: number}}).structuredContent.exit_code
+      expect(await run('echo in > inside.txt')).to.equal(0)
+      expect(await run(`echo out > ${outside}/outside.txt`)).to.not.equal(0)
+      expect(await readFile(path.join(workspace, 'inside.txt'), 'utf8')).to.equal('in\n')
+      expect(existsSync(path.join(outside, 'outside.txt'))).to.equal(false)
+    } finally {
+      await client.close()
+      await rm(outside, {recursive: true, force: true})
+    }
+    const off = spawnSync(process.execPath, [RUN_JS, 'exec', 'config', '--client', 'claude', '--workspace', workspace, '--level', 'terminal', '--sandbox', 'off', '-q'], {encoding: 'utf8'})
+    expect(off.status).to.equal(0)
+    expect(JSON.parse(off.stdout).mcpServers['ak-exec'].args).to.not.include('--sandbox')
+    expect(off.stderr).to.contain('ak: warning: --sandbox off:')
   })
 
   it('starts a working server from the Codex block under a reduced environment and another directory', async () => {

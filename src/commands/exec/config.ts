@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
-import {levelFlag, sandboxFlags, workspaceFlag} from '../../exec-flags.js'
+import {configSandboxFlags, levelFlag, workspaceFlag} from '../../exec-flags.js'
 import {CONFIG_CLIENTS, type ConfigClient, DEFAULT_CONFIG_SERVER_NAME, renderClientConfig} from '../../exec/serving/client-config.js'
 import {parseLevel} from '../../exec/level.js'
-import {parseSandboxPolicy} from '../../exec/terminal/sandbox-policy.js'
+import {configSandbox} from '../../exec/serving/config-sandbox.js'
 import {Workspace} from '../../exec/workspace.js'
 import {CODEX_APPROVAL_ASKING, CODEX_APPROVAL_KEY, CODEX_APPROVAL_WITHOUT_ASKING} from '../../launch/codex-tool-approval.js'
 import {AK_PACKAGE, EXEC_PACKAGE} from '../../launch/config-launch.js'
@@ -17,6 +17,8 @@ export default class ExecConfig extends BaseCommand {
 How the block starts the server depends on where ak runs from. From a clone it names absolute paths only (the Node.js binary running this command and ak's entry file): clients start MCP servers with a reduced environment (Codex keeps little more than HOME, PATH, SHELL and USER), so nothing depends on PATH or the current directory; generate it again after moving or upgrading Node.js or ak. From an installed ${AK_PACKAGE} it names the agentexec bin when PATH finds this install's, else "npx -y ${EXEC_PACKAGE}@<version>".
 
 For Codex at the files and terminal levels the block also sets ${CODEX_APPROVAL_KEY} = "${CODEX_APPROVAL_WITHOUT_ASKING}", under a comment: edit and the terminal tools need approval in Codex, and codex exec, which cannot ask, would decline them. Set "${CODEX_APPROVAL_ASKING}" instead to have Codex ask before each change.
+
+At the terminal level the block runs commands in ak's sandbox (--sandbox workspace-write: writes only inside the workspace and a private /tmp, no network) where bubblewrap can build it here, and says so on stderr: a client's own sandbox does not reach the MCP servers it starts, so without it a command could change anything your user can. --sandbox off prints an unconfined block, with a warning; so does a machine where bubblewrap cannot run, with how to fix it.
 
 The block goes to stdout; a line saying where to paste it goes to stderr (silenced by --quiet).`
 
@@ -36,7 +38,7 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
     }),
     workspace: workspaceFlag,
     level: levelFlag('Access level to serve'),
-    ...sandboxFlags,
+    ...configSandboxFlags,
     name: Flags.string({
       description: 'Server name in the block (letters, digits, "_" and "-").',
       default: DEFAULT_CONFIG_SERVER_NAME,
@@ -46,13 +48,11 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
   async run(): Promise<void> {
     const {flags} = await this.parse(ExecConfig)
     const workspace = await Workspace.open(flags.workspace ?? process.cwd())
-    const config = renderClientConfig({
-      client: flags.client as ConfigClient,
-      workspace: workspace.root,
-      level: parseLevel(flags.level),
-      name: flags.name,
-      sandbox: parseSandboxPolicy({sandbox: flags.sandbox, sandboxNetwork: flags['sandbox-network']}),
-    })
+    const level = parseLevel(flags.level)
+    const sandbox = await configSandbox(level, {sandbox: flags.sandbox, sandboxNetwork: flags['sandbox-network']}, {workspace: workspace.root, env: process.env})
+    const config = renderClientConfig({client: flags.client as ConfigClient, workspace: workspace.root, level, name: flags.name, sandbox: sandbox.policy})
+    if (sandbox.warning) this.note(`ak: warning: ${sandbox.warning}`)
+    if (sandbox.note && !flags.quiet) this.note(sandbox.note)
     if (flags.json) {
       this.log(JSON.stringify(config, null, 2))
       return
