@@ -7,6 +7,7 @@ import {existsSync, mkdirSync, readdirSync, symlinkSync} from 'node:fs'
 import {homedir} from 'node:os'
 import path from 'node:path'
 import {performance} from 'node:perf_hooks'
+import {fileURLToPath} from 'node:url'
 import type {LocatedPeer, Peers} from './peers.js'
 import type {ServerLine} from './mcp.js'
 
@@ -87,12 +88,44 @@ export function withEnv(launcher: AkLauncher, env: Record<string, string>): AkLa
   }
 }
 
+/** The oldest Node.js ak runs on (package.json's `engines`). */
+const AK_MIN_NODE = [22, 15]
+
+/**
+ * The Node.js that runs every server of the bench: this one when it is recent enough for ak,
+ * else the project's private Node (node_modules/.bin/node, from the `node` dev dependency), so a
+ * bench started by an older Node first in PATH (as `npx tsx` may find) still measures ak.
+ * @throws Error when neither is recent enough, saying which Node to put first in PATH.
+ */
+export function serverNode(): string {
+  serverNodeFound ??= findServerNode()
+  return serverNodeFound
+}
+
+let serverNodeFound: string | undefined
+
+function findServerNode(): string {
+  const isRecent = (version: string): boolean => {
+    const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number)
+    return major > AK_MIN_NODE[0]! || (major === AK_MIN_NODE[0] && minor >= AK_MIN_NODE[1]!)
+  }
+  if (isRecent(process.version)) return process.execPath
+  const own = path.join(REPO_ROOT, 'node_modules', '.bin', 'node')
+  if (existsSync(own)) {
+    const version = spawnSync(own, ['--version'], {encoding: 'utf8'}).stdout?.trim() ?? ''
+    if (isRecent(version)) return own
+  }
+  throw new Error(`ak needs Node.js ${AK_MIN_NODE.join('.')} or newer; this is ${process.version} and ${own} is missing or older. Run npm ci, or put a newer node first in PATH.`)
+}
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+
 function launcherFor(entry: string, form: string, serve = ['exec', 'serve']): AkLauncher {
   return {
     form,
     isBundle: !entry.endsWith(path.join('bin', 'run.js')),
     line: (workspace, level, profileDir) => ({
-      command: process.execPath,
+      command: serverNode(),
       args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), entry, ...serve, '--workspace', workspace, '--level', level],
       cwd: workspace,
     }),
@@ -101,7 +134,7 @@ function launcherFor(entry: string, form: string, serve = ['exec', 'serve']): Ak
 
 /** The official filesystem server allowed into `dir`. */
 export function filesystemLine(peer: LocatedPeer, dir: string): ServerLine {
-  return {command: process.execPath, args: [peer.entry, dir], cwd: dir}
+  return {command: serverNode(), args: [peer.entry, dir], cwd: dir}
 }
 
 /**
@@ -118,7 +151,7 @@ export function desktopCommanderLine(peer: LocatedPeer, tmp: string, cwd: string
       if (entry !== DC_CONFIG_DIR) symlinkSync(path.join(homedir(), entry), path.join(home, entry))
     }
   }
-  return {command: process.execPath, args: [peer.entry], cwd, env: {HOME: home, DESKTOP_COMMANDER_DISABLE_TELEMETRY: '1'}}
+  return {command: serverNode(), args: [peer.entry], cwd, env: {HOME: home, DESKTOP_COMMANDER_DISABLE_TELEMETRY: '1'}}
 }
 
 /**
