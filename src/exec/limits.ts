@@ -6,6 +6,18 @@
 /** Entries `list` shows for one folder before it stops and says how many it left out. */
 export const LIST_MAX_ENTRIES = 1000
 
+/**
+ * Entries `list` holds at once while it reads a folder (see folder-window.ts): a window within the
+ * first this many sorted entries takes one pass over the folder, one further on two or more.
+ */
+export const LIST_MAX_HELD_NAMES = 10_000
+
+/** Names `list` samples from a folder of more than `LIST_MAX_HELD_NAMES` entries, to estimate where a window further on begins. */
+export const LIST_SAMPLE_NAMES = 8192
+
+/** Entries `list` reads from a folder per system call; the server answers other calls between batches. */
+export const LIST_READ_BATCH_ENTRIES = 1024
+
 /** Lines `read` shows when the caller gives no `limit`. */
 export const READ_DEFAULT_LIMIT_LINES = 2000
 /** The largest `limit` `read` accepts, in lines. */

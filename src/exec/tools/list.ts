@@ -1,10 +1,13 @@
-import {lstat, readdir, readlink} from 'node:fs/promises'
+import {lstatSync, type Stats} from 'node:fs'
+import {readlink} from 'node:fs/promises'
+import {setImmediate as setImmediatePromise} from 'node:timers/promises'
 import {z} from 'zod'
 
 import {AkError, BadInputError, OutsideWorkspaceError, SymlinkLoopError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
 import {displayName} from '../display-name.js'
 import {type ConfinedFolder, withFolder} from '../files/confined-open.js'
+import {type FolderEntry, folderPass, folderWindow} from '../folder-window.js'
 import {explainFsError} from '../fs-errors.js'
 import {LIST_MAX_ENTRIES} from '../limits.js'
 import {joinBytes, MAX_SYMLINK_HOPS, type Workspace} from '../workspace.js'
@@ -152,6 +155,46 @@ export async function describeLink(
   }
 }
 
+/** Entries whose `lstat` runs between two turns of the event loop. */
+const LIST_STAT_BATCH_ENTRIES = 100
+
+/**
+ * The line of `found`, an entry of the verified `folder`: a folder, a special file or a symlink as
+ * the listing typed it, a file with its size from `lstat` (synchronous: a batch of them is shorter
+ * than a round trip to the thread pool each). An entry the listing could not type is typed by
+ * `lstat`. Undefined when the entry was removed meanwhile.
+ */
+async function describeEntry(workspace: Workspace, folder: ConfinedFolder, found: FolderEntry): Promise<ListEntry | undefined> {
+  const name = displayName(found.name)
+  let type: FolderEntry['type'] = found.type
+  let sizeBytes: number | undefined
+  if (type === 'file' || type === 'unknown') {
+    let st: Stats | undefined
+    try {
+      st = lstatSync(folder.entry(found.name), {throwIfNoEntry: false})
+    } catch {
+      st = undefined
+    }
+    if (!st) return undefined
+    type = st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'folder' : st.isFile() ? 'file' : 'other'
+    sizeBytes = st.size
+  }
+  switch (type) {
+    case 'folder':
+      return {name, kind: 'folder'}
+    case 'file':
+      return {name, kind: 'file', sizeBytes}
+    case 'symlink':
+      try {
+        return {name, kind: 'symlink', ...(await describeLink(workspace, folder, found.name))}
+      } catch {
+        return undefined
+      }
+    default:
+      return {name, kind: 'other'}
+  }
+}
+
 /** The `list` tool: one folder's entries (DESIGN §4.3). */
 export const listTool = defineTool({
   name: 'list',
@@ -180,39 +223,28 @@ export const listTool = defineTool({
   async run(input, {workspace}) {
     const target = await workspace.resolve(input.path, {mustExist: true})
     return withFolder(workspace, target.real, input.path, async (folder) => {
-      const names = (
-        await readdir(folder.self, {encoding: 'buffer'}).catch((error: unknown) => {
-          throw explainFsError(error, input.path)
-        })
-      ).sort(Buffer.compare)
-      if (input.offset > names.length && names.length > 0) {
+      const window = await folderWindow(folderPass(folder.self), input.offset, input.limit).catch((error: unknown) => {
+        throw explainFsError(error, input.path)
+      })
+      const {total} = window
+      if (input.offset > total && total > 0) {
         throw new BadInputError(
-          `offset ${input.offset} is past the end of "${escapeControls(input.path)}", which has ${names.length} ${names.length === 1 ? 'entry' : 'entries'}. ` +
-            `Use an offset from 1 to ${names.length}.`,
+          `offset ${input.offset} is past the end of "${escapeControls(input.path)}", which has ${total} ${total === 1 ? 'entry' : 'entries'}. ` +
+            `Use an offset from 1 to ${total}.`,
         )
       }
-      const first = Math.min(input.offset, names.length + 1) // an empty folder is listed from any offset
-      const windowNames = names.slice(first - 1, first - 1 + input.limit)
+      const first = Math.min(input.offset, total + 1) // an empty folder is listed from any offset
       const entries: ListEntry[] = []
       let vanished = 0
-      for (const bytes of windowNames) {
-        const name = displayName(bytes)
-        let entry: ListEntry
-        try {
-          const st = await lstat(folder.entry(bytes))
-          if (st.isSymbolicLink()) entry = {name, kind: 'symlink', ...(await describeLink(workspace, folder, bytes))}
-          else if (st.isDirectory()) entry = {name, kind: 'folder'}
-          else if (st.isFile()) entry = {name, kind: 'file', sizeBytes: st.size}
-          else entry = {name, kind: 'other'}
-        } catch {
-          vanished++ // removed while listing
-          continue
-        }
-        entries.push(entry)
+      for (const [index, found] of window.entries.entries()) {
+        if (index > 0 && index % LIST_STAT_BATCH_ENTRIES === 0) await setImmediatePromise()
+        const entry = await describeEntry(workspace, folder, found)
+        if (entry) entries.push(entry)
+        else vanished++ // removed while listing
       }
-      const last = first - 1 + windowNames.length
-      const window = {total: names.length - vanished, first, last, more: names.length - last}
-      return {text: formatListing(target.relative, entries, window), structured: structuredListing(target.relative, entries, window)}
+      const last = first - 1 + window.entries.length
+      const shown = {total: total - vanished, first, last, more: total - last}
+      return {text: formatListing(target.relative, entries, shown), structured: structuredListing(target.relative, entries, shown)}
     })
   },
 })
