@@ -131,10 +131,8 @@ for (const line of CLIENT_LINES) {
       expect(head.structured).to.deep.equal({
         path: 'notes.txt',
         kind: 'text',
-        lines: [
-          {number: 1, text: 'alpha', clipped_chars: 0},
-          {number: 2, text: 'beta', clipped_chars: 0},
-        ],
+        lines: ['alpha', 'beta'],
+        clipped_lines: [],
         first_line: 1,
         last_line: 2,
         total_lines: null,

@@ -43,21 +43,32 @@ const inputSchema = z.object({
     .describe(`How many lines to show, 1 to ${READ_MAX_LIMIT_LINES}. Default ${READ_DEFAULT_LIMIT_LINES}. Not for images.`),
 })
 
-const lineSchema = z.object({
-  number: z.number().int().describe('The line number: from 1 at the start, or from -1 at the end when numbered_from_end.'),
-  text: z.string().describe('The line without its line break, clipped when very long.'),
+const clippedLineSchema = z.object({
+  number: z.number().int().describe('The number of a line shown clipped.'),
   clipped_chars: z
     .number()
     .int()
-    .describe('Characters (code points) clipped from the end of the line; 0 when whole. A lower bound when the line goes on past the scan limit.'),
+    .describe('Characters (code points) clipped from the end of the line. A lower bound when the line goes on past the scan limit.'),
 })
 
 /** `read`'s `outputSchema`: a text window, or an image's description (its bytes are the image content). */
 export const readOutputSchema = z.object({
   path: z.string().describe('The file, relative to the workspace (names escaped as list shows them).'),
   kind: z.enum(['text', 'image']).describe('"text" for numbered lines, "image" for an image returned as image content.'),
-  lines: z.array(lineSchema).optional().describe('Text: the lines shown, in order.'),
-  first_line: z.number().int().nullable().optional().describe('Text: the number of the first line shown; null for an empty file.'),
+  lines: z
+    .array(z.string())
+    .optional()
+    .describe('Text: the lines shown, in order, without their line breaks; the line at index i has the number first_line + i.'),
+  clipped_lines: z
+    .array(clippedLineSchema)
+    .optional()
+    .describe(`Text: the lines shown clipped (longer than ${READ_MAX_LINE_CHARS} characters), with how much of each was cut; empty when none was.`),
+  first_line: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .describe('Text: the number of the first line shown (from 1 at the start, or from -1 at the end when numbered_from_end); null when no line is shown.'),
   last_line: z.number().int().nullable().optional().describe('Text: the number of the last line shown; null for an empty file.'),
   total_lines: z.number().int().nullable().optional().describe('Text: lines in the file, when the read reached its end; else null.'),
   next_offset: z.number().int().nullable().optional().describe('Text: the offset that continues the read; null when the file ended.'),
@@ -143,7 +154,8 @@ export function structuredReadAnswer(relative: string, result: WindowResult, isN
   return {
     path: relative,
     kind: 'text',
-    lines: lines.map((line) => ({number: line.number, text: line.text, clipped_chars: line.cutChars})),
+    lines: lines.map((line) => line.text),
+    clipped_lines: lines.filter((line) => line.cutChars > 0).map((line) => ({number: line.number, clipped_chars: line.cutChars})),
     first_line: lines[0]?.number ?? null,
     last_line: last ?? null,
     total_lines: result.end === 'eof' && !isNumberedFromEnd ? (result.totalLines ?? null) : null,

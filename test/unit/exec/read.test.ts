@@ -213,6 +213,7 @@ describe('read tool', () => {
       path: 'e.txt',
       kind: 'text',
       lines: [],
+      clipped_lines: [],
       first_line: null,
       last_line: null,
       total_lines: 0,
@@ -220,10 +221,18 @@ describe('read tool', () => {
       stopped_by: 'end_of_file',
       numbered_from_end: false,
     })
-    const giant = {lines: [{number: 7, text: 'x', cutChars: 2_000_000, cutIsLowerBound: true}], end: 'limit' as const, totalLines: undefined}
+    const giant = {
+      lines: [
+        {number: 6, text: 'w', cutChars: 0, cutIsLowerBound: false},
+        {number: 7, text: 'x', cutChars: 2_000_000, cutIsLowerBound: true},
+      ],
+      end: 'limit' as const,
+      totalLines: undefined,
+    }
     expect(structuredReadAnswer('f.txt', giant)).to.deep.include({
-      lines: [{number: 7, text: 'x', clipped_chars: 2_000_000}],
-      first_line: 7,
+      lines: ['w', 'x'],
+      clipped_lines: [{number: 7, clipped_chars: 2_000_000}],
+      first_line: 6,
       last_line: 7,
       total_lines: null,
       next_offset: 8,
@@ -239,7 +248,8 @@ describe('read tool', () => {
       end: 'eof' as const,
       totalLines: 2,
     }
-    expect(structuredReadAnswer('f.txt', fromEnd, true)).to.include({
+    expect(structuredReadAnswer('f.txt', fromEnd, true)).to.deep.include({
+      lines: ['y', 'z'],
       first_line: -2,
       last_line: -1,
       total_lines: null,
