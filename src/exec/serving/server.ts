@@ -6,6 +6,7 @@ import {type Level, levelIncludes} from '../level.js'
 import {describeSandbox} from '../terminal/sandbox-policy.js'
 import {type ConnectionClient, type TextFirstSwitch, textFirstSwitch} from '../../mcp/text-first-clients.js'
 import {advertisedInputSchema, parseToolInput} from '../../mcp/tool-input.js'
+import {advertisedOutputSchema} from '../../mcp/advertised-output-schema.js'
 import {answerToolsNotOffered} from '../tooling/tool-not-offered.js'
 import {toolErrorResult, toolSuccessResult} from '../tooling/tool-result.js'
 import {EXEC_TOOLS} from '../tools/index.js'
@@ -76,7 +77,7 @@ function registerExecTool(
       title: tool.title,
       description: tool.descriptionFor?.(runtime) ?? tool.description,
       inputSchema: advertisedInputSchema(tool.inputSchema),
-      ...(tool.outputSchema ? {outputSchema: tool.outputSchema} : {}),
+      ...(tool.outputSchema ? {outputSchema: advertisedOutputSchema(tool.outputSchema)} : {}),
       annotations: tool.annotations,
     },
     async (input: unknown, ctx) => {
