@@ -167,6 +167,16 @@ export class SearchWorkerPool implements RuntimeService {
     }
   }
 
+  /**
+   * Starts the pool's `size` workers ahead of the first search, so that search does not wait for
+   * them to load. They wait idle and unref'd, keeping nothing alive. Does nothing when a worker
+   * is already running or the pool is closed.
+   */
+  prestart(): void {
+    if (this.closed || this.slots.length > 0) return
+    for (let i = 0; i < this.size; i++) this.startWorker()
+  }
+
   /** Terminates every worker and fails whatever is queued or running. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return

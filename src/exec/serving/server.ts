@@ -10,6 +10,7 @@ import {advertisedOutputSchema} from '../../mcp/advertised-output-schema.js'
 import {answerToolsNotOffered} from '../tooling/tool-not-offered.js'
 import {toolErrorResult, toolSuccessResult} from '../tooling/tool-result.js'
 import {EXEC_TOOLS} from '../tools/index.js'
+import {searchPoolOf} from '../tools/search.js'
 import type {ExecConnection, ExecRuntime} from '../context.js'
 import type {ExecTool} from '../tools/tool.js'
 
@@ -50,6 +51,13 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
   for (const tool of tools) {
     const registered = registerExecTool(server, runtime, connection, tool, textFirst)
     if (tool.isTextTheAnswer) textFirst.withholdOutputSchema(registered)
+  }
+  // The search workers start once the client has said it is initialized: off the start-up path,
+  // and ready before the first search.
+  const onInitialized = server.server.oninitialized
+  server.server.oninitialized = () => {
+    onInitialized?.()
+    setImmediate(() => searchPoolOf(runtime).prestart())
   }
   answerToolsNotOffered(
     server,
