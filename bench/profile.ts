@@ -2,7 +2,9 @@
  * Profiles ak while it answers one tool call many times:
  *
  *   npx tsx bench/profile.ts --workspace DIR --level read --tool read --args '{"path":"big.txt"}' [--repeat 200]
+ *   npx tsx bench/profile.ts --workspace DIR --level files --tool edit --args '{"path":"a.txt","old_text":"x","new_text":"y"}' --toggle
  *
+ * `--toggle` swaps `old_text` and `new_text` after each call, so an edit changes the file every time.
  * Starts ak (the bundle when built, else bin/run.js) under `node --cpu-prof`, calls the tool
  * `--repeat` times through the official client, stops the server, and prints the functions with
  * the most self time (the profile file stays in bench/.work/profiles for Chrome DevTools), and
@@ -33,6 +35,7 @@ const {values} = parseArgs({
     repeat: {type: 'string', default: '100'},
     top: {type: 'string', default: '25'},
     ak: {type: 'string'},
+    toggle: {type: 'boolean', default: false},
   },
 })
 if (!values.workspace || !values.tool) throw new Error('--workspace and --tool are required')
@@ -57,13 +60,14 @@ function threadCpuMs(pid: number): Map<number, number> {
 
 const times: number[] = []
 // The first call starts the search workers and warms the caches; the thread figures count the rest.
-const args = JSON.parse(values.args!) as Record<string, unknown>
+let args = JSON.parse(values.args!) as Record<string, unknown>
 let cpuBefore = new Map<number, number>()
 for (let i = 0; i < Number(values.repeat); i++) {
   if (i === 1) cpuBefore = threadCpuMs(server.pid)
   const {ms, value} = await timed(() => server.call(values.tool!, args))
   if (value.isError) throw new Error(value.text)
   times.push(ms)
+  if (values.toggle) args = {...args, old_text: args.new_text, new_text: args.old_text}
 }
 const cpuAfter = threadCpuMs(server.pid)
 const counted = Math.max(1, Number(values.repeat) - 1)

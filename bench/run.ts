@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only initialize,exec,read,edit,search,search-small,exec-output,exec-flood,exec-sandbox,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
+ * `npm run bench [-- --quick] [--only initialize,exec,read,edit,calls,search,search-small,exec-output,exec-flood,exec-sandbox,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
  *
  * Compares AgentExec with named peers in one run and writes the results (bench/RESULTS.md for a
  * full run, bench/.work/RESULTS-quick.md for --quick). A run with --only folds its cases into the
@@ -12,6 +12,7 @@ import {loadavg, tmpdir} from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
+import {callsCases} from './cases/calls.js'
 import {editCase} from './cases/edit.js'
 import {DEFAULT_SNAPSHOT_OFF, execCase} from './cases/exec.js'
 import {execFloodCase} from './cases/exec-flood.js'
@@ -35,6 +36,7 @@ const CASES: Record<string, (context: BenchContext) => Promise<CaseReport[]>> = 
   exec: async (context) => [await execCase({...context, snapshotOff: flags['snapshot-off']})],
   read: readCases,
   edit: async (context) => [await editCase(context)],
+  calls: callsCases,
   search: searchCases,
   'search-small': async (context) => [await searchSmallFilesCase(context)],
   'exec-output': async (context) => [await execOutputCase(context)],
