@@ -2,7 +2,7 @@ import {spawn} from 'node:child_process'
 
 import {DispatchFailedError} from '../errors.js'
 import {stopProcessGroupGently} from '../process-group.js'
-import {DISPATCH_KILL_GRACE_MS, DISPATCH_STDERR_MAX_BYTES, DISPATCH_STDOUT_MAX_BYTES} from './limits.js'
+import {DISPATCH_KILL_GRACE_MS, DISPATCH_OUTPUT_DRAIN_MS, DISPATCH_STDERR_MAX_BYTES, DISPATCH_STDOUT_MAX_BYTES} from './limits.js'
 
 /** One `codex exec` run to start. */
 export interface DispatchSpec {
@@ -36,7 +36,8 @@ export interface DispatchOutcome {
  * with bounded memory: the first DISPATCH_STDOUT_MAX_BYTES of stdout and the last
  * DISPATCH_STDERR_MAX_BYTES of stderr. When the signal aborts, the whole group gets SIGTERM, then
  * SIGKILL after DISPATCH_KILL_GRACE_MS; when the process exits, whatever it left running in its
- * group is stopped the same way, so nothing outlives the call.
+ * group is stopped the same way, so nothing outlives the call, and its output is read for at most
+ * DISPATCH_OUTPUT_DRAIN_MS more (a process that left the group may hold it open for ever).
  * @throws DispatchFailedError when the command cannot be started (not installed, not executable)
  *   or the run was stopped by the signal.
  */
@@ -87,8 +88,15 @@ export function runDispatch(spec: DispatchSpec): Promise<DispatchOutcome> {
 
     // What it left running in its group (the MCP servers it started) is stopped gently too: SIGTERM,
     // then SIGKILL after the grace, so their exit handlers can clean up after themselves.
+    // A process of another session may still hold the output open: past the drain, the output is
+    // let go, so the call ends (and 'close' comes) whatever that process does.
+    let drainTimer: NodeJS.Timeout | undefined
     child.on('exit', () => {
       if (child.pid !== undefined) void stopProcessGroupGently(child.pid, {graceMs: DISPATCH_KILL_GRACE_MS})
+      drainTimer = setTimeout(() => {
+        child.stdout.destroy()
+        child.stderr.destroy()
+      }, DISPATCH_OUTPUT_DRAIN_MS)
     })
     child.on('error', (error: NodeJS.ErrnoException) => {
       spec.signal.removeEventListener('abort', onAbort)
@@ -106,6 +114,7 @@ export function runDispatch(spec: DispatchSpec): Promise<DispatchOutcome> {
     child.on('close', (exitCode, signal) => {
       spec.signal.removeEventListener('abort', onAbort)
       if (killTimer) clearTimeout(killTimer)
+      if (drainTimer) clearTimeout(drainTimer)
       if (stopped) {
         reject(new DispatchFailedError('The call was cancelled; the agent was stopped.'))
         return

@@ -52,6 +52,13 @@ export const PROGRESS_MIN_INTERVAL_MS = 1000
 /** Time a stopped dispatch gets between SIGTERM and SIGKILL, in milliseconds. */
 export const DISPATCH_KILL_GRACE_MS = 2000
 
+/**
+ * How long, in milliseconds, a dispatch's output is still read after `codex exec` exited: what it
+ * wrote before exiting arrives within it, and a process it left behind (a daemon of its own
+ * session) that keeps the output open cannot hold the call, or its dispatch slot, past it.
+ */
+export const DISPATCH_OUTPUT_DRAIN_MS = 1000
+
 /** `tool_timeout_sec` written by `register`: a Codex client waits this long (seconds) for one agent call. */
 export const REGISTERED_TOOL_TIMEOUT_SEC = 600
 

@@ -46,6 +46,8 @@ export interface StandInRun {
  * `recordFile` and then acts on its prompt (stdin):
  * - containing `FAIL`: prints "model exploded" on stderr and exits 3;
  * - containing `HANG`: starts a child that sleeps, writes both pids to `<recordFile>.pids`, and waits forever;
+ * - containing `DAEMON`: starts a daemon of its own session that holds its stdout open, writes its pid to
+ *   `<recordFile>.daemon`, answers and exits (with `STAY` too: waits forever instead of exiting);
  * - containing `FLOOD`: prints 3 MiB on stdout;
  * - otherwise: prints a progress line on stderr and `answer: <prompt>` on stdout.
  */
@@ -66,6 +68,16 @@ process.stdin.on('end', () => {
     fs.writeFileSync(${JSON.stringify(recordFile)} + '.pids', JSON.stringify([process.pid, child.pid]))
     process.stderr.write('working on it\\n')
     setInterval(() => {}, 1000)
+    return
+  }
+  if (stdin.includes('DAEMON')) {
+    // A daemon of its own session that keeps this run's stdout open after the run ends.
+    const daemon = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {detached: true, stdio: ['ignore', 'inherit', 'ignore']})
+    daemon.unref()
+    fs.writeFileSync(${JSON.stringify(recordFile)} + '.daemon', String(daemon.pid))
+    process.stdout.write('answer: ' + stdin + '\\n')
+    if (stdin.includes('STAY')) setInterval(() => {}, 1000)
+    else process.exit(0)
     return
   }
   if (stdin.includes('FLOOD')) {

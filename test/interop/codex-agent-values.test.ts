@@ -1,9 +1,11 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
+import {readFile, rm} from 'node:fs/promises'
 import path from 'node:path'
 
 import {RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
-import {standInRuns, tempDir, writeStandInCodex, writeTree} from '../helpers/codex-fixtures.js'
+import {eventually, standInRuns, tempDir, writeStandInCodex, writeTree} from '../helpers/codex-fixtures.js'
+import {killPids} from '../helpers/server-process.js'
 
 /** Agents whose `model` cannot pass to codex exec exactly, and one that can. */
 const AGENTS = {
@@ -80,5 +82,60 @@ describe('ak codex-agent-runtime: values that reach codex exec exactly or not at
     expect(runs).to.have.length(1)
     expect(runs[0]?.argv).to.include.members(['-m', 'gpt-test'])
     expect(runs[0]).to.not.have.property('agentexecToken')
+  })
+})
+
+describe('ak codex-agent-runtime: a codex that leaves a daemon holding its output', () => {
+  let fixture: {dir: string; codexHome: string; record: string; env: Record<string, string>; remove: () => Promise<void>}
+  let client: TestClient | undefined
+  const daemons: number[] = []
+
+  before(async () => {
+    const {dir, remove} = await tempDir('ak-agent-daemon-')
+    const codexHome = path.join(dir, 'codex-home')
+    const record = path.join(dir, 'runs.jsonl')
+    await writeTree(codexHome, {'config.toml': '', 'agents/plain.toml': 'description = "A plain agent."\n'})
+    const binDir = path.join(dir, 'bin')
+    await writeStandInCodex(binDir, record)
+    fixture = {dir, codexHome, record, remove, env: {PATH: `${binDir}${path.delimiter}${process.env.PATH}`}}
+    // One dispatch at a time: a call that never ends would hold the only slot.
+    client = await connectStdio('v2 (2026-07-28)', ['codex-agent-runtime', 'serve', '--codex-home', codexHome, '--plugin-root', path.join(dir, 'plugins'), '--max-dispatches', '1'], {
+      cwd: dir,
+      env: fixture.env,
+    })
+  })
+
+  after(async () => {
+    killPids(daemons)
+    await client?.close()
+    await fixture?.remove()
+  })
+
+  /** The pid of the daemon the latest run left, once it wrote it. */
+  async function daemonOfLatestRun(): Promise<number> {
+    const file = `${fixture.record}.daemon`
+    let pid = 0
+    await eventually(async () => (pid = Number(await readFile(file, 'utf8').catch(() => ''))) > 0)
+    await rm(file)
+    daemons.push(pid)
+    return pid
+  }
+
+  it('answers once the run ends, without waiting for the daemon to close the output', async () => {
+    const answer = await (client as TestClient).call('agent_plain', {prompt: 'DAEMON'})
+    await daemonOfLatestRun()
+    expect(answer.isError, answer.text).to.equal(false)
+    expect(answer.text).to.contain('answer: DAEMON')
+  })
+
+  it('ends a cancelled call and frees its dispatch slot', async () => {
+    const controller = new AbortController()
+    const call = (client as TestClient).call('agent_plain', {prompt: 'DAEMON STAY'}, {signal: controller.signal}).catch((error: unknown) => error)
+    await daemonOfLatestRun()
+    controller.abort()
+    await call
+    const next = await (client as TestClient).call('agent_plain', {prompt: 'after the cancel'})
+    expect(next.isError, next.text).to.equal(false)
+    expect(next.text).to.contain('answer: after the cancel')
   })
 })
