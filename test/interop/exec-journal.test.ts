@@ -7,9 +7,12 @@ import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {chmod, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile} from 'node:fs/promises'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
+import {createAgentExec} from '../../src/index.js'
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio, connectHttp} from '../helpers/clients.js'
 import {startHttpServer} from '../helpers/http-server.js'
 import {initializeRaw, startServerProcess} from '../helpers/server-process.js'
@@ -254,6 +257,31 @@ describe(`the journal of changes and ak exec history/undo, client ${CLIENT_LINES
     expect(history().changes.map((change) => [change.id, change.files])).to.deep.equal([[1, [{path: 'notes.txt', operation: 'updated'}]]])
     expect(undo(['--yes']).status).to.equal(0)
     expect(await readFile(path.join(ws, 'notes.txt'), 'utf8')).to.equal('first line\r\nsecond line\r\n')
+  })
+
+  it('journals the edits of createAgentExec in the state folder it is given, and none with journal: false', async () => {
+    const folder = path.join(base, 'library-state')
+    for (const [journal, word] of [[{folder, maxBytes: MIB}, 'first'], [false, 'second']] as const) {
+      const exec = createAgentExec({workspace: ws, level: 'files', journal})
+      const host = createServer((req, res) => void exec.handle(req, res))
+      await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve))
+      try {
+        const client = await connectHttp(CLIENT_LINES[1], `http://127.0.0.1:${(host.address() as AddressInfo).port}/`)
+        try {
+          await edit(client, {path: 'notes.txt', old_text: word, new_text: word.toUpperCase()})
+        } finally {
+          await client.close()
+        }
+      } finally {
+        await exec.close()
+        await new Promise((resolve) => host.close(resolve))
+      }
+    }
+    const listed = ak(['exec', 'history', '--workspace', ws, '--journal-folder', folder, '--json'], env)
+    expect(listed.status, listed.stderr).to.equal(0)
+    expect((JSON.parse(listed.stdout) as HistoryJson).changes.map((change) => [change.id, change.state])).to.deep.equal([[1, 'applied']])
+    expect(history().changes, 'nothing in the default state folder').to.deep.equal([])
+    expect(() => createAgentExec({workspace: ws, level: 'files', journal: {maxBytes: -1}})).to.throw(/journal.maxBytes must be a whole number/)
   })
 
   it('keeps no history with --journal-max-mib 0, leaving nothing but empty folders in the state folder', async () => {
