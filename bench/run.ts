@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only initialize,exec,read,edit,calls,search,search-small,exec-output,exec-flood,exec-sandbox,http] [--profile] [--keep] [--ak CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
+ * `npm run bench [-- --quick] [--only initialize,exec,read,edit,edit-journal,calls,search,search-small,exec-output,exec-flood,exec-sandbox,http] [--profile] [--keep] [--ak CHECKOUT] [--ak-base CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
  *
  * Compares AgentExec with named peers in one run and writes the results (bench/RESULTS.md for a
  * full run, bench/.work/RESULTS-quick.md for --quick). A run with --only folds its cases into the
@@ -14,6 +14,7 @@ import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 import {callsCases} from './cases/calls.js'
 import {editCase} from './cases/edit.js'
+import {editJournalCase} from './cases/edit-journal.js'
 import {DEFAULT_SNAPSHOT_OFF, execCase} from './cases/exec.js'
 import {execFloodCase} from './cases/exec-flood.js'
 import {execOutputCase} from './cases/exec-output.js'
@@ -36,6 +37,7 @@ const CASES: Record<string, (context: BenchContext) => Promise<CaseReport[]>> = 
   exec: async (context) => [await execCase({...context, snapshotOff: flags['snapshot-off']})],
   read: readCases,
   edit: async (context) => [await editCase(context)],
+  'edit-journal': async (context) => [await editJournalCase(context, flags['ak-base'] ? path.resolve(flags['ak-base']) : undefined)],
   calls: callsCases,
   search: searchCases,
   'search-small': async (context) => [await searchSmallFilesCase(context)],
@@ -53,6 +55,8 @@ const {values: flags} = parseArgs({
     keep: {type: 'boolean', default: false},
     out: {type: 'string'},
     ak: {type: 'string'},
+    // A built ak from before the journal, for edit-journal's "no journal" contender.
+    'ak-base': {type: 'string'},
     // The environment setting that turns ak's shell snapshot off, for the exec case's second ak.
     'snapshot-off': {type: 'string', default: DEFAULT_SNAPSHOT_OFF},
   },
@@ -72,7 +76,7 @@ if (!existsSync(path.join(AK_CHECKOUT, 'dist', 'index.js'))) {
 }
 mkdirSync(WORK_DIR, {recursive: true})
 /** Cases that measure ak alone, so a run of only these installs no peer. */
-const AK_ONLY_CASES = new Set(['exec-output', 'exec-flood', 'exec-sandbox', 'http'])
+const AK_ONLY_CASES = new Set(['edit-journal', 'exec-output', 'exec-flood', 'exec-sandbox', 'http'])
 const peers = locatePeers(path.join(WORK_DIR, 'peers'), !quick && selected.some((name) => !AK_ONLY_CASES.has(name)))
 const tmp = mkdtempSync(path.join(tmpdir(), 'ak-bench-'))
 const cleanup = (): void => {
