@@ -49,6 +49,20 @@ export class LimitReachedError extends AkError {}
 /** A subprocess could not be started or failed in a way the caller must hear about. */
 export class DispatchFailedError extends AkError {}
 
+/**
+ * The one sentence of every descriptor shortage (EMFILE, ENFILE): `doing` says what could not be
+ * done ("open \"src/a.ts\"", "start a search worker"), naming a path relative to the workspace;
+ * `more` is added before the advice to retry (e.g. " Nothing was changed.").
+ */
+export function tooManyFilesOpen(doing: string, more = ''): string {
+  return `The server has too many files open to ${doing} now.${more} Retry in a moment.`
+}
+
+/** Whether `code` says a process is out of descriptors (its own limit, or the system's). */
+export function isDescriptorShortage(code: string | undefined): boolean {
+  return code === 'EMFILE' || code === 'ENFILE'
+}
+
 /** Exit codes shared by every command: 0 success, 1 runtime failure, 2 invalid arguments or flags. */
 export const EXIT_OK = 0
 export const EXIT_FAILURE = 1

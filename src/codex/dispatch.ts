@@ -1,7 +1,6 @@
-import {spawn} from 'node:child_process'
-
 import {DispatchFailedError} from '../errors.js'
 import {stopProcessGroupGently} from '../process-group.js'
+import {startProcess} from '../process-start.js'
 import {DISPATCH_KILL_GRACE_MS, DISPATCH_OUTPUT_DRAIN_MS, DISPATCH_STDERR_MAX_BYTES, DISPATCH_STDOUT_MAX_BYTES} from './limits.js'
 
 /** One `codex exec` run to start. */
@@ -39,20 +38,20 @@ export interface DispatchOutcome {
  * group is stopped the same way, so nothing outlives the call, and its output is read for at most
  * DISPATCH_OUTPUT_DRAIN_MS more (a process that left the group may hold it open for ever).
  * @throws DispatchFailedError when the command cannot be started (not installed, not executable)
- *   or the run was stopped by the signal.
+ *   or the run was stopped by the signal; LimitReachedError when the system is short of
+ *   descriptors, processes or memory to start it (startProcess).
  */
-export function runDispatch(spec: DispatchSpec): Promise<DispatchOutcome> {
+export async function runDispatch(spec: DispatchSpec): Promise<DispatchOutcome> {
+  if (spec.signal.aborted) throw new DispatchFailedError('The call was cancelled before the agent started.')
+  const child = await startProcess(spec.command, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true, // its own process group, so the whole tree can be stopped
+    what: 'the agent',
+    fix: 'Install the Codex CLI (npm install -g @openai/codex) or put it on the PATH of the process that starts this server, then call again.',
+  })
   return new Promise((resolve, reject) => {
-    if (spec.signal.aborted) {
-      reject(new DispatchFailedError('The call was cancelled before the agent started.'))
-      return
-    }
-    const child = spawn(spec.command, spec.args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true, // its own process group, so the whole tree can be stopped
-    })
     const stdout = headBuffer(DISPATCH_STDOUT_MAX_BYTES)
     const stderr = tailBuffer(DISPATCH_STDERR_MAX_BYTES)
     let partialLine = ''
@@ -73,18 +72,19 @@ export function runDispatch(spec: DispatchSpec): Promise<DispatchOutcome> {
       killTimer = setTimeout(() => killGroup('SIGKILL'), DISPATCH_KILL_GRACE_MS)
       killTimer.unref()
     }
-    spec.signal.addEventListener('abort', onAbort, {once: true})
+    if (spec.signal.aborted) onAbort()
+    else spec.signal.addEventListener('abort', onAbort, {once: true})
 
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk))
+    child.stderr!.on('data', (chunk: Buffer) => {
       stderr.push(chunk)
       if (!spec.onStderrLine) return
       const lines = (partialLine + chunk.toString('utf8')).split('\n')
       partialLine = (lines.pop() ?? '').slice(-DISPATCH_STDERR_MAX_BYTES)
       for (const line of lines) if (line.trim()) spec.onStderrLine(line)
     })
-    child.stdin.on('error', () => undefined) // the process may exit without reading its prompt
-    child.stdin.end(spec.prompt)
+    child.stdin!.on('error', () => undefined) // the process may exit without reading its prompt
+    child.stdin!.end(spec.prompt)
 
     // What it left running in its group (the MCP servers it started) is stopped gently too: SIGTERM,
     // then SIGKILL after the grace, so their exit handlers can clean up after themselves.
@@ -94,22 +94,9 @@ export function runDispatch(spec: DispatchSpec): Promise<DispatchOutcome> {
     child.on('exit', () => {
       if (child.pid !== undefined) void stopProcessGroupGently(child.pid, {graceMs: DISPATCH_KILL_GRACE_MS})
       drainTimer = setTimeout(() => {
-        child.stdout.destroy()
-        child.stderr.destroy()
+        child.stdout!.destroy()
+        child.stderr!.destroy()
       }, DISPATCH_OUTPUT_DRAIN_MS)
-    })
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      spec.signal.removeEventListener('abort', onAbort)
-      if (error.code === 'ENOENT') {
-        reject(
-          new DispatchFailedError(
-            `Cannot run the agent: "${spec.command}" was not found on the server's PATH. Install the Codex CLI ` +
-              `(npm install -g @openai/codex) or put it on the PATH of the process that starts this server, then call again.`,
-          ),
-        )
-      } else {
-        reject(new DispatchFailedError(`Cannot start "${spec.command}": ${error.message}. Check the Codex CLI installation, then call again.`))
-      }
     })
     child.on('close', (exitCode, signal) => {
       spec.signal.removeEventListener('abort', onAbort)

@@ -116,7 +116,7 @@ export class LegacySessions {
         onsessionclosed: () => this.end(session, 'deleted'),
       }),
     }
-    server.server.onclose = () => void this.end(session, 'closed')
+    server.server.onclose = () => this.endInBackground(session, 'closed')
     await server.connect(session.transport)
     const response = await this.serve(session, request)
     // Anything but a successful initialize leaves no session behind.
@@ -138,7 +138,7 @@ export class LegacySessions {
       if (cancelOnAbort) request.signal.removeEventListener('abort', cancelOnAbort)
       if (counts) session.activeRequests--
       if (session.activeRequests === 0 && !session.ending && session.id !== undefined) {
-        session.idleTimer = setTimeout(() => void this.end(session, 'expired'), this.options.idleMs)
+        session.idleTimer = setTimeout(() => this.endInBackground(session, 'expired'), this.options.idleMs)
         session.idleTimer.unref()
       }
     }
@@ -173,6 +173,11 @@ export class LegacySessions {
     }
     request.signal.addEventListener('abort', cancel, {once: true})
     return cancel
+  }
+
+  /** end() where nothing awaits it (a timer, the server's onclose): a failure is logged, never unhandled. */
+  private endInBackground(session: LegacySession, reason: SessionEndReason): void {
+    this.end(session, reason).catch((error: Error) => this.runtime.log.warn(`ending HTTP session ${shortId(session.id ?? '')} failed: ${error.message}`))
   }
 
   private end(session: LegacySession, reason: SessionEndReason): Promise<void> {

@@ -2,7 +2,9 @@ import type {Logger} from '../../log.js'
 import {escapeControls} from '../../text-escape.js'
 import {createExecRuntime, settleJournal} from '../runtime.js'
 import type {ServeSettings} from './serve-options.js'
+import {closeInheritedDescriptors} from '../terminal/inherited-descriptors.js'
 import {collectAfterOutput} from '../terminal/output-collection.js'
+import {installProcessGuard} from './process-guard.js'
 import {describeSandbox} from '../terminal/sandbox-policy.js'
 import {Workspace} from '../workspace.js'
 
@@ -10,6 +12,10 @@ import {Workspace} from '../workspace.js'
  * Runs the AgentExec server the way `ak exec serve` and `dist/agentexec.js` both do: opens the
  * workspace and the sandbox, then serves stdio (until stdin closes or SIGINT/SIGTERM/SIGHUP) or,
  * with `settings.http`, Streamable HTTP (until SIGINT/SIGTERM/SIGHUP), and stops every command and worker before returning.
+ *
+ * The server owns its process: it installs the process guard (installProcessGuard: an unexpected
+ * failure is one line on stderr, not the end of every session) and closes the descriptors its
+ * parent left open without close-on-exec (closeInheritedDescriptors), which no command may have.
  *
  * Only what the chosen transport needs is loaded: the HTTP stack (node:http, the SDK's Node
  * transport) is imported only with `--http`, the stdio transport only without it.
@@ -19,6 +25,8 @@ import {Workspace} from '../workspace.js'
  */
 export async function serveAgentExec(settings: ServeSettings, log: Logger): Promise<void> {
   const workspace = await Workspace.open(settings.workspace)
+  installProcessGuard(log)
+  closeInheritedDescriptors()
   collectAfterOutput()
   // Loaded only with a sandbox: plain start-up never needs it.
   const sandbox =

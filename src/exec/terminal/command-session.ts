@@ -1,10 +1,10 @@
-import {type ChildProcess, spawn} from 'node:child_process'
+import type {ChildProcess} from 'node:child_process'
 import {constants as osConstants} from 'node:os'
 import type {Writable} from 'node:stream'
 import {StringDecoder} from 'node:string_decoder'
 import {setImmediate as nextTurn, setTimeout as delay} from 'node:timers/promises'
 
-import {DispatchFailedError} from '../../errors.js'
+import {startProcess} from '../../process-start.js'
 import {MAX_PENDING_STDIN_BYTES, OUTPUT_BUFFER_CHARS, POST_EXIT_DRAIN_MS} from './limits.js'
 import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
 import {noteOutputRead} from './output-collection.js'
@@ -123,23 +123,26 @@ export class CommandSession {
   /**
    * Spawns the command (see shellInvocation) detached, so its shell leads a new session and
    * process group.
-   * @throws DispatchFailedError when the shell cannot be started (e.g. the folder vanished).
+   * @throws LimitReachedError when the system is short of descriptors, processes or memory, and
+   *   DispatchFailedError when the shell cannot be started otherwise (e.g. the folder vanished);
+   *   see startProcess.
    */
   static async start(spec: CommandSpec): Promise<CommandSession> {
     const {file, args} = shellInvocation(spec.shell, spec.command, {snapshotFile: spec.snapshotFile, wrapper: spec.wrapper})
     const stdio = ['pipe', 'pipe', 'pipe', 'pipe'] as const
-    const child = spawn(file, args, {cwd: spec.cwd, env: spec.env, detached: true, stdio: withoutInheritedDescriptors(spec.seccompProgram ? withSeccompPipe(stdio) : [...stdio])})
+    const child = await startProcess(file, args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: () => withoutInheritedDescriptors(spec.seccompProgram ? withSeccompPipe(stdio) : [...stdio]),
+      what: 'the command',
+      fix: 'Check workdir and try again.',
+    })
     if (spec.seccompProgram) sendSeccompProgram(child, spec.seccompProgram)
     const outputPipe = outputPipeOf(child)
     const gate = child.stdio[START_GATE_FD] as Writable | null
     gate?.on('error', () => {}) // EPIPE when the process is already gone
     gate?.end()
-    await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve)
-      child.once('error', (error) =>
-        reject(new DispatchFailedError(`Could not start the command: ${error.message}. Check workdir and try again.`)),
-      )
-    })
     return new CommandSession(spec, child, outputPipe)
   }
 

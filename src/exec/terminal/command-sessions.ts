@@ -452,7 +452,9 @@ export class CommandSessions implements RuntimeService {
     if (this.stoppedWhileIdle.size > REMEMBERED_STOPS) {
       this.stoppedWhileIdle.delete(this.stoppedWhileIdle.keys().next().value!)
     }
-    void this.stop(session)
+    // Nothing awaits an idle stop: a failure (no descriptor left to read /proc) is logged, and the
+    // next stop of the connection or the runtime tries again.
+    this.stop(session).catch((error: Error) => this.log.warn(`stopping idle command ${session.id} failed: ${error.message}`))
   }
 
   /**

@@ -1,4 +1,4 @@
-import {openSync, readFileSync, readdirSync} from 'node:fs'
+import {closeSync, openSync, readFileSync, readdirSync} from 'node:fs'
 
 /** `O_CLOEXEC` as Linux reports it in the octal `flags:` line of `/proc/self/fdinfo/<fd>`. */
 const LINUX_O_CLOEXEC = 0o2000000
@@ -11,13 +11,17 @@ let devNull: number | undefined
  * close-on-exec, but ones its parent left open (a shell's `exec 200>file`, a leaky MCP host) or a
  * native module opened. Read from `/proc/self/fd` and `/proc/self/fdinfo` at each call, since a
  * host application that mounts the library may open more.
+ * @throws the system error (EMFILE…) when /proc/self/fd cannot be read although it exists
  */
 export function inheritableDescriptors(): number[] {
   let names: string[]
   try {
     names = readdirSync('/proc/self/fd')
-  } catch {
-    return []
+  } catch (error) {
+    // No /proc (not Linux): none can be found. Any other failure (EMFILE) is thrown: an empty
+    // answer would hand the descriptors on.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
   }
   const found: number[] = []
   for (const name of names) {
@@ -26,8 +30,10 @@ export function inheritableDescriptors(): number[] {
     try {
       const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1'))
       if (flags && (Number.parseInt(flags[1]!, 8) & LINUX_O_CLOEXEC) === 0) found.push(fd)
-    } catch {
-      // Closed meanwhile (the listing's own descriptor among them): nothing to hand on.
+    } catch (error) {
+      // Closed meanwhile (the listing's own descriptor among them): nothing to hand on. Any other
+      // failure (EMFILE) is thrown, for the same reason as above.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
     }
   }
   return found.sort((a, b) => a - b)
@@ -53,4 +59,29 @@ export function withoutInheritedDescriptors<Entry>(
     masked[fd] = devNull
   }
   return masked as Array<Entry | 'ignore' | number>
+}
+
+/**
+ * Closes every descriptor of inheritableDescriptors in this process, except Node's IPC channel
+ * (`NODE_CHANNEL_FD`), and returns how many it closed. For the server's own process (`ak exec
+ * serve`, `dist/agentexec.js`), which never uses a descriptor its parent left open: once they are
+ * gone no spawn needs to mask them. Masking cannot reach every one: a descriptor at or above the
+ * descriptor limit (a parent's `exec 251>file`, then `ulimit -n 128`) cannot be the target of the
+ * child's dup2, and libuv's child asks for descriptors above the last masked one, which the limit
+ * refuses: every spawn failed with EINVAL. A host that mounts the library keeps its descriptors;
+ * there withoutInheritedDescriptors masks them, and a spawn it cannot mask is a tool error.
+ */
+export function closeInheritedDescriptors(env: NodeJS.ProcessEnv = process.env): number {
+  const channel = Number(env.NODE_CHANNEL_FD)
+  let closed = 0
+  for (const fd of inheritableDescriptors()) {
+    if (fd === channel) continue
+    try {
+      closeSync(fd)
+      closed++
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return closed
 }

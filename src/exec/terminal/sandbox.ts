@@ -1,4 +1,4 @@
-import {type ChildProcess, type StdioNull, type StdioPipe, spawn} from 'node:child_process'
+import type {ChildProcess, StdioNull, StdioPipe} from 'node:child_process'
 import {accessSync, constants, statSync} from 'node:fs'
 import path from 'node:path'
 import type {Writable} from 'node:stream'
@@ -6,6 +6,7 @@ import type {Writable} from 'node:stream'
 import {BadInputError} from '../../errors.js'
 import type {Level} from '../level.js'
 import type {Logger} from '../../log.js'
+import {startProcess} from '../../process-start.js'
 import {withoutInheritedDescriptors} from './inherited-descriptors.js'
 import {MIN_BWRAP_VERSION, NO_SANDBOX, type Sandbox, type SandboxPolicy} from './sandbox-policy.js'
 import {SECCOMP_ARCHES, isSeccompArch, seccompProgram} from './seccomp-filter.js'
@@ -195,9 +196,18 @@ function runBwrap(
   env: NodeJS.ProcessEnv,
   seccomp?: Uint8Array,
 ): Promise<{code: number | null; output: string}> {
+  const stdio: Array<StdioNull | StdioPipe> = ['ignore', 'pipe', 'pipe']
+  const started = startProcess(bwrap, args, {
+    env,
+    stdio: () => withoutInheritedDescriptors(seccomp ? withSeccompPipe(stdio) : stdio),
+    what: 'bubblewrap',
+    fix: `Check the bubblewrap installation (${BWRAP_INSTALL_HINT}).`,
+  })
+  return started.then((child) => collectBwrap(child, seccomp), (error: Error) => ({code: null, output: error.message}))
+}
+
+function collectBwrap(child: ChildProcess, seccomp: Uint8Array | undefined): Promise<{code: number | null; output: string}> {
   return new Promise((resolve) => {
-    const stdio: Array<StdioNull | StdioPipe> = ['ignore', 'pipe', 'pipe']
-    const child = spawn(bwrap, args, {env, stdio: withoutInheritedDescriptors(seccomp ? withSeccompPipe(stdio) : stdio)})
     if (seccomp) sendSeccompProgram(child, seccomp)
     let output = ''
     const collect = (chunk: Buffer) => {
@@ -206,10 +216,6 @@ function runBwrap(
     child.stdout!.on('data', collect)
     child.stderr!.on('data', collect)
     const timer = setTimeout(() => child.kill('SIGKILL'), SANDBOX_CHECK_TIMEOUT_MS)
-    child.once('error', (error) => {
-      clearTimeout(timer)
-      resolve({code: null, output: error.message})
-    })
     child.once('close', (code) => {
       clearTimeout(timer)
       resolve({code, output: output.trim()})

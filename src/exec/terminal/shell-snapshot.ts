@@ -1,9 +1,12 @@
-import {spawn} from 'node:child_process'
+import type {ChildProcess} from 'node:child_process'
 import {mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import type {Logger} from '../../log.js'
+import {LimitReachedError} from '../../errors.js'
+import {startProcess} from '../../process-start.js'
+import {describeSystemError, isSystemError} from '../fs-errors.js'
 import {withoutInheritedDescriptors} from './inherited-descriptors.js'
 import {KILL_GRACE_MS} from './limits.js'
 import {stopProcessGroup} from './process-tree.js'
@@ -184,6 +187,10 @@ interface RunResult {
   stdout: string
   stderr: string
   timedOut: boolean
+  /** Why the process could not be started (startProcess's message), if it was not. */
+  startError?: string
+  /** Whether it could not be started for want of descriptors, processes or memory: worth a retry. */
+  isShortage?: boolean
 }
 
 /**
@@ -198,14 +205,27 @@ function runBounded(
   argv: string[],
   options: {cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal; isWrapped: boolean; seccompProgram?: Uint8Array},
 ): Promise<RunResult> {
+  const stdio = ['ignore', 'pipe', 'pipe'] as const
+  const started = startProcess(argv[0]!, argv.slice(1), {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: () => withoutInheritedDescriptors(options.seccompProgram ? withSeccompPipe(stdio) : [...stdio]),
+    what: "the shell snapshot's login shell",
+    fix: 'Check the SHELL variable of the server.',
+  })
+  return started.then(
+    (child) => collectBounded(child, options),
+    (error: Error) => ({code: null, stdout: '', stderr: '', timedOut: false, startError: error.message, isShortage: error instanceof LimitReachedError}),
+  )
+}
+
+/** The rest of runBounded, once `child` has started. */
+function collectBounded(
+  child: ChildProcess,
+  options: {timeoutMs: number; signal: AbortSignal; isWrapped: boolean; seccompProgram?: Uint8Array},
+): Promise<RunResult> {
   return new Promise((resolve) => {
-    const stdio = ['ignore', 'pipe', 'pipe'] as const
-    const child = spawn(argv[0]!, argv.slice(1), {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: withoutInheritedDescriptors(options.seccompProgram ? withSeccompPipe(stdio) : [...stdio]),
-    })
     if (options.seccompProgram) sendSeccompProgram(child, options.seccompProgram)
     const out: Buffer[] = []
     const err: Buffer[] = []
@@ -230,11 +250,6 @@ function runBounded(
     const onAbort = () => void stop()
     if (options.signal.aborted) onAbort()
     else options.signal.addEventListener('abort', onAbort, {once: true})
-    child.once('error', (error) => {
-      clearTimeout(timer)
-      options.signal.removeEventListener('abort', onAbort)
-      resolve({code: null, stdout: '', stderr: error.message, timedOut})
-    })
     child.once('close', (code) => {
       clearTimeout(timer)
       options.signal.removeEventListener('abort', onAbort)
@@ -341,6 +356,9 @@ export class ShellSnapshots {
   private start(signature: string, timeouts: number): void {
     this.state = {kind: 'capturing'}
     this.capture = this.take()
+      // The snapshot folder or file could not be made (no space, too many files open): a failure
+      // like the others, retried later, never a rejection nothing awaits.
+      .catch((error: unknown) => ({reason: `its file could not be written (${describeError(error)})`, timedOut: true}))
       .then((result) => {
         if ('file' in result) {
           this.state = {kind: 'ready', file: result.file, signature}
@@ -376,6 +394,7 @@ export class ShellSnapshots {
     const seconds = `${this.timeoutMs / 1000} s`
     const captured = await run([this.options.shell, '-lc', snapshotScript(shell)])
     if (this.isClosed) return {reason: 'the server is closing'}
+    if (captured.startError) return {reason: captured.startError, timedOut: captured.isShortage}
     if (captured.timedOut) return {reason: `the login shell did not finish reading its profile within ${seconds}`, timedOut: true}
     if (captured.code !== 0) return {reason: `the login shell exited with ${captured.code}: ${firstLine(captured.stderr)}`}
     const snapshot = snapshotFromOutput(captured.stdout)
@@ -384,11 +403,16 @@ export class ShellSnapshots {
     // An older file stays until close: a command that started just before may still source it.
     writeFileSync(file, snapshot, {mode: 0o600})
     const checked = await run([this.options.shell, '-c', `set -e; . ${quoteForShell(file)}`])
+    if (checked.startError) return {reason: checked.startError, timedOut: checked.isShortage}
     if (checked.timedOut) return {reason: `sourcing the snapshot took longer than ${seconds}`, timedOut: true}
     if (checked.code !== 0) return {reason: `sourcing the snapshot failed: ${firstLine(checked.stderr)}`}
     if (this.isClosed) return {reason: 'the server is closing'}
     return {file}
   }
+}
+
+function describeError(error: unknown): string {
+  return isSystemError(error) ? describeSystemError(error) : String((error as Error)?.message ?? error)
 }
 
 function firstLine(text: string): string {

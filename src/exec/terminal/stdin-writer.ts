@@ -77,7 +77,8 @@ export async function writeWithinBound(
   options: {maxPendingBytes: number; until: Promise<unknown>},
 ): Promise<number> {
   const stop = new AbortController()
-  void options.until.then(() => stop.abort())
+  const abort = () => stop.abort()
+  void options.until.then(abort, abort)
   try {
     let offset = 0
     while (offset < text.length && !stop.signal.aborted && stdin.writable && !stdin.destroyed) {

@@ -75,7 +75,7 @@ describe('dispatching a subprocess', () => {
       (caught: unknown) => caught,
     )
     expect(error).to.be.instanceOf(DispatchFailedError)
-    expect((error as Error).message).to.contain('was not found').and.contain('Install the Codex CLI')
+    expect((error as Error).message).to.contain('"no-such-codex"').and.contain('was not found').and.contain('Install the Codex CLI').and.not.contain(dir)
   })
 })
 

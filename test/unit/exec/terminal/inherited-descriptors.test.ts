@@ -2,7 +2,7 @@ import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {closeSync, openSync} from 'node:fs'
 
-import {inheritableDescriptors, withoutInheritedDescriptors} from '../../../../src/exec/terminal/inherited-descriptors.js'
+import {closeInheritedDescriptors, inheritableDescriptors, withoutInheritedDescriptors} from '../../../../src/exec/terminal/inherited-descriptors.js'
 
 describe('descriptors a child would inherit', () => {
   it('finds none of Node\'s own, close-on-exec descriptors', function () {
@@ -21,6 +21,17 @@ describe('descriptors a child would inherit', () => {
     const run = spawnSync('bash', ['-c', 'exec 57</dev/null; exec "$@"', 'bash', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script], {encoding: 'utf8'})
     expect(run.stderr).to.equal('')
     expect(JSON.parse(run.stdout)).to.include(57)
+  })
+
+  it('closes them in a server\'s own process, also one above the descriptor limit that no spawn could mask', function () {
+    if (process.platform !== 'linux') this.skip()
+    const module = JSON.stringify(new URL('../../../../src/exec/terminal/inherited-descriptors.ts', import.meta.url).href)
+    const script = `import {closeInheritedDescriptors, inheritableDescriptors} from ${module}; const closed = closeInheritedDescriptors(); console.log(JSON.stringify({closed, left: inheritableDescriptors()}))`
+    const run = spawnSync('bash', ['-c', 'exec 57</dev/null 250</dev/null; ulimit -n 128; exec "$@"', 'bash', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script], {encoding: 'utf8'})
+    expect(run.stderr).to.equal('')
+    const {closed, left} = JSON.parse(run.stdout) as {closed: number; left: number[]}
+    expect(closed).to.be.at.least(2)
+    expect(left).to.deep.equal([])
   })
 
   it('points each one the spawn does not set at /dev/null, keeping the ones it sets', () => {
