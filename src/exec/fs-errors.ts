@@ -6,7 +6,7 @@
  */
 import {getSystemErrorMessage} from 'node:util'
 
-import {AkError, BadInputError, LimitReachedError, NotFoundError} from '../errors.js'
+import {AkError, BadInputError, LimitReachedError, NotFoundError, tooManyFilesOpen} from '../errors.js'
 import {escapeControls} from '../text-escape.js'
 
 /** What the failed call was doing, for the sentence's ending. */
@@ -74,7 +74,7 @@ export function explainFsError(error: unknown, requested: string, action?: FsAct
       return new LimitReachedError(`${shown} is too large for this operation.${unchanged}`)
     case 'EMFILE':
     case 'ENFILE':
-      return new LimitReachedError(`The server has too many files open to open ${shown} now.${unchanged} Retry in a moment.`)
+      return new LimitReachedError(tooManyFilesOpen(`open ${shown}`, unchanged))
     case 'EXDEV':
       return new BadInputError(`${shown} is on another file system than its folder's entry, so it cannot be replaced in one step.${unchanged}`)
     case 'EIO':

@@ -1,7 +1,7 @@
 import os from 'node:os'
 import {Worker} from 'node:worker_threads'
 
-import {DispatchFailedError, LimitReachedError} from '../../errors.js'
+import {DispatchFailedError, LimitReachedError, isDescriptorShortage, tooManyFilesOpen} from '../../errors.js'
 import {SEARCH_MAX_WORKERS, SEARCH_TIME_LIMIT_MS} from '../limits.js'
 import type {RuntimeService} from '../runtime.js'
 import type {ScanRequest, ScanResult} from './scanner.js'
@@ -40,6 +40,15 @@ export const STALLED_BATCH_MS = 1000
 /** Workers a pool may start beyond its size while batches are stalled. */
 export const MAX_EXTRA_WORKERS = 4
 
+/**
+ * Times a batch whose worker could not start (the server out of descriptors or memory at that
+ * moment) is queued again before its search fails with a message saying what ran out.
+ */
+export const WORKER_START_RETRIES = 3
+
+/** After a worker could not start, how long the pool waits before starting another, in ms. */
+export const WORKER_START_RETRY_MS = 100
+
 /** The tasks of one search call, under one time limit. */
 export interface SearchJob {
   /**
@@ -75,6 +84,8 @@ interface Task {
   /** When a worker took it (performance.now()), or undefined while queued. */
   startedAt?: number
   work: WorkerWork
+  /** Workers that could not start while this task waited for them. */
+  startFailures?: number
   resolve(result: ScanResult | WalkResult): void
   reject(error: Error): void
 }
@@ -85,6 +96,8 @@ type WorkerWork = {kind: 'scan'; request: ScanRequest} | {kind: 'walk'; request:
 interface Slot {
   worker: Worker
   task: Task | undefined
+  /** Whether the worker's thread started running (its `online` event). */
+  isOnline: boolean
 }
 
 /**
@@ -118,6 +131,9 @@ export class SearchWorkerPool implements RuntimeService {
   private closed = false
   /** A pump planned for when the oldest running batch stalls, while work waits. */
   private stallTimer: NodeJS.Timeout | undefined
+  /** No worker starts before this time (performance.now()), after one could not start. */
+  private startPausedUntil = 0
+  private startPauseTimer: NodeJS.Timeout | undefined
 
   constructor(options: SearchWorkerPoolOptions = {}) {
     this.size = Math.max(1, options.size ?? defaultSearchPoolSize())
@@ -184,6 +200,7 @@ export class SearchWorkerPool implements RuntimeService {
     const closing = new DispatchFailedError('Search stopped: the server is shutting down.')
     for (const job of this.jobs) this.fail(job, closing)
     clearTimeout(this.stallTimer)
+    clearTimeout(this.startPauseTimer)
     const slots = this.slots.splice(0)
     await Promise.all(slots.map((slot) => slot.worker.terminate().catch(() => undefined)))
   }
@@ -211,6 +228,7 @@ export class SearchWorkerPool implements RuntimeService {
           if (fresh !== -1) this.pumpWhenStalled()
           return
         }
+        if (performance.now() < this.startPausedUntil) return this.pumpAfterStartPause()
         slot = this.startWorker()
       } else if (this.slots.length > this.size && fresh === -1) {
         return
@@ -246,7 +264,8 @@ export class SearchWorkerPool implements RuntimeService {
   private startWorker(): Slot {
     // execArgv: [] keeps the parent's loaders and preloads (--import, --require) out of the worker.
     const worker = new Worker(this.source, {eval: true, execArgv: []})
-    const slot: Slot = {worker, task: undefined}
+    const slot: Slot = {worker, task: undefined, isOnline: false}
+    worker.once('online', () => (slot.isOnline = true))
     worker.unref()
     worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply))
     worker.on('error', (error) => this.onWorkerLost(slot, error))
@@ -280,10 +299,29 @@ export class SearchWorkerPool implements RuntimeService {
     const task = slot.task
     if (task) {
       task.job.running.delete(task)
-      task.reject(new DispatchFailedError(`A search worker stopped unexpectedly (${error.message}). Retry the search.`))
+      if (slot.isOnline) {
+        task.reject(new DispatchFailedError(`A search worker stopped unexpectedly (${error.message}). Retry the search.`))
+      } else if ((task.startFailures = (task.startFailures ?? 0) + 1) <= WORKER_START_RETRIES) {
+        // The worker never started (Worker initialization failure: EMFILE): its batch waits for
+        // another, started after a pause, so that a shortage of a moment costs no answer.
+        task.startedAt = undefined
+        this.queue.unshift(task)
+        this.startPausedUntil = performance.now() + WORKER_START_RETRY_MS * task.startFailures
+      } else {
+        task.reject(workerStartFailure(error))
+      }
       this.settleIfDone(task.job)
     }
     this.pump()
+  }
+
+  /** Plans a pump for when workers may start again (see startPausedUntil). */
+  private pumpAfterStartPause(): void {
+    if (this.startPauseTimer) return
+    this.startPauseTimer = setTimeout(() => {
+      this.startPauseTimer = undefined
+      this.pump()
+    }, Math.max(0, this.startPausedUntil - performance.now()) + 1).unref()
   }
 
   /** Fails a job: drops its queued tasks and terminates the workers running its tasks. */
@@ -320,4 +358,15 @@ export class SearchWorkerPool implements RuntimeService {
     job.stopListening()
     this.jobs.delete(job)
   }
+}
+
+/**
+ * The error of a batch whose worker could not start WORKER_START_RETRIES + 1 times: a descriptor
+ * shortage reads as every other one does; any other cause, without the system's code.
+ */
+function workerStartFailure(error: Error): Error {
+  const code = /\b(E[A-Z]{3,})\b/.exec(error.message)?.[1]
+  if (isDescriptorShortage(code)) return new LimitReachedError(tooManyFilesOpen('start a search worker'))
+  if (code === 'ENOMEM' || code === 'EAGAIN') return new LimitReachedError('The server is out of memory or threads to start a search worker now. Retry in a moment.')
+  return new DispatchFailedError('A search worker could not be started. Retry the search in a moment.')
 }

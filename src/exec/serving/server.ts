@@ -1,4 +1,4 @@
-import {McpServer, type RegisteredTool} from '@modelcontextprotocol/server'
+import {type CallToolResult, McpServer, type RegisteredTool} from '@modelcontextprotocol/server'
 
 import {escapeControls} from '../../text-escape.js'
 import {AK_VERSION} from '../../version.js'
@@ -104,15 +104,18 @@ function registerExecTool(
         runtime.log.info(logLine(tool.name, target, started, 'ok'))
         return toolSuccessResult(answer, !(tool.isTextTheAnswer && textFirst.isTextFirst(ctx.mcpReq.envelope)))
       } catch (error) {
-        runtime.log.info(logLine(tool.name, target, started, `error: ${firstLine(error)}`))
-        return toolErrorResult(error)
+        // The log line carries what the model reads, never a raw errno or a host path.
+        const result = toolErrorResult(error, runtime.workspace.root)
+        runtime.log.info(logLine(tool.name, target, started, `error: ${firstLine(result)}`))
+        return result
       }
     },
   )
 }
 
-function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
+function firstLine(result: CallToolResult): string {
+  const first = result.content[0]
+  const message = first?.type === 'text' ? first.text : ''
   return message.split('\n', 1)[0] ?? ''
 }
 
