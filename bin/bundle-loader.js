@@ -52,10 +52,64 @@ export const SAVE_AFTER_MS = 2000
 export function loadBundle(file, {cacheDir, saveAfterMs = SAVE_AFTER_MS} = {}) {
   const filename = file instanceof URL ? fileURLToPath(file) : file
   const bytes = readFileSync(filename)
+  return runBundle(bytes.toString('utf8'), filename, {cacheDir, saveAfterMs, sourceHash: cacheDir === undefined ? undefined : sha256(bytes)})
+}
+
+/**
+ * The line of a launcher after which the bundle it carries begins (see embedBundle), followed by
+ * the SHA-256 of the bundle in hex.
+ */
+export const EMBEDDED_BUNDLE_MARKER = '//@ak-embedded-bundle sha256='
+
+/** Thrown when a launcher does not carry its bundle whole; its message is the one line to show. */
+export class EmbeddedBundleError extends Error {}
+
+/**
+ * `launcher` followed by `bundle` (the source of a CommonJS bundle), for loadEmbeddedBundle: a
+ * marker line with the bundle's SHA-256, then each line of the bundle behind `//`. As comments
+ * the bundle costs the launcher's own parse next to nothing, and a file cut short anywhere in it
+ * still parses, so that the launcher can say so in one line instead of Node printing a syntax
+ * error. JavaScript ends a comment at CR, U+2028 and U+2029 too, so the bundle must hold none
+ * (esbuild writes them escaped).
+ * @throws Error when `bundle` holds such a line terminator, or `launcher` holds the marker already
+ */
+export function embedBundle(launcher, bundle) {
+  if (/[\r\u2028\u2029]/.test(bundle)) throw new Error('the bundle holds a CR, U+2028 or U+2029 line terminator, which would end its comment line')
+  if (launcher.includes(`\n${EMBEDDED_BUNDLE_MARKER}`)) throw new Error('the launcher holds the embedded-bundle marker already')
+  const body = `//${bundle.replaceAll('\n', '\n//')}`
+  return `${launcher.endsWith('\n') ? launcher : `${launcher}\n`}${EMBEDDED_BUNDLE_MARKER}${sha256(bundle).toString('hex')}\n${body}`
+}
+
+/**
+ * Loads the bundle that `file`, a launcher made by embedBundle, carries after its own code, as
+ * loadBundle loads a bundle file (the same V8 code cache, named after the launcher).
+ * @param file the launcher's absolute path, or a file: URL (its `import.meta.url`)
+ * @throws EmbeddedBundleError when the bundle is missing or does not match its SHA-256 (the file
+ *   was cut short or changed)
+ * @throws whatever running the bundle's top level throws
+ */
+export function loadEmbeddedBundle(file, {cacheDir, saveAfterMs = SAVE_AFTER_MS} = {}) {
+  const filename = file instanceof URL ? fileURLToPath(file) : file
+  const text = readFileSync(filename, 'utf8')
+  const name = path.basename(filename)
+  const reinstall = 'Install it again (npm install -g @agentorg/exec), or copy the whole file.'
+  const marker = text.indexOf(`\n${EMBEDDED_BUNDLE_MARKER}`)
+  const headerEnd = marker === -1 ? -1 : text.indexOf('\n', marker + 1)
+  if (headerEnd === -1) throw new EmbeddedBundleError(`${name} is incomplete: the server it should carry after its launcher is missing. ${reinstall}`)
+  const expected = text.slice(marker + 1 + EMBEDDED_BUNDLE_MARKER.length, headerEnd)
+  const source = text.slice(headerEnd + 3).replaceAll('\n//', '\n')
+  const sourceHash = sha256(source)
+  if (sourceHash.toString('hex') !== expected) {
+    throw new EmbeddedBundleError(`${name} is damaged: the server it carries does not match its checksum (the file was cut short or changed). ${reinstall}`)
+  }
+  return runBundle(source, filename, {cacheDir, saveAfterMs, sourceHash})
+}
+
+/** Compiles and runs `source`, a CommonJS bundle, as `filename`, with the V8 code cache of loadBundle. */
+function runBundle(source, filename, {cacheDir, saveAfterMs, sourceHash}) {
   const cacheFile = cacheDir === undefined ? undefined : cacheFileFor(cacheDir, filename)
-  const sourceHash = cacheFile === undefined ? undefined : sha256(bytes)
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile, sourceHash)
-  const wrapped = `(function (exports, require, module, __filename, __dirname) {${bytes.toString('utf8')}\n})`
+  const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`
   const script = new vm.Script(wrapped, {
     filename,
     cachedData,

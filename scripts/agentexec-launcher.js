@@ -1,14 +1,26 @@
-// The `agentexec` command, dist/agentexec.js: checks the Node.js version, then runs the server
-// from the bundle beside it (dist/agentexec-bundle.cjs) with the V8 code cache an earlier start
-// wrote in the user's private cache folder (bin/bundle-loader.js, bin/cache-dir.js). MCP clients
-// start servers often, and a start that reuses compiled code answers `initialize` sooner.
-// scripts/build.js bundles this file with its helpers.
-import {loadBundle} from '../bin/bundle-loader.js'
+// The `agentexec` command, dist/agentexec.js: one file that checks the Node.js version, then runs
+// the server it carries after its own code (scripts/build.js appends dist/agentexec-bundle.cjs as
+// comment lines, see embedBundle in bin/bundle-loader.js), with the V8 code cache an earlier start
+// wrote in the user's private cache folder (bin/cache-dir.js). Copied alone anywhere, it serves;
+// MCP clients start servers often, and a start that reuses compiled code answers `initialize`
+// sooner. scripts/build.js bundles this file with its helpers.
+import {EmbeddedBundleError, loadEmbeddedBundle} from '../bin/bundle-loader.js'
 import {privateCacheDir} from '../bin/cache-dir.js'
 import {checkNodeVersion} from '../bin/node-version.js'
 import {endQuietlyOnEpipe} from '../bin/stdout-pipe.js'
 
 checkNodeVersion('agentexec')
 endQuietlyOnEpipe()
-const {runAgentExec} = loadBundle(new URL('./agentexec-bundle.cjs', import.meta.url), {cacheDir: privateCacheDir()})
-await runAgentExec(process.argv.slice(2))
+let server
+try {
+  server = loadEmbeddedBundle(new URL(import.meta.url), {cacheDir: privateCacheDir()})
+} catch (error) {
+  // One line, never a stack trace: the file cannot be read, or does not carry its server whole.
+  const reason =
+    error instanceof EmbeddedBundleError
+      ? error.message
+      : `cannot load the server this file carries (${String(error?.message ?? error).split('\n', 1)[0]}). Install it again (npm install -g @agentorg/exec).`
+  process.stderr.write(`agentexec: ${reason}\n`)
+  process.exit(1)
+}
+await server.runAgentExec(process.argv.slice(2))

@@ -2,7 +2,8 @@
 // writeSearchWorkerScript), then dist/ with tsc, then with esbuild the one-file bundles dist/ak.mjs (the whole
 // CLI) and dist/agentexec-bundle.cjs (the AgentExec server and library alone), and the two small
 // entries that check the Node.js version before loading the latter: dist/agentexec.js (the
-// `agentexec` command) and dist/exec.js (the library, typed by dist/exec.d.ts over dist/types/).
+// `agentexec` command, which carries the bundle inside itself, so it is one file) and dist/exec.js
+// (the library, typed by dist/exec.d.ts over dist/types/).
 // Run through `npm run build` so Node 22 is first on PATH.
 import {execFileSync} from 'node:child_process'
 import {builtinModules} from 'node:module'
@@ -44,6 +45,7 @@ execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'b
 await bundle()
 await bundleStandaloneServer()
 await bundleCheckedEntries()
+await embedStandaloneBundle()
 writeLibraryTypes()
 
 /** The file oclif's `pattern` strategy would load for each command id under a commands folder. */
@@ -252,6 +254,18 @@ async function bundleCheckedEntries() {
       ],
     })
   }
+}
+
+/**
+ * Makes dist/agentexec.js one file (DESIGN §4.7: copied alone anywhere, it serves): appends
+ * dist/agentexec-bundle.cjs to the launcher as comment lines after a marker and its SHA-256
+ * (embedBundle in bin/bundle-loader.js), which the launcher reads back, checks and runs.
+ * dist/agentexec-bundle.cjs stays for the library entry dist/exec.js and for bin/run.js.
+ */
+async function embedStandaloneBundle() {
+  const {embedBundle} = await import('../bin/bundle-loader.js')
+  const launcher = path.join(dist, 'agentexec.js')
+  writeFileSync(launcher, embedBundle(readFileSync(launcher, 'utf8'), readFileSync(path.join(dist, STANDALONE_BUNDLE), 'utf8')))
 }
 
 /**

@@ -70,7 +70,8 @@ function execPackageJson() {
   return {
     name: '@agentorg/exec',
     version: pjson.version,
-    description: 'AgentExec: a terminal and files for an agent, confined to one workspace, as an MCP server or a library. One file, no dependencies.',
+    description:
+      'AgentExec: a terminal and files for an agent, confined to one workspace, as an MCP server (one file, dist/agentexec.js) or a library. No dependencies.',
     license: pjson.license,
     type: 'module',
     bin: {agentexec: './dist/agentexec.js'},

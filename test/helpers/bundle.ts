@@ -9,12 +9,12 @@ import {REPO_ROOT} from './clients.js'
 export const BUNDLE = path.join(REPO_ROOT, 'dist', 'ak.mjs')
 
 /**
- * The standalone AgentExec server `npm run build` writes (no oclif, no Codex code): the launcher
- * `agentexec` runs, which imports STANDALONE_BUNDLE from beside it.
+ * The standalone AgentExec server `npm run build` writes (no oclif, no Codex code): one file, the
+ * launcher `agentexec` runs, which carries STANDALONE_BUNDLE inside itself.
  */
 export const STANDALONE_SERVER = path.join(REPO_ROOT, 'dist', 'agentexec.js')
 
-/** The AgentExec bundle (server and library) behind STANDALONE_SERVER and dist/exec.js. */
+/** The AgentExec bundle (server and library) that STANDALONE_SERVER carries and dist/exec.js imports. */
 export const STANDALONE_BUNDLE = path.join(REPO_ROOT, 'dist', 'agentexec-bundle.cjs')
 
 /** A copy of the bundle in an otherwise empty temporary folder (no package.json, no node_modules). */
@@ -24,14 +24,10 @@ export interface LoneBundle {
   remove(): void
 }
 
-/**
- * Copies dist/ak.mjs (or `source`, e.g. STANDALONE_SERVER) alone into a fresh temporary folder;
- * STANDALONE_SERVER comes with the bundle it runs.
- */
+/** Copies dist/ak.mjs (or `source`, e.g. STANDALONE_SERVER) alone into a fresh temporary folder. */
 export function copyBundleAlone(source: string = BUNDLE): LoneBundle {
   const dir = mkdtempSync(path.join(tmpdir(), 'ak-bundle-'))
   const file = path.join(dir, path.basename(source))
   copyFileSync(source, file)
-  if (source === STANDALONE_SERVER) copyFileSync(STANDALONE_BUNDLE, path.join(dir, path.basename(STANDALONE_BUNDLE)))
   return {dir, file, remove: () => rmSync(dir, {recursive: true, force: true})}
 }

@@ -1,9 +1,11 @@
 import {expect} from 'chai'
 import {randomBytes} from 'node:crypto'
+import {readdirSync} from 'node:fs'
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {type AddressInfo, type Server, createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {AK_VERSION} from '../../src/version.js'
 import {type LoneBundle, STANDALONE_BUNDLE, STANDALONE_SERVER, copyBundleAlone} from '../helpers/bundle.js'
@@ -61,6 +63,38 @@ describe('dist/agentexec.js, the standalone server, alone in an empty folder', (
       expect(text, file).not.to.contain('dist/codex/')
       expect(text, file).not.to.contain('createCodexAgentRuntime')
     }
+  })
+
+  it('is one file: copied alone, it serves a search to a real client, with its code cache', async () => {
+    expect(readdirSync(server.dir)).to.deep.equal([path.basename(STANDALONE_SERVER)])
+    const cacheHome = await mkdtemp(path.join(tmpdir(), 'ak-standalone-cache-'))
+    try {
+      const client = await connectStdio(CLIENT_LINES[1], ['--workspace', workspace], {entry: server.file, cwd: server.dir, env: {XDG_CACHE_HOME: cacheHome}})
+      try {
+        const answer = await client.call('search', {query: 'hello'})
+        expect(answer.isError, answer.text).to.equal(false)
+        expect(answer.text).to.contain('file.txt:1:hello')
+        // A start that runs SAVE_AFTER_MS (2 s) keeps its compiled code for the next.
+        await sleep(3000)
+      } finally {
+        await client.close()
+      }
+      expect(readdirSync(path.join(cacheHome, 'ak')).filter((name) => name.startsWith('agentexec.js.') && name.endsWith('.v8cache'))).to.have.length(1)
+    } finally {
+      await rm(cacheHome, {recursive: true, force: true})
+    }
+  })
+
+  it('says in one line, exit 1, that a copy cut short is damaged, never with a stack trace', async () => {
+    const text = await readFile(server.file, 'utf8')
+    const cut = path.join(server.dir, 'cut-agentexec.js')
+    await writeFile(cut, text.slice(0, Math.floor(text.length * 0.9)))
+    const result = await runToExit(cut, ['--version'], {cwd: server.dir})
+    expect(result.code).to.equal(1)
+    expect(result.stdout).to.equal('')
+    expect(result.stderr).to.match(/^agentexec: cut-agentexec\.js is damaged: .* Install it again .*\n$/)
+    expect(result.stderr.split('\n')).to.have.length(2)
+    await rm(cut)
   })
 
   it('prints its version and exits 0', async () => {

@@ -176,3 +176,69 @@ describe('bin/bundle-loader: a bundle run with its V8 code cache', () => {
     })
   })
 })
+
+describe('bin/bundle-loader: a bundle carried inside its launcher (one file)', () => {
+  let dir: string
+  let cacheDir: string
+  let launcher: string
+
+  /** A launcher that loads the bundle it carries and prints its answer, as dist/agentexec.js does. */
+  const launcherCode = () => `import {EmbeddedBundleError, loadEmbeddedBundle} from ${JSON.stringify(LOADER)}
+try {
+  const exports = loadEmbeddedBundle(new URL(import.meta.url), {cacheDir: process.env.CACHE_DIR || undefined, saveAfterMs: 0})
+  console.log(exports.answer())
+  setTimeout(() => {}, 100)
+} catch (error) {
+  console.log(error instanceof EmbeddedBundleError ? 'refused: ' + error.message : 'thrown: ' + error)
+}
+`
+  const embed = async (source: string) => {
+    const {embedBundle} = (await import(LOADER)) as {embedBundle(launcher: string, bundle: string): string}
+    return embedBundle(launcherCode(), source)
+  }
+  const run = (file: string, cache: string | undefined = cacheDir) =>
+    execFileSync(process.execPath, [file], {encoding: 'utf8', env: {...process.env, CACHE_DIR: cache ?? ''}}).trim()
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ak-embedded-'))
+    cacheDir = path.join(dir, 'cache')
+    mkdirSync(cacheDir, {mode: 0o700})
+    launcher = path.join(dir, 'launcher.mjs')
+  })
+
+  afterEach(() => rmSync(dir, {recursive: true, force: true}))
+
+  it('runs the bundle it carries, keeps its compiled code for the next start, which uses it', async () => {
+    // Lines, a template literal's line break and a trailing line break survive the comment lines.
+    const source = `"use strict";\nconst text = \`a\n//b\`;\nmodule.exports={answer(){return text.split("\\n").join("|")}}\n`
+    writeFileSync(launcher, await embed(source))
+    expect(run(launcher)).to.equal('a|//b')
+    const [cache] = readdirSync(cacheDir).filter((name) => name.endsWith('.v8cache'))
+    expect(cache, 'a cache named after the launcher').to.match(/^launcher\.mjs\.[0-9a-f]{16}\.v8cache$/)
+    const written = statSync(path.join(cacheDir, cache!)).ino
+    expect(run(launcher)).to.equal('a|//b')
+    expect(statSync(path.join(cacheDir, cache!)).ino, 'the cache was accepted, not rewritten').to.equal(written)
+    expect(run(launcher, undefined)).to.equal('a|//b')
+  })
+
+  it('refuses, in one line, a launcher cut short or changed, and one whose bundle is missing', async () => {
+    const whole = await embed(bundleSource('good'))
+    for (const [why, text, said] of [
+      ['cut short', whole.slice(0, whole.length - 10), 'is damaged'],
+      ['changed', whole.replace('"good"', '"evil"'), 'is damaged'],
+      ['without its bundle', launcherCode(), 'is incomplete'],
+    ] as const) {
+      writeFileSync(launcher, text)
+      expect(run(launcher), why).to.match(new RegExp(`^refused: launcher\\.mjs ${said}: .* Install it again`))
+    }
+  })
+
+  it('refuses to embed a bundle holding a line terminator that would end its comment line', async () => {
+    for (const terminator of ['\r', '\u2028', '\u2029']) {
+      await embed(`module.exports={answer(){return "a${terminator}b"}}`).then(
+        () => expect.fail('embedded'),
+        (error: Error) => expect(error.message).to.contain('line terminator'),
+      )
+    }
+  })
+})
