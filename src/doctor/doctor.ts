@@ -5,6 +5,7 @@ import {checkAgents, checkPluginRoot} from './agents-check.js'
 import {type CheckResult, type DoctorEnvironment, type DoctorReport, type DoctorServer, type ReportedCheck, akFix, fail} from './check.js'
 import {checkCodexCli} from './codex-cli-check.js'
 import {checkCodexConfig, checkCodexHome, isFolder} from './codex-home-check.js'
+import {checkDescriptorLimit} from './descriptor-check.js'
 import {checkExecServe} from './exec-serve-check.js'
 import {checkExecSandbox} from './sandbox-check.js'
 import {checkNode} from './node-check.js'
@@ -15,8 +16,9 @@ import {checkHttpTokens} from './http-token-check.js'
 
 /**
  * Runs every `ak doctor` check, in report order and grouped by server: Node.js (ak); that
- * `ak exec serve` starts on the current folder, whether its terminal sandbox can run here, and
- * whether Codex would decline the tools of the AgentExec entries in its config.toml, and whether the
+ * `ak exec serve` starts on the current folder, whether its terminal sandbox can run here, whether
+ * the descriptor limit leaves room for the commands it runs at once, whether Codex would decline
+ * the tools of the AgentExec entries in its config.toml, and whether the
  * token variable of each loopback HTTP entry is set and accepted (AgentExec); the codex CLI, the Codex home and its
  * config.toml, the trust of the current project's agents, the agent runtime's registration, the
  * plugin root and the agents discovery finds (Codex agent runtime). Fix commands repeat the
@@ -42,7 +44,13 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
   const inPart = (server: DoctorServer, results: CheckResult[]): ReportedCheck[] => results.map((result) => ({server, ...result}))
   const checks: ReportedCheck[] = [
     ...inPart('ak', [checkNode()]),
-    ...inPart('exec', [await checkExecServe(environment), await checkExecSandbox(environment), checkExecApproval(roots.codexHome, config), await checkHttpTokens(roots.codexHome, config, environment.env)]),
+    ...inPart('exec', [
+      await checkExecServe(environment),
+      await checkExecSandbox(environment),
+      checkDescriptorLimit(),
+      checkExecApproval(roots.codexHome, config),
+      await checkHttpTokens(roots.codexHome, config, environment.env),
+    ]),
     ...inPart('codex-agent-runtime', [
       isRegistered && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
       home,

@@ -59,6 +59,7 @@ describe('ak doctor', () => {
       'ok    exec serve',
       // Whether the sandbox can run depends on the machine (bubblewrap, namespaces): ok or warn.
       SANDBOX.ok ? 'ok    sandbox' : 'warn  sandbox',
+      'ok    descriptors',
       'ok    codex entries',
       'ok    codex http tokens',
       'Codex agent runtime (ak codex-agent-runtime serve)',
@@ -198,6 +199,7 @@ describe('ak doctor', () => {
       ['ak', 'node'],
       ['exec', 'exec serve'],
       ['exec', 'sandbox'],
+      ['exec', 'descriptors'],
       ['exec', 'codex entries'],
       ['exec', 'codex http tokens'],
       ['codex-agent-runtime', 'codex'],

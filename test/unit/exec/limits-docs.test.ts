@@ -3,7 +3,10 @@ import {readFile, readdir} from 'node:fs/promises'
 import path from 'node:path'
 
 import {HTTP_MAX_SESSIONS} from '../../../src/exec/http/legacy-sessions.js'
+import * as budget from '../../../src/exec/descriptor-budget.js'
 import * as limits from '../../../src/exec/limits.js'
+import {MAX_EXTRA_WORKERS} from '../../../src/exec/search/worker-pool.js'
+import {MAX_RUNNING_COMMANDS} from '../../../src/exec/terminal/limits.js'
 import {REPO_ROOT} from '../../helpers/clients.js'
 
 describe('documented limits of read, list, search and edit', () => {
@@ -47,6 +50,22 @@ describe('documented limits of read, list, search and edit', () => {
     expect(tools, 'IGNORE_FILE_MAX_BYTES').to.contain(
       `read up to ${limits.IGNORE_FILE_MAX_BYTES / 1024} KiB, and only its lines of at most ${limits.IGNORE_FILE_MAX_LINE_BYTES} bytes are used`,
     )
+  })
+
+  it('docs/terminal.md quotes the descriptor budget of src/exec/descriptor-budget.ts', async () => {
+    const doc = (await readFile(path.join(REPO_ROOT, 'docs', 'terminal.md'), 'utf8')).replace(/\s+/g, ' ')
+    const quoted: Array<[string, string]> = [
+      ['BASE_DESCRIPTORS', `an idle server takes ${budget.BASE_DESCRIPTORS};`],
+      ['DESCRIPTORS_PER_COMMAND', `each running command holds ${budget.DESCRIPTORS_PER_COMMAND} (its`],
+      ['DESCRIPTORS_TO_START_COMMAND', `needs ${budget.DESCRIPTORS_TO_START_COMMAND} more free for a moment`],
+      ['DESCRIPTORS_PER_SEARCH_WORKER', `each search worker takes ${budget.DESCRIPTORS_PER_SEARCH_WORKER} (its`],
+      ['SEARCH_MAX_WORKERS', `runs at most ${limits.SEARCH_MAX_WORKERS + MAX_EXTRA_WORKERS} (${limits.SEARCH_MAX_WORKERS}, plus ${MAX_EXTRA_WORKERS}`],
+      ['DESCRIPTORS_PER_HTTP_SESSION', `each HTTP session takes ${budget.DESCRIPTORS_PER_HTTP_SESSION} (its`],
+      ['FULL_SERVER_DESCRIPTORS', `${MAX_RUNNING_COMMANDS} commands at once and a full search pool, needs ${budget.FULL_SERVER_DESCRIPTORS} descriptors over stdio`],
+      ['HTTP_MAX_SESSIONS', `and ${budget.descriptorsNeeded(MAX_RUNNING_COMMANDS, HTTP_MAX_SESSIONS)} with the ${HTTP_MAX_SESSIONS} HTTP sessions`],
+      ['MAX_RUNNING_COMMANDS', `room for fewer than the ${MAX_RUNNING_COMMANDS} commands`],
+    ]
+    for (const [name, text] of quoted) expect(doc, name).to.contain(text)
   })
 
   it('docs/http.md quotes the HTTP limits of src/exec/limits.ts and the session limit', async () => {
