@@ -3,7 +3,7 @@
  * filesystem server, Desktop Commander, and command-line tools spawned directly.
  */
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readdirSync, symlinkSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync} from 'node:fs'
 import {homedir} from 'node:os'
 import path from 'node:path'
 import {performance} from 'node:perf_hooks'
@@ -70,6 +70,31 @@ export const STANDALONE_SERVER_FILE = 'dist/agentexec.js'
 export function akStandaloneLauncher(checkout: string): AkLauncher | undefined {
   const file = path.join(checkout, STANDALONE_SERVER_FILE)
   return existsSync(file) ? launcherFor(file, STANDALONE_SERVER_FILE, []) : undefined
+}
+
+/**
+ * The two-file form of the standalone server (a launcher and dist/agentexec-bundle.cjs beside it,
+ * bench/lib/pair-launcher.js), built into `tmp` from `checkout`'s bundle, when it has one.
+ */
+export async function akPairLauncher(checkout: string, tmp: string): Promise<AkLauncher | undefined> {
+  const bundle = path.join(checkout, 'dist', 'agentexec-bundle.cjs')
+  if (!existsSync(bundle)) return undefined
+  const dir = path.join(tmp, 'agentexec-pair')
+  mkdirSync(dir, {recursive: true})
+  copyFileSync(bundle, path.join(dir, 'agentexec-bundle.cjs'))
+  const {build} = await import('esbuild')
+  await build({
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    banner: {js: '#!/usr/bin/env node'},
+    entryPoints: [path.join(path.dirname(fileURLToPath(import.meta.url)), 'pair-launcher.js')],
+    outfile: path.join(dir, 'agentexec.js'),
+    logLevel: 'warning',
+    plugins: [{name: 'bundle-beside', setup: (b) => b.onResolve({filter: /agentexec-bundle\.cjs$/}, () => ({path: './agentexec-bundle.cjs', external: true}))}],
+  })
+  return launcherFor(path.join(dir, 'agentexec.js'), 'launcher + agentexec-bundle.cjs', [])
 }
 
 /**
