@@ -465,6 +465,28 @@ describe('search under a compiled swapper of a workspace folder and a link to th
     if (base) await rm(base, {recursive: true, force: true})
   })
 
+  it('answers an edit that loses the race for its folder with what changed, never that the file is not a folder', async () => {
+    const racer = spawn(swapper, [path.join(ws, 'dir'), path.join(ws, 'link'), String(RACE_SECONDS)], {stdio: 'ignore'})
+    const raced = new Promise((resolve) => racer.once('exit', resolve))
+    const refusals = new Map<string, number>()
+    const deadline = Date.now() + RACE_SECONDS * 1000
+    const caller = async () => {
+      while (Date.now() < deadline) {
+        for (const name of ['only0.txt', 'pw00.txt']) {
+          const answer = await client.call('edit', {path: `dir/${name}`, old_text: 'an inside line', new_text: 'an inside line'})
+          if (answer.isError) refusals.set(answer.text, (refusals.get(answer.text) ?? 0) + 1)
+        }
+      }
+    }
+    await Promise.all([caller(), caller(), caller()])
+    await raced
+    for (const text of refusals.keys()) {
+      expect(text).to.not.match(/"dir\/[^"]*" is not a folder/)
+      expect(text).to.not.include(SECRET)
+      expect(text).to.not.match(/Internal error|\bE[A-Z]{3,}\b/)
+    }
+  })
+
   it('answers a regex for the right prefix of an outside file exactly as one for a wrong prefix', async () => {
     const racer = spawn(swapper, [path.join(ws, 'dir'), path.join(ws, 'link'), String(RACE_SECONDS)], {stdio: 'ignore'})
     const raced = new Promise((resolve) => racer.once('exit', resolve))

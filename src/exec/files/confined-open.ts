@@ -19,6 +19,7 @@
 import {existsSync, constants as fsConstants, readlinkSync} from 'node:fs'
 import type {Stats} from 'node:fs'
 import {type FileHandle, lstat, open} from 'node:fs/promises'
+import {resolve as resolvePath} from 'node:path'
 
 import {BadInputError, OutsideWorkspaceError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
@@ -74,7 +75,7 @@ async function openVerified(workspace: Workspace, real: Buffer, flags: number, r
   try {
     handle = await open(real, flags)
   } catch (error) {
-    if ((flags & O_DIRECTORY) !== 0 && (error as NodeJS.ErrnoException).code === 'ENOTDIR') throw await notAFolderError(real, requested)
+    if ((flags & O_DIRECTORY) !== 0 && (error as NodeJS.ErrnoException).code === 'ENOTDIR') throw await notAFolderError(workspace, real, requested)
     throw explainFsError(error, requested, action)
   }
   try {
@@ -98,18 +99,34 @@ export async function statConfined(workspace: Workspace, real: Buffer, requested
 }
 
 /**
- * Why a folder open failed with ENOTDIR: what is there is not a folder, or it became a symbolic
- * link after the path was resolved (O_NOFOLLOW with O_DIRECTORY fails that way too).
+ * Why a folder open failed with ENOTDIR: what is there is not a folder, or it changed after the
+ * path was resolved (it became a symbolic link: O_NOFOLLOW with O_DIRECTORY fails that way too; or
+ * it was swapped and is a folder again). The folder opened may be the one `requested` names or the
+ * folder of a file it names (an edit opens the file's folder): the message names the folder, and
+ * `requested` when that is a file in it, so it never says a file "is not a folder".
  */
-async function notAFolderError(real: Buffer, requested: string): Promise<BadInputError> {
+async function notAFolderError(workspace: Workspace, real: Buffer, requested: string): Promise<BadInputError> {
   const shown = escapeControls(requested)
+  const folder = workspace.isInside(real) ? workspace.relativeOf(real) : undefined
+  const isRequested = folder === undefined || samePath(workspace, requested, folder)
+  const subject = isRequested ? `"${shown}"` : `The folder "${folder}" of "${shown}"`
   const now = await lstat(real).catch(() => undefined)
-  if (now?.isSymbolicLink()) {
-    return new BadInputError(`"${shown}" changed while it was being opened (it became a symbolic link). Retry; if it keeps failing, look at it with the list tool.`)
+  if (now === undefined || now.isSymbolicLink() || now.isDirectory()) {
+    const what = now?.isSymbolicLink() ? 'it became a symbolic link' : now === undefined ? 'it was removed' : 'it was replaced meanwhile'
+    return new BadInputError(`${subject} changed while it was being opened (${what}). Retry; if it keeps failing, look at it with the list tool.`)
   }
-  if (now?.isFile()) return new BadInputError(`"${shown}" is a file, not a folder. Pass a folder, or use the read tool for a file.`)
-  const kind = now?.isFIFO() ? ' (a FIFO)' : now?.isSocket() ? ' (a socket)' : now?.isCharacterDevice() || now?.isBlockDevice() ? ' (a device)' : ''
-  return new BadInputError(`"${shown}" is not a folder${kind}. Pass a folder; check what is there with the list tool.`)
+  if (!isRequested) {
+    return new BadInputError(`${subject} is no longer a folder (it changed while it was being opened). Retry; if it keeps failing, look at it with the list tool.`)
+  }
+  if (now.isFile()) return new BadInputError(`${subject} is a file, not a folder. Pass a folder, or use the read tool for a file.`)
+  const kind = now.isFIFO() ? ' (a FIFO)' : now.isSocket() ? ' (a socket)' : now.isCharacterDevice() || now.isBlockDevice() ? ' (a device)' : ''
+  return new BadInputError(`${subject} is not a folder${kind}. Pass a folder; check what is there with the list tool.`)
+}
+
+/** Whether the tool path `requested` names, lexically, the workspace-relative path `relative` (display forms). */
+function samePath(workspace: Workspace, requested: string, relative: string): boolean {
+  const root = workspace.root
+  return resolvePath(root, requested) === resolvePath(root, relative)
 }
 
 /**
