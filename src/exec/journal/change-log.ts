@@ -14,7 +14,10 @@
  * are half-applied, for the engine to roll back and then `abandon`.
  */
 
-/** A file's permission bits (`mode & 0o7777`) and content. */
+/**
+ * A file's permission bits (`mode & 0o7777`) and content; for a symbolic link, its mode with the
+ * link's type bits (`0o120000 | permission bits`) and its target as the content.
+ */
 export interface FileContent {
   content: Buffer
   mode: number

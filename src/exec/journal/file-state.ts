@@ -3,7 +3,7 @@
  * behind crash recovery and behind `ak exec undo`'s refusal to overwrite later work.
  */
 import {type Stats} from 'node:fs'
-import {open} from 'node:fs/promises'
+import {lstat, open, readlink} from 'node:fs/promises'
 
 import {ConfinedFolder, FILE_OPEN_FLAGS} from '../files/confined-open.js'
 import {displayName} from '../display-name.js'
@@ -12,42 +12,61 @@ import {joinBytes, parentOf, type Workspace} from '../workspace.js'
 import type {FileDigest} from './change-log.js'
 import {sha256} from './journal.js'
 
-/** A path's state: nothing there, a regular file (content, permission bits, fstat), or something else. */
+/** The file-type bits of a mode, and those of a symbolic link (a recorded link keeps them in its mode). */
+export const TYPE_BITS = 0o170000
+export const SYMLINK_TYPE_BITS = 0o120000
+
+/**
+ * A path's state: nothing there, a regular file (content, permission bits, fstat), a symbolic link
+ * (its target as the content, and its mode with SYMLINK_TYPE_BITS, as the change engine records a
+ * link), or something else.
+ */
 export type FileState =
   | {kind: 'missing'}
   | {kind: 'file'; content: Buffer; mode: number; info: Stats}
+  | {kind: 'link'; content: Buffer; mode: number; info: Stats}
   | {kind: 'other'; what: string}
 
 /**
  * Reads what the workspace-relative path `relative` (bytes, no symlink on the way when it was
- * recorded) holds now. A path that now leads through a symbolic link, or ends in one, is
- * "other": the journal recorded real paths, so it is not the file recorded.
+ * recorded) holds now: the entry itself, never what a link there points to. A path whose folder
+ * now lies elsewhere (a folder on the way became a link or a file) is "other": the journal
+ * recorded real paths, so it is not the file recorded.
  * @throws the errors of Workspace.resolve and of reading (a folder that may not be read)
  */
 export async function readFileState(workspace: Workspace, relative: Buffer): Promise<FileState> {
-  const shown = displayName(relative)
   const real = joinBytes(workspace.rootBytes, relative)
-  const resolved = await workspace.resolve(shown).catch((error: unknown) => {
+  const folderReal = parentOf(real)
+  const name = real.subarray(real.lastIndexOf(0x2f) + 1)
+  const folderShown = workspace.relativeOf(folderReal)
+  const shown = displayName(relative)
+  const folderPath = await workspace.resolve(folderShown).catch((error: unknown) => {
     // A name on the way that is now a file, or a link leading outside: not what was recorded.
     if (error instanceof Error && /outside the workspace|not a folder|is a file/i.test(error.message)) return undefined
     throw error
   })
-  if (!resolved) return {kind: 'other', what: 'a path that now leads elsewhere'}
-  if (!resolved.real.equals(real)) return {kind: 'other', what: 'a path that now leads through a symbolic link'}
-  if (!resolved.exists) return {kind: 'missing'}
-  const folder = await ConfinedFolder.open(workspace, parentOf(real), shown)
+  if (!folderPath || !folderPath.real.equals(folderReal)) return {kind: 'other', what: 'a path whose folder now lies elsewhere (a folder on the way became a link)'}
+  if (!folderPath.exists) return {kind: 'missing'}
+  const folder = await ConfinedFolder.open(workspace, folderReal, shown)
   try {
+    const seen = await lstat(folder.entry(name)).catch((error: unknown) => {
+      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined
+      throw error
+    })
+    if (!seen) return {kind: 'missing'}
+    if (seen.isSymbolicLink()) return {kind: 'link', content: await readlink(folder.entry(name), {encoding: 'buffer'}), mode: seen.mode & (TYPE_BITS | 0o7777), info: seen}
+    if (seen.isDirectory()) return {kind: 'other', what: 'a folder'}
+    if (!seen.isFile()) return {kind: 'other', what: 'not a regular file'}
     let handle
     try {
-      handle = await open(folder.entry(real.subarray(real.lastIndexOf(0x2f) + 1)), FILE_OPEN_FLAGS)
+      handle = await open(folder.entry(name), FILE_OPEN_FLAGS)
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return {kind: 'missing'}
-      if (errorCode(error) === 'ELOOP') return {kind: 'other', what: 'a symbolic link'}
+      if (errorCode(error) === 'ELOOP') return {kind: 'other', what: 'a symbolic link put there meanwhile'}
       throw error
     }
     try {
       const info = await handle.stat()
-      if (info.isDirectory()) return {kind: 'other', what: 'a folder'}
       if (!info.isFile()) return {kind: 'other', what: 'not a regular file'}
       return {kind: 'file', content: await handle.readFile(), mode: info.mode & 0o7777, info}
     } finally {
@@ -61,5 +80,5 @@ export async function readFileState(workspace: Workspace, relative: Buffer): Pro
 /** Whether `state` is the file `digest` describes (null: nothing there). */
 export function isStateOf(state: FileState, digest: FileDigest | null): boolean {
   if (digest === null) return state.kind === 'missing'
-  return state.kind === 'file' && state.mode === digest.mode && sha256(state.content) === digest.sha256
+  return (state.kind === 'file' || state.kind === 'link') && state.mode === digest.mode && sha256(state.content) === digest.sha256
 }

@@ -61,8 +61,11 @@ export function isOwnerAlive(entry: Pick<JournalEntry, 'holder' | 'time'>, now =
 const SHA256_HEX = /^[0-9a-f]{64}$/
 const OPERATIONS = new Set<string>(['added', 'updated', 'deleted', 'moved-from', 'moved-to'])
 
+/** A recorded mode: permission bits, with the type bits of a symbolic link for a link. */
 function isMode(value: unknown): value is number {
-  return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 0o7777
+  if (!Number.isInteger(value) || (value as number) < 0) return false
+  const type = (value as number) & 0o170000
+  return (value as number) <= 0o177777 && (type === 0 || type === 0o120000)
 }
 
 function isDigest(value: unknown): value is FileDigest {

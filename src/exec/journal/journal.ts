@@ -37,6 +37,7 @@ import {JOURNAL_DEFAULT_MAX_BYTES, JOURNAL_ENTRY_MAX_BYTES} from '../limits.js'
 import {Workspace} from '../workspace.js'
 import type {ChangeLog, FileChange, PendingChange} from './change-log.js'
 import {JOURNAL_ENTRY_VERSION, type JournalEntry, type StoredChange, isOwnerAlive, parseJournalEntry, pathOf} from './journal-entry.js'
+import {RECORDED_MODE_BITS} from './record-change.js'
 import {PRIVATE_FILE_MODE, StateFolderError, defaultStateFolder, openPrivateFolder, shownPath} from './state-folder.js'
 
 /** Where a journal is kept and how much it may hold, as `createAgentExec` and `ak exec serve` take it. */
@@ -181,8 +182,8 @@ export class Journal implements ChangeLog {
       path: change.path.toString('base64'),
       operation: change.operation,
       ...(change.movedWith ? {movedWith: change.movedWith.toString('base64')} : {}),
-      before: change.before ? {sha256: sha256(change.before.content), mode: change.before.mode & 0o7777, size: change.before.content.length} : null,
-      after: change.after ? {sha256: change.after.sha256, mode: change.after.mode & 0o7777} : null,
+      before: change.before ? {sha256: sha256(change.before.content), mode: change.before.mode & RECORDED_MODE_BITS, size: change.before.content.length} : null,
+      after: change.after ? {sha256: change.after.sha256, mode: change.after.mode & RECORDED_MODE_BITS} : null,
     }))
     const contents = new Map<string, Buffer>()
     changes.forEach((change, index) => {

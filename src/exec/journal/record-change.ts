@@ -31,10 +31,13 @@ export function workspaceRelative(rootBytes: Buffer, real: Buffer): Buffer {
   return Buffer.from(real.subarray(rootBytes.length === 1 ? 1 : rootBytes.length + 1))
 }
 
-/** The digest and permission bits of content about to be written with `mode`. */
+/** The digest and mode (permission bits, and the type bits of a symbolic link) of content about to be written with `mode`. */
 export function digestOf(content: Uint8Array, mode: number): FileDigest {
-  return {sha256: createHash('sha256').update(content).digest('hex'), mode: mode & 0o7777}
+  return {sha256: createHash('sha256').update(content).digest('hex'), mode: mode & RECORDED_MODE_BITS}
 }
+
+/** The bits of a mode the journal records: the permission bits, and the file type (a symbolic link is recorded as one). */
+export const RECORDED_MODE_BITS = 0o177777
 
 /** Permission bits a new file created with `requested` bits gets here (the process's umask applied). */
 export function modeAfterUmask(requested: number): number {

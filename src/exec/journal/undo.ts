@@ -7,7 +7,7 @@
  * edit's last check and rename), so it is safe while servers run, and is recorded in the journal
  * as a change of its own, which can be undone in turn.
  */
-import {open, rename, unlink} from 'node:fs/promises'
+import {open, rename, symlink, unlink} from 'node:fs/promises'
 
 import {AkError, NotFoundError} from '../../errors.js'
 import {NAMED_FILE_CREATE_FLAGS} from '../../named-file.js'
@@ -15,9 +15,9 @@ import {openCreatingFolders} from '../files/atomic-write.js'
 import {ConfinedFolder} from '../files/confined-open.js'
 import {temporaryName, withReplaceLock} from '../files/replace-lock.js'
 import {displayName} from '../display-name.js'
-import {parentOf, type Workspace} from '../workspace.js'
+import {joinBytes, parentOf, type Workspace} from '../workspace.js'
 import type {FileChange, FileDigest} from './change-log.js'
-import {type FileState, isStateOf, readFileState} from './file-state.js'
+import {type FileState, SYMLINK_TYPE_BITS, TYPE_BITS, isStateOf, readFileState} from './file-state.js'
 import {formatBytes} from './history.js'
 import type {Journal} from './journal.js'
 import {type JournalEntry, type StoredContent, isOwnerAlive, pathOf, undoneIds} from './journal-entry.js'
@@ -131,7 +131,7 @@ function describeStep(step: UndoStep, plan: UndoPlan): string | undefined {
     return `move ${shown} back to ${displayName(partner.path)}${partner.restore ? ` (${formatBytes(partner.restore.size)}, mode ${partner.restore.mode.toString(8)})` : ''}`
   }
   if (step.restore === null) return `remove ${shown} (the change created it)`
-  const what = `${formatBytes(step.restore.size)}, mode ${step.restore.mode.toString(8)}`
+  const what = isLinkMode(step.restore.mode) ? 'a symbolic link' : `${formatBytes(step.restore.size)}, mode ${step.restore.mode.toString(8)}`
   return step.expected === null ? `recreate ${shown} (${what}; the change deleted it)` : `restore ${shown} as it was (${what})`
 }
 
@@ -145,6 +145,10 @@ export function describeUndoPlan(plan: UndoPlan): string {
   return `${head}\n${lines.map((line) => `  ${line}`).join('\n')}\n`
 }
 
+function isLinkMode(mode: number): boolean {
+  return (mode & TYPE_BITS) === SYMLINK_TYPE_BITS
+}
+
 /** A path's folder, open, and what to make below it to reach the path. */
 interface StepPlace {
   step: UndoStep
@@ -154,18 +158,26 @@ interface StepPlace {
   name: Buffer
 }
 
-/** Opens the deepest existing folder of each step's path. */
+/**
+ * Opens the deepest existing folder of each step's path. The path's own last name is never
+ * followed (a link there is the entry undone, not its target); a folder on the way that is no
+ * longer where the journal recorded it (it became a link) refuses the undo.
+ * @throws UndoRefusedError naming the path
+ */
 async function openPlaces(workspace: Workspace, steps: UndoStep[]): Promise<StepPlace[]> {
   const places: StepPlace[] = []
   try {
     for (const step of steps) {
       const shown = displayName(step.path)
-      const resolved = await workspace.resolve(shown)
-      const missing = resolved.missing
-      const existing = missing.reduce((real) => parentOf(real), resolved.real)
-      const folderReal = missing.length > 0 ? existing : parentOf(resolved.real)
-      const name = resolved.real.subarray(resolved.real.lastIndexOf(0x2f) + 1)
-      places.push({step, folder: await ConfinedFolder.open(workspace, folderReal, shown, 'write'), missingFolders: missing.slice(0, -1), name})
+      const real = joinBytes(workspace.rootBytes, step.path)
+      const folderReal = parentOf(real)
+      const resolved = await workspace.resolve(workspace.relativeOf(folderReal)).catch(() => undefined)
+      if (!resolved || !resolved.real.equals(folderReal)) {
+        throw new UndoRefusedError(`Cannot undo: the folder of ${shown} is no longer where it was (a folder on the way became a link or a file). Nothing was changed.`)
+      }
+      const existing = resolved.missing.reduce((path) => parentOf(path), resolved.real)
+      const name = real.subarray(real.lastIndexOf(0x2f) + 1)
+      places.push({step, folder: await ConfinedFolder.open(workspace, existing, shown, 'write'), missingFolders: resolved.missing, name})
     }
     return places
   } catch (error) {
@@ -194,11 +206,7 @@ function whyChanged(state: FileState, expected: FileDigest | null): string {
 
 /** Gives `place` the content `content` with `mode` (a new file renamed over the path), owned as `owner`. */
 async function writeBack(workspace: Workspace, place: StepPlace, content: Buffer, mode: number, owner?: {uid: number; gid: number}): Promise<void> {
-  const folder = place.missingFolders.length > 0 ? await openCreatingFolders(workspace, place.folder, place.missingFolders, displayName(place.step.path)) : place.folder
-  if (folder !== place.folder) {
-    place.folder = folder
-    place.missingFolders = []
-  }
+  const folder = await reachFolder(workspace, place)
   const temporary = temporaryName()
   try {
     const handle = await open(folder.entry(temporary), NAMED_FILE_CREATE_FLAGS, 0o600)
@@ -230,7 +238,34 @@ async function putState(workspace: Workspace, place: StepPlace, state: {content:
     await place.folder.handle.sync().catch(() => undefined)
     return
   }
-  await writeBack(workspace, place, state.content, state.mode, owner)
+  if ((state.mode & TYPE_BITS) === SYMLINK_TYPE_BITS) {
+    await linkBack(workspace, place, state.content)
+    return
+  }
+  await writeBack(workspace, place, state.content, state.mode & 0o7777, owner)
+}
+
+/** Opens (making them) the folders missing on the way to `place`. */
+async function reachFolder(workspace: Workspace, place: StepPlace): Promise<ConfinedFolder> {
+  if (place.missingFolders.length > 0) {
+    place.folder = await openCreatingFolders(workspace, place.folder, place.missingFolders, displayName(place.step.path))
+    place.missingFolders = []
+  }
+  return place.folder
+}
+
+/** Gives `place` back as a symbolic link to `target` (made under a temporary name, then renamed over the path). */
+async function linkBack(workspace: Workspace, place: StepPlace, target: Buffer): Promise<void> {
+  const folder = await reachFolder(workspace, place)
+  const temporary = temporaryName()
+  try {
+    await symlink(target, folder.entry(temporary))
+    await rename(folder.entry(temporary), folder.entry(place.name))
+  } catch (error) {
+    await unlink(folder.entry(temporary)).catch(() => undefined)
+    throw error
+  }
+  await folder.handle.sync().catch(() => undefined)
 }
 
 /** What an undo did. */
@@ -267,7 +302,7 @@ export async function applyUndo(journal: Journal, workspace: Workspace, plan: Un
       const restored = await Promise.all(places.map((place) => (place.step.restore ? journal.readBlob(place.step.restore.sha256) : null)))
       const changes: FileChange[] = places.map((place, index) => {
         const state = states[index]!
-        const before = state.kind === 'file' ? {content: state.content, mode: state.mode} : null
+        const before = state.kind === 'file' || state.kind === 'link' ? {content: state.content, mode: state.mode} : null
         const restore = place.step.restore
         const partner = place.step.movedWith && places.some((other) => other.step.path.equals(place.step.movedWith!))
         const operation = partner ? (restore ? 'moved-to' : 'moved-from') : before === null ? 'added' : restore === null ? 'deleted' : 'updated'
@@ -292,7 +327,7 @@ export async function applyUndo(journal: Journal, workspace: Workspace, plan: Un
       } catch (error) {
         for (const index of done.reverse()) {
           const state = states[index]!
-          await putState(workspace, places[index]!, state.kind === 'file' ? {content: state.content, mode: state.mode} : null).catch(() => undefined)
+          await putState(workspace, places[index]!, state.kind === 'file' || state.kind === 'link' ? {content: state.content, mode: state.mode} : null).catch(() => undefined)
         }
         await pending.abandon().catch(() => undefined)
         throw error
