@@ -10,7 +10,7 @@ import {mcpServersOf} from './mcp-servers.js'
 import type {AgentPolicy} from './policy.js'
 import type {CodexAgentRuntime} from './runtime.js'
 import {toolNameOf} from './slug.js'
-import {TOKEN_ENV} from '../exec/http/bearer-token.js'
+import {TOKEN_ENV} from '../token-env.js'
 
 /** The arguments of an `agent_<slug>` tool. */
 export interface AgentCallInput {

@@ -1,7 +1,7 @@
 import {createHash, timingSafeEqual} from 'node:crypto'
 
 /** The environment variable holding the token `ak exec serve --http` requires. */
-export const TOKEN_ENV = 'AGENTEXEC_TOKEN'
+export {TOKEN_ENV} from '../../token-env.js'
 
 /**
  * How a request's `Authorization` header stands against the server's token: `missing` when the

@@ -21,7 +21,7 @@ describe('ak exec config', () => {
   it('prints only the Codex block on stdout and where to paste it on stderr', async () => {
     const {stdout, stderr} = await runCommand(['exec', 'config', '--client', 'codex', '--workspace', workspace], {root: REPO_ROOT})
     expect(parseToml(stdout)).to.deep.equal({
-      mcp_servers: {'ak-exec': {command: process.execPath, args: [RUN_JS, 'exec', 'serve', '--workspace', workspace, '--level', 'read']}},
+      mcp_servers: {'ak-exec': {command: process.execPath, args: [RUN_JS, 'exec', 'serve', '--workspace', workspace, '--level', 'read'], required: true, startup_timeout_sec: 120}},
     })
     expect(stderr).to.contain('config.toml')
   })
