@@ -61,6 +61,21 @@ export const EDIT_NEAR_MATCH_MAX_CHARS = 8 * 1024 * 1024
 /** Characters of unified diff an `edit` answer shows before it cuts the diff with a note. */
 export const EDIT_MAX_DIFF_CHARS = 20_000
 /**
+ * Operations (Add, Delete, Update File) one `edit` patch may hold. Each holds its file's lock
+ * until the whole patch is committed, so a patch stays a unit a reader can follow.
+ */
+export const EDIT_PATCH_MAX_OPERATIONS = 200
+/**
+ * Bytes of file content one `edit` reads and writes in all (every old and new content of a
+ * patch together): all of them are held in memory until the patch is committed.
+ */
+export const EDIT_PATCH_MAX_BYTES = 2 * EDIT_MAX_FILE_BYTES
+/**
+ * Characters of an `edit` patch's text: the most one stdio message holds (10 MiB); over HTTP the
+ * body limit (HTTP_MAX_BODY_BYTES) bounds it first.
+ */
+export const EDIT_PATCH_MAX_CHARS = 10 * 1024 * 1024
+/**
  * Bytes of files that edits of one server may hold in memory at once (summed over the files being
  * edited); an edit that would pass it waits for others to end, and one edit always runs. An edit
  * holds about five times its file's size at its peak, so edits together stay near 700 MB.

@@ -87,7 +87,7 @@ for (const line of CLIENT_LINES) {
       await writeFile(path.join(workspace, 'f.txt'), 'line1\nline2\n')
       const answer = await client.call('edit', {path: 'f.txt', old_text: 'line2', new_text: 'CHANGED', dryRun: true})
       expect(answer.isError).to.equal(true)
-      expect(answer.text).to.match(/^edit has no argument "dryRun", so the call did nothing\. Its arguments are: path, old_text, new_text, replace_all\./)
+      expect(answer.text).to.match(/^edit has no argument "dryRun", so the call did nothing\. Its arguments are: path, old_text, new_text, replace_all, patch\./)
       expect(await readFile(path.join(workspace, 'f.txt'), 'utf8')).to.equal('line1\nline2\n')
     })
 

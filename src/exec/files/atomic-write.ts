@@ -48,13 +48,13 @@ export async function removeStaleTemporaries(folder: ConfinedFolder): Promise<vo
 }
 
 /** Flushes a folder's entries (the rename or link just made) to disk. Best effort. */
-async function syncFolder(folder: ConfinedFolder): Promise<void> {
+export async function syncFolder(folder: ConfinedFolder): Promise<void> {
   // Some file systems refuse fsync on a folder; the rename itself is still atomic.
   await folder.handle.sync().catch(() => undefined)
 }
 
 /** What a replacement keeps of the original file. */
-interface KeptAttributes {
+export interface KeptAttributes {
   /** Permission bits. */
   mode: number
   uid: number
@@ -67,7 +67,7 @@ interface KeptAttributes {
  * `NEW_FILE_MODE` less the umask and the server's own owner.
  * @throws BadInputError when the owner in `keep` cannot be given (the temporary file is removed)
  */
-async function writeTemporary(folder: ConfinedFolder, data: Uint8Array, keep?: KeptAttributes): Promise<Buffer> {
+export async function writeTemporary(folder: ConfinedFolder, data: Uint8Array, keep?: KeptAttributes): Promise<Buffer> {
   const name = temporaryName()
   const handle = await open(folder.entry(name), NAMED_FILE_CREATE_FLAGS, keep?.mode ?? NEW_FILE_MODE)
   try {

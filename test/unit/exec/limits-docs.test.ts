@@ -32,6 +32,9 @@ describe('documented limits of read, list, search and edit', () => {
       ['READ_MAX_IMAGE_BYTES', `Images of at most ${limits.READ_MAX_IMAGE_BYTES} bytes (${limits.READ_MAX_IMAGE_BYTES / 1024 ** 2} MiB)`],
       ['READ_MAX_IMAGE_SIDE_PX', `wider or taller than ${limits.READ_MAX_IMAGE_SIDE_PX} pixels`],
       ['EDIT_NEAR_MATCH_MAX_CHARS', `Files over ${limits.EDIT_NEAR_MATCH_MAX_CHARS / 1024 ** 2} Mi characters are not searched`],
+      ['EDIT_PATCH_MAX_OPERATIONS', `at most ${limits.EDIT_PATCH_MAX_OPERATIONS} operations a patch`],
+      ['EDIT_PATCH_MAX_CHARS', `${limits.EDIT_PATCH_MAX_CHARS} characters of patch text`],
+      ['EDIT_PATCH_MAX_BYTES', `${limits.EDIT_PATCH_MAX_BYTES} bytes (${limits.EDIT_PATCH_MAX_BYTES / 1024 ** 2} MiB) of file content read and written in all`],
     ]
     for (const [name, text] of quoted) expect(doc, name).to.contain(text)
   })

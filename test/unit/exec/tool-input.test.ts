@@ -23,7 +23,7 @@ describe('parseToolInput', () => {
   describe('argument names', () => {
     it('refuses a name the tool does not define, listing the accepted ones', () => {
       const message = refusal(editTool as unknown as ExecTool, {path: 'f.txt', old_text: 'line2', new_text: 'CHANGED', dryRun: true})
-      expect(message).to.match(/^edit has no argument "dryRun", so the call did nothing\. Its arguments are: path, old_text, new_text, replace_all\./)
+      expect(message).to.match(/^edit has no argument "dryRun", so the call did nothing\. Its arguments are: path, old_text, new_text, replace_all, patch\./)
       expect(message).to.contain('dryRun: edit has no dry run')
     })
 

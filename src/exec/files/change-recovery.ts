@@ -1,0 +1,151 @@
+/**
+ * Rolling back a change a crash interrupted (DESIGN §4.10). The change engine records every
+ * change before making it (change-engine.ts); a server killed between that record and its commit
+ * leaves it pending in the change log. The next server on the workspace calls
+ * `recoverInterruptedChanges` before it serves: each pending change is rolled back — every file
+ * it touched is put back as its record says it was before (content, mode, a symlink as a
+ * symlink), a file it created is removed, and the temporary files of the dead server are
+ * cleared — then the record is abandoned. So after a `kill -9` at any moment, once the next
+ * server has started, every file is as before the call. (A change that was complete but not yet
+ * marked committed is rolled back too: the answer that would have reported it never came.)
+ *
+ * A file that is neither as before nor as the change made it was changed since by something
+ * else: it is left alone, with a warning, and its record stays pending. Folders the change
+ * created are left (empty).
+ *
+ * The change log must list as pending only changes whose server is gone: one still running is
+ * in the middle of its own commit.
+ */
+import {createHash} from 'node:crypto'
+import type {Stats} from 'node:fs'
+import {lstat, open, readlink, rename, symlink, unlink} from 'node:fs/promises'
+
+import type {ExecRuntime} from '../context.js'
+import {displayName} from '../display-name.js'
+import {errorCode} from '../fs-errors.js'
+import type {FileChange} from '../journal/change-log.js'
+import {EDIT_MAX_FILE_BYTES} from '../limits.js'
+import {runtimeService} from '../runtime.js'
+import {joinBytes, parentOf, type Workspace} from '../workspace.js'
+import {removeStaleTemporaries, writeTemporary} from './atomic-write.js'
+import {ConfinedFolder, FILE_OPEN_FLAGS} from './confined-open.js'
+import {temporaryName} from './replace-lock.js'
+
+/** The runtime service key of the recovery (run once per runtime). */
+const CHANGE_RECOVERY_SERVICE = 'change-recovery'
+/** File-type bits of a mode, and those of a symbolic link (change-engine.ts records a deleted link so). */
+const TYPE_BITS = 0o170000
+const SYMLINK_TYPE_BITS = 0o120000
+const PERMISSION_BITS = 0o7777
+
+function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex')
+}
+
+/** What lies at an entry now: nothing, a link (its target) or a regular file (its digest). */
+type Found = {kind: 'none'} | {kind: 'link'; target: Buffer} | {kind: 'file'; info: Stats; sha256: string} | {kind: 'other'}
+
+async function look(folder: ConfinedFolder, name: Buffer): Promise<Found> {
+  const entry = folder.entry(name)
+  const info = await lstat(entry).catch((error: unknown) => {
+    if (errorCode(error) === 'ENOENT') return undefined
+    throw error
+  })
+  if (!info) return {kind: 'none'}
+  if (info.isSymbolicLink()) return {kind: 'link', target: await readlink(entry, {encoding: 'buffer'})}
+  if (!info.isFile() || info.size > EDIT_MAX_FILE_BYTES) return {kind: 'other'}
+  const handle = await open(entry, FILE_OPEN_FLAGS)
+  try {
+    const own = await handle.stat()
+    return {kind: 'file', info: own, sha256: sha256(await handle.readFile())}
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * Puts one recorded path back as it was before its change.
+ * @returns false when the path was changed since by something else (left alone)
+ */
+async function restore(workspace: Workspace, change: FileChange): Promise<boolean> {
+  const real = joinBytes(workspace.rootBytes, change.path)
+  const name = real.subarray(real.lastIndexOf(0x2f) + 1)
+  const shown = displayName(change.path)
+  let folder: ConfinedFolder
+  try {
+    folder = await ConfinedFolder.open(workspace, parentOf(real), shown, 'write')
+  } catch (error) {
+    // A file the change created, in a folder gone since: nothing to take back.
+    if (change.before === null) return true
+    throw error
+  }
+  try {
+    const now = await look(folder, name)
+    const isAsMade = now.kind === 'file' && change.after !== null && now.sha256 === change.after.sha256
+    const before = change.before
+    if (before === null) {
+      if (isAsMade) await unlink(folder.entry(name))
+      return now.kind === 'none' || isAsMade
+    }
+    const isLink = (before.mode & TYPE_BITS) === SYMLINK_TYPE_BITS
+    if (isLink ? now.kind === 'link' && now.target.equals(before.content) : now.kind === 'file' && now.sha256 === sha256(before.content)) return true
+    if (now.kind !== 'none' && !isAsMade) return false
+    const temporary = isLink
+      ? temporaryName()
+      : await writeTemporary(folder, before.content, {
+          mode: before.mode & PERMISSION_BITS,
+          uid: now.kind === 'file' ? now.info.uid : (process.getuid?.() ?? 0),
+          gid: now.kind === 'file' ? now.info.gid : (process.getgid?.() ?? 0),
+        })
+    if (isLink) await symlink(before.content, folder.entry(temporary))
+    await rename(folder.entry(temporary), folder.entry(name))
+    return true
+  } finally {
+    await removeStaleTemporaries(folder).catch(() => undefined)
+    await folder.close()
+  }
+}
+
+/** Rolls back every pending change of the runtime's change log (see the module comment); never throws. */
+async function rollBackPending(runtime: ExecRuntime): Promise<void> {
+  const {changeLog, workspace, log} = runtime
+  if (!changeLog) return
+  let pending
+  try {
+    pending = await changeLog.pending()
+  } catch (error) {
+    log.warn(`could not read the change log to roll back interrupted edits: ${error instanceof Error ? error.message : String(error)}`)
+    return
+  }
+  for (const change of pending) {
+    const left: string[] = []
+    for (const file of [...change.changes].reverse()) {
+      const isRestored = await restore(workspace, file).catch(() => false)
+      if (!isRestored) left.push(displayName(file.path))
+    }
+    if (left.length === 0) {
+      await change.abandon()
+      log.info(`rolled back edit ${change.id}, which a stopped server left unfinished: ${change.changes.length} file(s) are as before it`)
+    } else {
+      log.warn(
+        `edit ${change.id}, left unfinished by a stopped server, could not be rolled back for ${left.join(', ')}: ` +
+          'those files were changed since by something else. They are left as they are; the edit stays recorded.',
+      )
+    }
+  }
+}
+
+/**
+ * Rolls back the changes a crashed server left pending in the runtime's change log, once per
+ * runtime; later calls wait for the first. Servers call it before they serve, and the change
+ * engine before its first change (for a runtime made without a serving command). Never throws:
+ * what cannot be rolled back is logged.
+ */
+export async function recoverInterruptedChanges(runtime: ExecRuntime): Promise<void> {
+  if (!runtime.changeLog) return
+  const recovery = runtimeService(runtime, CHANGE_RECOVERY_SERVICE, () => {
+    const done = rollBackPending(runtime)
+    return {done, close: () => done}
+  })
+  await recovery.done
+}
