@@ -210,6 +210,34 @@ for (const line of CLIENT_LINES) {
       )
     })
 
+    describe('protected paths: a patch that would change one is refused whole', () => {
+      before(async () => {
+        await mkdir(inWs('prot', '.git', 'hooks'), {recursive: true})
+        await writeFile(inWs('prot', '.git', 'config'), '[core]\n')
+        await writeFile(inWs('prot', '.envrc'), 'export A=1\n')
+        await writeFile(inWs('prot', 'ok.txt'), 'ok\n')
+        await symlink('.git', inWs('prot', 'meta'))
+      })
+
+      const cases: Array<[string, string[]]> = [
+        ['an update of .git/config', ['*** Update File: prot/.git/config', '@@', ' [core]', '+\tfsmonitor = evil']],
+        ['a new hook', ['*** Add File: prot/.git/hooks/pre-commit', '+#!/bin/sh']],
+        ['a new hook through a symlinked folder', ['*** Add File: prot/meta/hooks/post-checkout', '+#!/bin/sh']],
+        ['a new agent config and its folder', ['*** Add File: prot/.codex/config.toml', '+sandbox_mode = "danger-full-access"']],
+        ['a deletion of .git/config', ['*** Delete File: prot/.git/config']],
+        ['a move onto a hook', ['*** Update File: prot/ok.txt', '*** Move to: prot/.git/hooks/pre-push', '@@', '-ok', '+#!/bin/sh']],
+        ['a move of .envrc away', ['*** Update File: prot/.envrc', '*** Move to: prot/envrc.txt', '@@', '-export A=1', '+export A=2']],
+      ]
+      for (const [what, operation] of cases) {
+        it(`refuses ${what}, and applies no other operation of the patch`, async () => {
+          const before = await treeOf(ws)
+          const text = await fails({patch: patchOf('*** Add File: prot/first.txt', '+first', ...operation)})
+          expect(text).to.include('is a protected path').and.to.include('--allow-protected')
+          expect(await treeOf(ws)).to.deep.equal(before)
+        })
+      }
+    })
+
     describe('confinement: a path that leads outside refuses the whole patch', () => {
       const refusedPaths = () => [
         '../outside/secret.txt',

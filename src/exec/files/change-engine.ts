@@ -38,7 +38,8 @@ import {
   EDIT_PATCH_MAX_OPERATIONS,
 } from '../limits.js'
 import {runtimeService} from '../runtime.js'
-import {joinBytes, parentOf, type Workspace} from '../workspace.js'
+import {type AllowedProtectedPaths, assertWritableEntry, assertWritablePath, type WriteAction} from '../protected-paths.js'
+import {joinBytes, parentOf, type ResolvedPath, type Workspace} from '../workspace.js'
 import {type KeptAttributes, removeStaleTemporaries, syncFolder, writeTemporary} from './atomic-write.js'
 import {recoverInterruptedChanges} from './change-recovery.js'
 import {ConfinedFolder, FILE_OPEN_FLAGS} from './confined-open.js'
@@ -76,6 +77,8 @@ interface Target {
   /** The file's own name. */
   name: Buffer
   exists: boolean
+  /** The path as `Workspace.resolve` gave it (for the protected-path check). */
+  resolved: ResolvedPath
 }
 
 /** What one path held before the change. */
@@ -136,6 +139,7 @@ async function resolveTarget(workspace: Workspace, requested: string): Promise<T
       missing: [],
       name: resolved.real.subarray(resolved.real.lastIndexOf(0x2f) + 1),
       exists: true,
+      resolved,
     }
   }
   const folderReal = resolved.missing.reduce((real) => parentOf(real), resolved.real)
@@ -147,6 +151,7 @@ async function resolveTarget(workspace: Workspace, requested: string): Promise<T
     missing: resolved.missing.slice(0, -1),
     name: resolved.missing.at(-1) as Buffer,
     exists: false,
+    resolved,
   }
 }
 
@@ -171,7 +176,8 @@ async function resolveEntry(workspace: Workspace, requested: string): Promise<Ta
   })
   const name = parseDisplayPath(written)
   const real = joinBytes(folder.real, name)
-  return {requested, real, relative: workspace.relativeOf(real), folderReal: folder.real, missing: [], name, exists: true}
+  const relative = workspace.relativeOf(real)
+  return {requested, real, relative, folderReal: folder.real, missing: [], name, exists: true, resolved: {real, relative, exists: true, missing: []}}
 }
 
 /** A folder's open form per real path, opened once for the whole change. */
@@ -391,6 +397,10 @@ export async function applyChanges(operations: FileOperation[], {runtime, worksp
       }
       seen.set(key, one.requested)
     }
+    // Judged before anything is opened or made (DESIGN §4.9); the folders actually opened are judged again before each write.
+    const action: WriteAction = operation.kind === 'delete' || destination ? 'delete' : target.exists ? 'change' : 'create'
+    assertWritablePath(target.resolved, runtime.allowedProtected, action, target.requested)
+    if (destination) assertWritablePath(destination.resolved, runtime.allowedProtected, 'move onto', destination.requested)
     if (operation.kind === 'create' && target.exists) {
       throw new BadInputError(`"${escapeControls(operation.path)}" already exists. To change it, pass the text to replace as old_text; an empty old_text only creates new files.`)
     }
@@ -414,7 +424,7 @@ export async function applyChanges(operations: FileOperation[], {runtime, worksp
             `The patch reads and writes ${total} bytes of files; one edit changes at most ${EDIT_PATCH_MAX_BYTES} bytes in all (old and new contents together). Split it into several patches. Nothing was changed.`,
           )
         }
-        await commit(slots, workspace, folders, runtime.changeLog, tool)
+        await commit(slots, workspace, folders, runtime.changeLog, runtime.allowedProtected, tool)
         return planned
       })
       let left = EDIT_MAX_DIFF_CHARS
@@ -586,7 +596,14 @@ const NO_CHANGE_LOG: ChangeLog = {
  * @throws after undoing everything: BadInputError when a file changed since it was read, or the
  *   explained error of the write that failed
  */
-async function commit(slots: Slot[], workspace: Workspace, folders: Folders, changeLog: ChangeLog | undefined, tool: string): Promise<void> {
+async function commit(
+  slots: Slot[],
+  workspace: Workspace,
+  folders: Folders,
+  changeLog: ChangeLog | undefined,
+  allowed: AllowedProtectedPaths,
+  tool: string,
+): Promise<void> {
   const record: PendingChange = await (changeLog ?? NO_CHANGE_LOG).begin(tool, changesOf(slots, workspace))
   const created: Array<{folder: ConfinedFolder; name: Buffer}> = []
   const undo: Array<() => Promise<void>> = []
@@ -615,6 +632,7 @@ async function commit(slots: Slot[], workspace: Workspace, folders: Folders, cha
       }
       for (const slot of slots) {
         current = slot
+        assertWritableEntry(workspace, slot.folder as ConfinedFolder, slot.name, allowed, actionOf(slot), slot.requested)
         await replaceSlot(slot, undo)
       }
     })
@@ -663,6 +681,13 @@ async function createFolders(workspace: Workspace, slot: Slot, folders: Folders,
     real = child
   }
   return folder
+}
+
+/** What a slot does to its path, in the words of the protected-path refusal. */
+function actionOf(slot: Slot): WriteAction {
+  if (slot.operation === 'deleted' || slot.operation === 'moved-from') return 'delete'
+  if (slot.operation === 'moved-to') return 'move onto'
+  return slot.before ? 'change' : 'create'
 }
 
 /** Replaces one slot's file (inside the replace locks), pushing how to undo it. */

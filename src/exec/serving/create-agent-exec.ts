@@ -5,7 +5,8 @@ import {BadInputError} from '../../errors.js'
 import {type Logger, silentLogger} from '../../log.js'
 import {createExecHttpHandler} from '../http/node-handler.js'
 import {DEFAULT_LEVEL, type Level, parseLevel} from '../level.js'
-import {createExecRuntime, settleJournal} from '../runtime.js'
+import {recoverInterruptedChanges} from '../files/change-recovery.js'
+import {createExecRuntime} from '../runtime.js'
 import type {JournalSetting} from '../journal/journal.js'
 import {Workspace} from '../workspace.js'
 import {type SandboxMode, parseSandboxPolicy} from '../terminal/sandbox-policy.js'
@@ -109,7 +110,7 @@ export function createAgentExec(options: AgentExecOptions): AgentExec {
     const workspace = await Workspace.open(options.workspace)
     const sandbox = await openSandbox(sandboxPolicy, {workspace: workspace.root, level, log})
     const runtime = createExecRuntime({workspace, level, log, sandbox, ...(journal === undefined ? {} : {journal})})
-    await settleJournal(runtime, log)
+    await recoverInterruptedChanges(runtime)
     const handler = createExecHttpHandler(runtime, {
       origins: {hosts: options.allowedHosts ?? 'loopback-socket', origins: options.allowedOrigins ?? 'loopback-socket'},
       ...(options.maxBodyBytes === undefined ? {} : {maxBodyBytes: options.maxBodyBytes}),

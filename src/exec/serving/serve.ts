@@ -1,6 +1,7 @@
 import type {Logger} from '../../log.js'
 import {escapeControls} from '../../text-escape.js'
-import {createExecRuntime, settleJournal} from '../runtime.js'
+import {recoverInterruptedChanges} from '../files/change-recovery.js'
+import {createExecRuntime} from '../runtime.js'
 import type {ServeSettings} from './serve-options.js'
 import {closeInheritedDescriptors} from '../terminal/inherited-descriptors.js'
 import {collectAfterOutput} from '../terminal/output-collection.js'
@@ -34,7 +35,7 @@ export async function serveAgentExec(settings: ServeSettings, log: Logger): Prom
       ? undefined
       : await (await import('../terminal/sandbox.js')).openSandbox(settings.sandbox, {workspace: workspace.root, level: settings.level, log})
   const runtime = createExecRuntime({workspace, level: settings.level, log, sandbox, ...(settings.journal === undefined ? {} : {journal: settings.journal})})
-  await settleJournal(runtime, log)
+  await recoverInterruptedChanges(runtime)
   if (runtime.sandbox.mode !== 'off') log.info(describeSandbox(runtime.sandbox))
   if (settings.http) {
     const {printListening, serveExecHttp} = await import('../http/serve-http.js')
