@@ -21,6 +21,7 @@ import {execOutputCase} from './cases/exec-output.js'
 import {execSandboxCase} from './cases/exec-sandbox.js'
 import {httpSessionsCase} from './cases/http-sessions.js'
 import {initializeCase} from './cases/initialize.js'
+import {patchCase} from './cases/patch.js'
 import {readCases} from './cases/read.js'
 import {searchCases} from './cases/search.js'
 import {searchSmallFilesCase} from './cases/search-small.js'
@@ -39,6 +40,7 @@ const CASES: Record<string, (context: BenchContext) => Promise<CaseReport[]>> = 
   edit: async (context) => [await editCase(context)],
   'edit-journal': async (context) => [await editJournalCase(context, flags['ak-base'] ? path.resolve(flags['ak-base']) : undefined)],
   calls: callsCases,
+  patch: async (context) => [await patchCase(context)],
   search: searchCases,
   'search-small': async (context) => [await searchSmallFilesCase(context)],
   'exec-output': async (context) => [await execOutputCase(context)],
