@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only initialize,exec,read,edit,edit-journal,calls,search,search-small,exec-output,exec-flood,exec-sandbox,http] [--profile] [--keep] [--ak CHECKOUT] [--ak-base CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
+ * `npm run bench [-- --quick] [--only initialize,exec,read,edit,edit-journal,calls,patch,search,search-small,exec-output,exec-flood,exec-sandbox,http] [--profile] [--keep] [--ak CHECKOUT] [--ak-base CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
  *
  * Compares AgentExec with named peers in one run and writes the results (bench/RESULTS.md for a
  * full run, bench/.work/RESULTS-quick.md for --quick). A run with --only folds its cases into the
