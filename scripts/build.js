@@ -231,20 +231,22 @@ async function bundleStandaloneServer() {
 async function bundleCheckedEntries() {
   const {build} = await import('esbuild')
   const entries = [
-    {source: 'agentexec-launcher.js', out: 'agentexec.js', banner: {js: '#!/usr/bin/env node'}},
-    {source: 'agentexec-library.js', out: 'exec.js', banner: {}},
+    // A script valid as CommonJS and as an ES module (see the launcher's comment).
+    {source: 'agentexec-launcher.js', out: 'agentexec.js', banner: {js: '#!/usr/bin/env node'}, format: 'iife', builtins: [builtinsWhereFirstUsed({ifOlderNode: {}})]},
+    {source: 'agentexec-library.js', out: 'exec.js', banner: {}, format: 'esm', builtins: []},
   ]
-  for (const {source, out, banner} of entries) {
+  for (const {source, out, banner, format, builtins} of entries) {
     await build({
       bundle: true,
       platform: 'node',
-      format: 'esm',
+      format,
       target: 'node22',
       banner,
       entryPoints: [path.join(root, 'scripts', source)],
       outfile: path.join(dist, out),
       logLevel: 'warning',
       plugins: [
+        ...builtins,
         {
           name: 'standalone-bundle-beside',
           setup(build) {
@@ -355,8 +357,10 @@ function sdkWithoutOAuthSchemas() {
  * and every other hoisted built-in (http2, worker_threads, child_process) is loaded whether the
  * run uses it or not. `process.getBuiltinModule`, unlike `require`, exists in every module
  * format, so the CommonJS bundle still runs when a host's bundler turns it into ESM.
+ * @param options.ifOlderNode what a built-in is on a Node.js without process.getBuiltinModule
+ *   (before 22.3), so that a launcher gets as far as its version check instead of a TypeError
  */
-function builtinsWhereFirstUsed() {
+function builtinsWhereFirstUsed({ifOlderNode} = {}) {
   const builtins = new Set(builtinModules)
   const shims = path.join(root, 'scripts', 'cjs-shims.js')
   return {
@@ -368,7 +372,10 @@ function builtinsWhereFirstUsed() {
         return {path: `node:${name}`, namespace: 'node-builtin'}
       })
       build.onLoad({filter: /.*/, namespace: 'node-builtin'}, (args) => ({
-        contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)})`,
+        contents:
+          ifOlderNode === undefined
+            ? `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)})`
+            : `module.exports = process.getBuiltinModule?.(${JSON.stringify(args.path)}) ?? ${JSON.stringify(ifOlderNode)}`,
         loader: 'js',
       }))
     },
