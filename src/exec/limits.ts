@@ -138,10 +138,13 @@ export const SEARCH_MAX_WORKERS = 8
 /** Largest HTTP request body ak reads (4 MiB); a bigger body is answered 413 before it is parsed. */
 export const HTTP_MAX_BODY_BYTES = 4 * 1024 * 1024
 /**
- * A 2025-era HTTP session with no request for this long (30 minutes) expires: it ends like a
- * DELETE, stopping every command it still runs. Counted from the end of its last request.
+ * A 2025-era HTTP session with no request and no open GET event stream for this long (5 minutes)
+ * expires: it ends like a DELETE, stopping every command it still runs. Counted from the end of
+ * its last request or stream. Some clients (Gemini CLI, the MCP Inspector) never send DELETE, so
+ * this is how long the commands of a client that went away keep running; a client that polls a
+ * command (write_stdin) or holds its stream open keeps its session.
  */
-export const HTTP_SESSION_IDLE_MS = 30 * 60 * 1000
+export const HTTP_SESSION_IDLE_MS = 5 * 60 * 1000
 /**
  * `ak exec serve --http`: a connection whose request headers are not complete after this long
  * (10 s) is answered 408 and closed, so slow senders cannot hold sockets.

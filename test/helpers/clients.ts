@@ -148,12 +148,12 @@ export interface HttpTestClient extends TestClient {
 export async function connectHttp(
   line: ClientLine,
   url: string,
-  options: {token?: string; headers?: Record<string, string>; pid?: number} = {},
+  options: {token?: string; headers?: Record<string, string>; pid?: number; fetch?: typeof fetch} = {},
 ): Promise<HttpTestClient> {
   const headers = {...options.headers, ...(options.token === undefined ? {} : {authorization: `Bearer ${options.token}`})}
   const info = {name: 'ak-tests', version: '1.0.0'}
   if (line === 'v1 (2025 era)') {
-    const transport = new HttpV1(new URL(url), {requestInit: {headers}})
+    const transport = new HttpV1(new URL(url), {requestInit: {headers}, ...(options.fetch ? {fetch: options.fetch} : {})})
     const client = new ClientV1(info)
     await client.connect(transport)
     return {

@@ -373,17 +373,49 @@ describe('ak exec serve --http, run from the bundle alone in a folder', () => {
       })
     }
 
-    it('expire after the idle time without a request, stopping their commands', async () => {
+    it('expire after the idle time once their client went away without DELETE, stopping their commands', async () => {
       const quick = await serve(['--http', '127.0.0.1:0', '--level', 'terminal', '--session-idle-ms', '1000'])
       try {
         const client = await connectHttp('v1 (2025 era)', quick.url, {token: TOKEN})
         const sessionId = client.sessionId()!
         const sleeping = await startSleep(client)
+        // Gone without DELETE: close() only drops the connections, the event stream among them.
+        await client.close()
         // Any request would restart the idle time: watch the server's log instead.
         for (let waits = 0; waits < 300 && !/ended \(expired\)/.test(quick.stderr()); waits++) await sleep(100)
         expect((await sessionRequest(quick.url, sessionId)).status).to.equal(404)
         expect(await waitUntilGone(sleeping.pid), `sleep ${sleeping.pid} still runs`).to.equal(true)
-        await client.close()
+      } finally {
+        expect(await quick.stop('SIGINT')).to.equal(0)
+      }
+    })
+
+    it('stay while their client holds the event stream open, or polls a command, however long past the idle time', async () => {
+      // Long enough that a poll every quarter of it shows up in time on a loaded machine.
+      const idleMs = 2000
+      const quick = await serve(['--http', '127.0.0.1:0', '--level', 'terminal', '--session-idle-ms', String(idleMs)])
+      try {
+        const holding = await connectHttp('v1 (2025 era)', quick.url, {token: TOKEN})
+        // A client that opens no event stream: only its requests show it is there.
+        const noStream: typeof fetch = async (input, init) => (init?.method === 'GET' ? new Response(null, {status: 405}) : fetch(input, init))
+        const held = await startSleep(holding)
+        const polling = await connectHttp('v1 (2025 era)', quick.url, {token: TOKEN, fetch: noStream})
+        const polled = await startSleep(polling)
+        const until = Date.now() + 3 * idleMs
+        while (Date.now() < until) {
+          const answer = await polling.call('write_stdin', {session_id: polled.sessionId, chars: '\n', yield_time_ms: 250})
+          expect(answer.structured?.exit_code, answer.text).to.equal('running')
+          await sleep(idleMs / 4)
+        }
+        expect(quick.stderr()).to.not.contain('ended (expired)')
+        expect(isAlive(held.pid) && isAlive(polled.pid)).to.equal(true)
+        const still = await holding.call('write_stdin', {session_id: held.sessionId, chars: '\n', yield_time_ms: 250})
+        expect(still.structured?.exit_code, still.text).to.equal('running')
+        await polling.close()
+        expect(await waitUntilGone(polled.pid), `polled sleep ${polled.pid} still runs once polls stopped`).to.equal(true)
+        expect(isAlive(held.pid), 'the held session lost its command').to.equal(true)
+        await holding.close()
+        expect(await waitUntilGone(held.pid), `held sleep ${held.pid} still runs once its stream closed`).to.equal(true)
       } finally {
         expect(await quick.stop('SIGINT')).to.equal(0)
       }

@@ -22,8 +22,10 @@ interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport
   server: McpServer
   connection: ExecConnection & {close(): Promise<void>}
-  /** POST and DELETE requests being answered (a GET event stream does not count). */
+  /** POST and DELETE requests being answered. */
   activeRequests: number
+  /** GET event streams open: a client holding one is there, even without requests. */
+  openStreams: number
   idleTimer: NodeJS.Timeout | undefined
   ending: Promise<void> | undefined
 }
@@ -31,8 +33,9 @@ interface LegacySession {
 /**
  * The 2025-era half of the HTTP endpoint (DESIGN §4.6): each client that opens with `initialize`
  * gets an `Mcp-Session-Id` session with its own MCP server instance and its own connection, so
- * its command sessions belong to it alone. A session ends on DELETE, after `idleMs` without a
- * request (counted from the end of the last one, commands running or not), or on `close()`;
+ * its command sessions belong to it alone. A session ends on DELETE, after `idleMs` with no
+ * request and no open GET event stream (counted from the end of the last one, commands running or
+ * not: a client that vanished without DELETE has closed its stream too), or on `close()`;
  * ending it closes its connection, which stops every command it still runs.
  *
  * Requests carrying an unknown session id are answered 404 (MCP Streamable HTTP, 2025-11-25:
@@ -101,6 +104,7 @@ export class LegacySessions {
       server,
       connection,
       activeRequests: 0,
+      openStreams: 0,
       idleTimer: undefined,
       ending: undefined,
       transport: new WebStandardStreamableHTTPServerTransport({
@@ -133,15 +137,54 @@ export class LegacySessions {
       const response = await session.transport.handleRequest(request)
       // The SDK's 409 names the rule but not what to do.
       if (request.method === 'GET' && response.status === 409) return jsonRpcErrorResponse(409, SECOND_EVENT_STREAM)
+      if (request.method === 'GET' && response.ok && response.body) return this.heldWhileOpen(session, response)
       return response
     } finally {
       if (cancelOnAbort) request.signal.removeEventListener('abort', cancelOnAbort)
       if (counts) session.activeRequests--
-      if (session.activeRequests === 0 && !session.ending && session.id !== undefined) {
-        session.idleTimer = setTimeout(() => this.endInBackground(session, 'expired'), this.options.idleMs)
-        session.idleTimer.unref()
-      }
+      this.armIdleTimer(session)
     }
+  }
+
+  /** Starts the idle expiry once the session has no request being answered and no open stream. */
+  private armIdleTimer(session: LegacySession): void {
+    if (session.activeRequests > 0 || session.openStreams > 0 || session.ending || session.id === undefined) return
+    clearTimeout(session.idleTimer)
+    session.idleTimer = setTimeout(() => this.endInBackground(session, 'expired'), this.options.idleMs)
+    session.idleTimer.unref()
+  }
+
+  /** `response` (a GET event stream) counted as the session's activity until it ends or its client goes away. */
+  private heldWhileOpen(session: LegacySession, response: Response): Response {
+    const reader = response.body!.getReader()
+    session.openStreams++
+    clearTimeout(session.idleTimer)
+    let held = true
+    const release = () => {
+      if (!held) return
+      held = false
+      session.openStreams--
+      this.armIdleTimer(session)
+    }
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const {done, value} = await reader.read()
+          if (done) {
+            release()
+            controller.close()
+          } else controller.enqueue(value)
+        } catch (error) {
+          release()
+          controller.error(error)
+        }
+      },
+      cancel(reason) {
+        release()
+        return reader.cancel(reason)
+      },
+    })
+    return new Response(body, {status: response.status, statusText: response.statusText, headers: response.headers})
   }
 
   /**
