@@ -73,6 +73,7 @@ function answerOf(raw: unknown): ToolCallAnswer {
  * Spawns `node bin/run.js <args>` and connects the given client line over stdio.
  * @param args ak's arguments, e.g. `['exec', 'serve', '--workspace', dir]`
  * @param options.entry the file to run instead of bin/run.js (e.g. the one-file bundle)
+ * @param options.node the Node.js to run it with instead of this one's (see serverFilesFor)
  * @param options.runAs a program and arguments that exec node in turn (e.g. `setpriv --reuid …`
  *   to serve as another user); its process keeps the pid, so `pid` is still the server's
  * @param options.clientName the `clientInfo.name` the client introduces itself with (default `ak-tests`)
@@ -80,9 +81,9 @@ function answerOf(raw: unknown): ToolCallAnswer {
 export async function connectStdio(
   line: ClientLine,
   args: string[],
-  options: {cwd?: string; env?: Record<string, string>; entry?: string; runAs?: readonly string[]; clientName?: string} = {},
+  options: {cwd?: string; env?: Record<string, string>; entry?: string; node?: string; runAs?: readonly string[]; clientName?: string} = {},
 ): Promise<TestClient> {
-  const node = [process.execPath, options.entry ?? RUN_JS, ...args]
+  const node = [options.node ?? process.execPath, options.entry ?? RUN_JS, ...args]
   const argv = [...(options.runAs ?? []), ...node]
   const params = {
     command: argv[0]!,

@@ -1,11 +1,13 @@
 /** Process checks for tests that must prove a command was stopped. */
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdtempSync, readFileSync} from 'node:fs'
 import {writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import type {TestClient} from './clients.js'
+import {REPO_ROOT, RUN_JS, type TestClient} from './clients.js'
 
 /** Whether `pid` is a live process (a zombie waiting to be reaped counts as gone). */
 export function isAlive(pid: number): boolean {
@@ -63,12 +65,64 @@ export async function startSleep(client: TestClient): Promise<RunningSleep> {
  * folder, mode 0700), or setpriv is missing or not allowed. Tests that serve as another user skip
  * with this reason.
  */
-export function cannotServeAs(uid: number, entry: string): string | undefined {
+export function cannotServeAs(uid: number, entry: string, node = process.execPath): string | undefined {
   if (process.getuid?.() !== 0 && process.getuid?.() !== uid) return 'running a server as another user needs root'
-  const probe = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, '-e', 'require("fs").accessSync(process.argv[1], 4)', entry])
+  const probe = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', node, '-e', 'require("fs").accessSync(process.argv[1], 4)', entry])
   if (probe.error) return `setpriv could not run (${probe.error.message})`
   if (probe.status !== 0) return `uid ${uid} cannot read ${entry} or run ${process.execPath} (a folder above is closed to it)`
   return undefined
+}
+
+/** The Node.js and the bin/run.js a server of this checkout runs with. */
+export interface ServerFiles {
+  node: string
+  runJs: string
+}
+
+/** What the server needs of the checkout, copied for another user (see serverFilesFor). */
+const SERVER_PARTS = ['bin', 'dist', 'node_modules', 'package.json', 'oclif.manifest.json']
+let reachableCopy: ServerFiles | string | undefined
+
+/**
+ * The Node.js and bin/run.js with which user `uid` can run this checkout's server: the checkout's
+ * own when that user can reach them, else a copy of what the server needs in a folder every user
+ * can enter (made once per test process with hard links, so it costs seconds, not a gigabyte, and
+ * removed at exit). So the tests that serve as another user run wherever the clone lies, a clone in
+ * a private `mktemp -d` folder (mode 0700) included.
+ * @returns why the server cannot run as `uid` here, as a string, when neither works
+ */
+export function serverFilesFor(uid: number): ServerFiles | string {
+  const own = {node: process.execPath, runJs: RUN_JS}
+  const reason = cannotServeAs(uid, own.runJs, own.node)
+  if (reason === undefined) return own
+  if (!reason.startsWith(`uid ${uid} cannot read`)) return reason
+  reachableCopy ??= copyServerFiles()
+  if (typeof reachableCopy === 'string') return `${reason}, and ${reachableCopy}`
+  return cannotServeAs(uid, reachableCopy.runJs, reachableCopy.node) ?? reachableCopy
+}
+
+function copyServerFiles(): ServerFiles | string {
+  const node = process.execPath
+  // Node.js inside the checkout (the private Node 22 in node_modules) comes with the copy.
+  const nodeInside = path.relative(REPO_ROOT, node)
+  if (nodeInside.startsWith('..') || path.isAbsolute(nodeInside)) return 'Node.js lies outside the checkout, in a folder that user cannot enter'
+  const folder = mkdtempSync(path.join(tmpdir(), 'ak-test-checkout-'))
+  chmodSync(folder, 0o755)
+  process.once('exit', () => spawnSync('rm', ['-rf', folder]))
+  const parts = SERVER_PARTS.filter((part) => existsSync(path.join(REPO_ROOT, part))).map((part) => path.join(REPO_ROOT, part))
+  const copied = spawnSync('cp', ['-al', ...parts, folder])
+  if (copied.status !== 0) return `the checkout could not be linked into ${folder} (${copied.stderr.toString().trim()})`
+  return {node: path.join(folder, nodeInside), runJs: path.join(folder, 'bin', 'run.js')}
+}
+
+/**
+ * Skips the running test, saying why, unless a server of this checkout can run as user `uid`
+ * here, from the checkout or a copy (see serverFilesFor); returns the files to run it with.
+ */
+export function serverFilesOrSkip(context: Mocha.Context, uid: number): ServerFiles {
+  const files = serverFilesFor(uid)
+  if (typeof files === 'string') skipBecause(context, files)
+  return files as ServerFiles
 }
 
 /** Skips the running test, printing `reason` beside it (mocha's report shows only that it was skipped). */
@@ -93,11 +147,11 @@ export function skipUnlessRoot(context: Mocha.Context, needs: string): void {
  * setpriv with the arguments it is given, and exits with its exit code: the `entry` of
  * connectStdio for a server that runs as another user (check cannotServeAs first).
  */
-export async function writeEntryAs(uid: number, runJs: string, file: string): Promise<string> {
+export async function writeEntryAs(uid: number, runJs: string, file: string, node = process.execPath): Promise<string> {
   await writeFile(
     file,
     "import {spawn} from 'node:child_process'\n" +
-      `const child = spawn('setpriv', ['--reuid=${uid}', '--regid=${uid}', '--clear-groups', process.execPath, ${JSON.stringify(runJs)}, ...process.argv.slice(2)], {stdio: 'inherit'})\n` +
+      `const child = spawn('setpriv', ['--reuid=${uid}', '--regid=${uid}', '--clear-groups', ${JSON.stringify(node)}, ${JSON.stringify(runJs)}, ...process.argv.slice(2)], {stdio: 'inherit'})\n` +
       'child.on("exit", (code) => process.exit(code ?? 1))\n',
   )
   return file

@@ -9,7 +9,7 @@ import path from 'node:path'
 
 import {MIN_BWRAP_VERSION, checkSandbox, findBwrap} from '../../src/exec/terminal/sandbox.js'
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
-import {cannotServeAs} from '../helpers/processes.js'
+import {type ServerFiles, serverFilesFor} from '../helpers/processes.js'
 import {runToExit} from '../helpers/http-server.js'
 
 /** Where bubblewrap can run here; tests that need it are skipped, saying why, where it cannot. */
@@ -198,22 +198,28 @@ for (const mode of ['workspace-write', 'read-only'] as const) {
  * process is root and `setpriv` exists, an unprivileged user that owns the test's folders.
  */
 const UNPRIVILEGED = {uid: 65534, gid: 65534}
-/** Empty, or why uid UNPRIVILEGED.uid cannot run this checkout's server here. */
-function unprivilegedSkip(): string {
-  const reason = cannotServeAs(UNPRIVILEGED.uid, RUN_JS)
-  return reason === undefined ? '' : ` (skipped: ${reason})`
-}
+/**
+ * The files uid UNPRIVILEGED.uid runs this checkout's server with (the checkout's own, or a copy it
+ * can reach: see serverFilesFor), or why it cannot; only asked for where this process is root.
+ */
+const UNPRIVILEGED_FILES: ServerFiles | string =
+  process.getuid?.() !== 0
+    ? 'only root can start a server as another user'
+    : spawnSync('setpriv', ['--version']).status !== 0
+      ? 'setpriv is not installed'
+      : serverFilesFor(UNPRIVILEGED.uid)
 const SERVER_USERS = [
-  {name: 'root', runAs: undefined as string[] | undefined, skip: process.getuid?.() === 0 ? '' : ' (skipped: the tests run as a user, not root)'},
+  {
+    name: 'root',
+    runAs: undefined as string[] | undefined,
+    files: undefined as ServerFiles | undefined,
+    skip: process.getuid?.() === 0 ? '' : ' (skipped: the tests run as a user, not root)',
+  },
   {
     name: `an unprivileged user (uid ${UNPRIVILEGED.uid})`,
     runAs: ['setpriv', `--reuid=${UNPRIVILEGED.uid}`, `--regid=${UNPRIVILEGED.gid}`, '--clear-groups'],
-    skip:
-      process.getuid?.() !== 0
-        ? ' (skipped: only root can start a server as another user)'
-        : spawnSync('setpriv', ['--version']).status !== 0
-          ? ' (skipped: setpriv is not installed)'
-          : unprivilegedSkip(),
+    files: typeof UNPRIVILEGED_FILES === 'string' ? undefined : UNPRIVILEGED_FILES,
+    skip: typeof UNPRIVILEGED_FILES === 'string' ? ` (skipped: ${UNPRIVILEGED_FILES})` : '',
   },
 ]
 
@@ -267,7 +273,7 @@ for (const user of SERVER_USERS) {
         connectStdio(
           CLIENT_LINES[1],
           ['exec', 'serve', '--workspace', workspace, '--level', 'terminal', '--sandbox', mode, ...extra],
-          {env: {HOME: home, SHELL: '/bin/bash', AGENTEXEC_TOKEN: token}, runAs: user.runAs},
+          {env: {HOME: home, SHELL: '/bin/bash', AGENTEXEC_TOKEN: token}, runAs: user.runAs, ...(user.files ? {node: user.files.node, entry: user.files.runJs} : {})},
         )
 
       before(async function () {
@@ -384,6 +390,7 @@ for (const user of SERVER_USERS) {
           {
             env: {HOME: home, SHELL: '/bin/bash', AGENTEXEC_TOKEN: token},
             runAs: ['bash', '-c', 'exec 200>>"$1" 201<"$2"; shift 2; exec "$@"', 'bash', leak, outside, ...(user.runAs ?? [])],
+            ...(user.files ? {node: user.files.node, entry: user.files.runJs} : {}),
           },
         )
         try {

@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import {IGNORE_FILE_MAX_BYTES, IGNORE_FILE_MAX_LINE_BYTES} from '../../src/exec/limits.js'
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
-import {skipUnlessServesAs, waitUntilGone, writeEntryAs} from '../helpers/processes.js'
+import {serverFilesOrSkip, waitUntilGone, writeEntryAs} from '../helpers/processes.js'
 
 // Files ak opens because of their name (edit locks, temporary files, ignore files), planted by
 // whoever can write in the workspace, against the built server through a real client.
@@ -193,7 +193,7 @@ describe(`lock, temporary and ignore names planted as special files, client ${CL
   it("answers with an error naming another user's stale lock in a sticky folder, which it may not replace", async function () {
     // The server runs as `nobody` through setpriv, so the sticky bit binds it (root may replace anything).
     const nobody = 65534
-    skipUnlessServesAs(this, nobody, RUN_JS)
+    const server = serverFilesOrSkip(this, nobody)
     const base = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-sticky-')))
     try {
       const sticky = path.join(base, 'ws', 'sticky')
@@ -205,7 +205,7 @@ describe(`lock, temporary and ignore names planted as special files, client ${CL
       await writeFile(path.join(sticky, 'x.txt'), 'alpha\n')
       await chown(path.join(sticky, 'x.txt'), nobody, nobody)
       await writeFile(path.join(sticky, lockNameOf('x.txt')), `${endedPid()}\n`)
-      const entry = await writeEntryAs(nobody, RUN_JS, path.join(base, 'as-nobody.mjs'))
+      const entry = await writeEntryAs(nobody, server.runJs, path.join(base, 'as-nobody.mjs'), server.node)
       // The journal's state folder must be private to its user: not below the shared base.
       const state = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-sticky-state-')))
       await chown(state, nobody, nobody)

@@ -8,7 +8,7 @@ import {promisify} from 'node:util'
 
 import {checkSandbox} from '../../src/exec/terminal/sandbox.js'
 import {RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
-import {skipBecause, skipUnlessRoot, skipUnlessServesAs} from '../helpers/processes.js'
+import {type ServerFiles, serverFilesOrSkip, skipBecause, skipUnlessRoot} from '../helpers/processes.js'
 
 const execFileAsync = promisify(execFile)
 
@@ -143,6 +143,7 @@ for (const user of ['root', 'an unprivileged user'] as const) {
     let marker: string
     let client: TestClient
     const runAs = user === 'root' ? undefined : ['setpriv', `--reuid=${UNPRIVILEGED_UID}`, `--regid=${UNPRIVILEGED_UID}`, '--clear-groups']
+    let files: ServerFiles | undefined
 
     /** Runs `cmd` in the sandbox and answers with its exit code and output. */
     const run = async (cmd: string) => {
@@ -162,7 +163,7 @@ for (const user of ['root', 'an unprivileged user'] as const) {
       if (!SANDBOX.ok) skipBecause(this, `${SANDBOX.reason}; ${SANDBOX.fix}`)
       if (user !== 'root') {
         skipUnlessRoot(this, 'serve as another user')
-        skipUnlessServesAs(this, UNPRIVILEGED_UID, RUN_JS)
+        files = serverFilesOrSkip(this, UNPRIVILEGED_UID)
       } else if (process.getuid?.() !== 0) skipBecause(this, 'the tests run as a user, not root')
       // Outside /tmp, which the sandbox replaces with its own.
       base = await realpath(await mkdtemp(path.join('/var/tmp', 'ak-protected-sandbox-')))
@@ -178,7 +179,7 @@ for (const user of ['root', 'an unprivileged user'] as const) {
       client = await connectStdio(
         'v2 (2026-07-28)',
         ['exec', 'serve', '--workspace', ws, '--level', 'terminal', '--sandbox', 'workspace-write', '--quiet'],
-        {env: {HOME: home, SHELL: '/bin/bash', GIT_CONFIG_NOSYSTEM: '1'}, runAs},
+        {env: {HOME: home, SHELL: '/bin/bash', GIT_CONFIG_NOSYSTEM: '1'}, runAs, ...(files ? {node: files.node, entry: files.runJs} : {})},
       )
     })
 

@@ -5,7 +5,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
-import {skipUnlessServesAs, writeEntryAs} from '../helpers/processes.js'
+import {serverFilesOrSkip, writeEntryAs} from '../helpers/processes.js'
 
 const SERVE = ['exec', 'serve', '--level', 'read', '--quiet', '--workspace']
 
@@ -22,7 +22,7 @@ describe(`search names the folders and files it could not read, client ${CLIENT_
 
   it('as a user without permission: names closed folders, and searches a folder below one it may only pass through', async function () {
     const nobody = 65534
-    skipUnlessServesAs(this, nobody, RUN_JS)
+    const server = serverFilesOrSkip(this, nobody)
     const base = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-search-unreadable-')))
     const ws = path.join(base, 'ws')
     try {
@@ -37,7 +37,7 @@ describe(`search names the folders and files it could not read, client ${CLIENT_
       await chmod(path.join(ws, 'noperm'), 0o000)
       await chmod(path.join(ws, 'xnor'), 0o111)
       await chmod(path.join(ws, 'rnox'), 0o444)
-      const entry = await writeEntryAs(nobody, RUN_JS, path.join(base, 'as-nobody.mjs'))
+      const entry = await writeEntryAs(nobody, server.runJs, path.join(base, 'as-nobody.mjs'), server.node)
       const client: TestClient = await connectStdio(CLIENT_LINES[0], [...SERVE, ws], {entry, cwd: base, env: {HOME: path.join(base, 'home')}})
       try {
         const all = await client.call('search', {query: 'needle'})
