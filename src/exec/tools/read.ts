@@ -98,22 +98,35 @@ function binaryFileError(requested: string): BadInputError {
   )
 }
 
+/** The file's first chunk, read once: for its magic bytes, its binary test and its first lines. */
+interface FirstChunk {
+  /** The bytes read from position 0 (fewer than a chunk at the end of the file). */
+  bytes: Buffer
+  /** The buffer they were read into, `READ_CHUNK_BYTES` long, free for the next reads. */
+  buffer: Buffer
+}
+
+async function readFirstChunk(handle: FileHandle): Promise<FirstChunk> {
+  const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES)
+  const {bytesRead} = await handle.read(buffer, 0, buffer.length, 0)
+  return {bytes: buffer.subarray(0, bytesRead), buffer}
+}
+
 /**
- * Streams the open file `handle` from its start through a line window and stops reading as soon
- * as the window is complete, so only the bytes up to the last wanted line (plus one chunk) are read.
+ * Streams the open file `handle` from its start (its first chunk already read) through a line
+ * window and stops reading as soon as the window is complete, so only the bytes up to the last
+ * wanted line (plus one chunk) are read.
  * @throws BadInputError when the first chunk looks binary.
  */
-async function readWindow(handle: FileHandle, requested: string, window: LineWindow, signal: AbortSignal): Promise<WindowResult> {
-  const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES)
-  let isFirstChunk = true
-  for (;;) {
+async function readWindow(handle: FileHandle, requested: string, window: LineWindow, first: FirstChunk, signal: AbortSignal): Promise<WindowResult> {
+  if (looksBinary(first.bytes)) throw binaryFileError(requested)
+  let position = first.bytes.length
+  let chunk = first.bytes
+  while (chunk.length > 0 && window.push(chunk)) {
     signal.throwIfAborted()
-    const {bytesRead} = await handle.read(buffer, 0, buffer.length, null)
-    if (bytesRead === 0) break
-    const chunk = buffer.subarray(0, bytesRead)
-    if (isFirstChunk && looksBinary(chunk)) throw binaryFileError(requested)
-    isFirstChunk = false
-    if (!window.push(chunk)) break
+    const {bytesRead} = await handle.read(first.buffer, 0, first.buffer.length, position)
+    position += bytesRead
+    chunk = first.buffer.subarray(0, bytesRead)
   }
   return window.finish()
 }
@@ -176,10 +189,9 @@ async function readLastLines(
   requested: string,
   relative: string,
   input: {offset: number; limit: number},
+  head: Buffer,
   signal: AbortSignal,
 ): Promise<ToolAnswer> {
-  const head = Buffer.alloc(Math.min(size, BINARY_SNIFF_BYTES))
-  await handle.read(head, 0, head.length, 0)
   if (looksBinary(head)) throw binaryFileError(requested)
   const {window, isCounted} = await readFromEnd(handle, size, {
     linesFromEnd: -input.offset,
@@ -264,12 +276,11 @@ export const readTool = defineTool({
     const file = await openFile(workspace, input.path)
     const window = {offset: input.offset ?? READ_DEFAULT_OFFSET, limit: input.limit ?? READ_DEFAULT_LIMIT_LINES}
     try {
-      const magic = Buffer.alloc(Math.min(file.info.size, IMAGE_MAGIC_BYTES))
-      await file.handle.read(magic, 0, magic.length, 0)
-      const format = imageFormatOf(magic)
+      const first = await readFirstChunk(file.handle)
+      const format = imageFormatOf(first.bytes.subarray(0, IMAGE_MAGIC_BYTES))
       if (format !== undefined) return await readImage(file, format, input.path, input)
-      if (window.offset < 0) return await readLastLines(file.handle, file.info.size, input.path, file.path.relative, window, signal)
-      return await readFirstLines(file, input.path, window, signal)
+      if (window.offset < 0) return await readLastLines(file.handle, file.info.size, input.path, file.path.relative, window, first.bytes, signal)
+      return await readFirstLines(file, input.path, window, first, signal)
     } finally {
       await file.handle.close()
     }
@@ -280,7 +291,7 @@ export const readTool = defineTool({
  * Reads the window from line `offset` of the open file, streaming from its start.
  * @throws BadInputError when the file looks binary, or `offset` is past its end.
  */
-async function readFirstLines(file: OpenedFile, requested: string, input: {offset: number; limit: number}, signal: AbortSignal): Promise<ToolAnswer> {
+async function readFirstLines(file: OpenedFile, requested: string, input: {offset: number; limit: number}, first: FirstChunk, signal: AbortSignal): Promise<ToolAnswer> {
   const window = new LineWindow({
     offset: input.offset,
     limit: input.limit,
@@ -288,7 +299,7 @@ async function readFirstLines(file: OpenedFile, requested: string, input: {offse
     maxAnswerChars: READ_MAX_ANSWER_CHARS,
     maxClippedScanBytes: READ_MAX_CLIPPED_SCAN_BYTES,
   })
-  const result = await readWindow(file.handle, requested, window, signal)
+  const result = await readWindow(file.handle, requested, window, first, signal)
   if (result.end === 'eof' && result.lines.length === 0 && result.totalLines !== 0) {
     const total = result.totalLines ?? 0
     throw new BadInputError(
