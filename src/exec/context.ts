@@ -1,5 +1,6 @@
 import type {Logger} from '../log.js'
 import type {ChangeLog} from './journal/change-log.js'
+import type {ToolAnswer} from './tools/tool.js'
 import type {Level} from './level.js'
 import type {AllowedProtectedPaths} from './protected-paths.js'
 import type {Sandbox} from './terminal/sandbox-policy.js'
@@ -49,4 +50,21 @@ export interface ToolContext {
   signal: AbortSignal
   /** Names of the tool's `ignoredArguments` this call gave (see `parseToolInput`); none when absent. */
   ignoredArguments?: readonly string[]
+  /** Present when the call's client declared the MCP Tasks extension: the call may become a task (DESIGN §4.11). */
+  task?: ToolTaskOffer
+}
+
+/** The work of a call that became a task: what it answers in the end, and how to stop it. */
+export interface ToolTask {
+  /** The call's answer once its work is over; a rejection is the call's tool error (an `isError` result). */
+  answer: Promise<ToolAnswer>
+  /** Stops the work (tasks/cancel, the task's idle limit, its connection closing); settles once it is stopped. */
+  cancel(): Promise<void>
+  /** A short line on the work's progress now, shown as the task's status message. */
+  statusMessage?(): string | undefined
+}
+
+/** A call's way to become a task: `start` hands its work over and returns false when no task can start now. */
+export interface ToolTaskOffer {
+  start(task: ToolTask): boolean
 }

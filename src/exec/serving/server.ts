@@ -1,17 +1,19 @@
-import {type CallToolResult, McpServer, type RegisteredTool} from '@modelcontextprotocol/server'
+import {type CallToolResult, McpServer, type RegisteredTool, type ServerContext} from '@modelcontextprotocol/server'
 
 import {escapeControls} from '../../text-escape.js'
 import {AK_VERSION} from '../../version.js'
 import {type Level, levelIncludes} from '../level.js'
 import {describeSandbox} from '../terminal/sandbox-policy.js'
 import {type ConnectionClient, type TextFirstSwitch, textFirstSwitch} from '../../mcp/text-first-clients.js'
+import {type ServedTasks, type TaskOffer, serveTasks} from '../../mcp/tasks/serve-tasks.js'
 import {advertisedInputSchema, parseToolInput} from '../../mcp/tool-input.js'
 import {advertisedOutputSchema} from '../../mcp/advertised-output-schema.js'
+import {taskStoreFor} from '../tooling/runtime-tasks.js'
 import {answerToolsNotOffered} from '../tooling/tool-not-offered.js'
 import {toolErrorResult, toolSuccessResult} from '../tooling/tool-result.js'
 import {EXEC_TOOLS} from '../tools/index.js'
 import {searchPoolOf} from '../tools/search.js'
-import type {ExecConnection, ExecRuntime} from '../context.js'
+import type {ExecConnection, ExecRuntime, ToolTaskOffer} from '../context.js'
 import type {ExecTool} from '../tools/tool.js'
 
 /** What a server at each level offers, as the opening of its MCP `instructions`. */
@@ -48,8 +50,9 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
   )
   const tools = toolsForLevel(runtime.level)
   const textFirst = textFirstSwitch(server, client)
+  let tasks: ServedTasks | undefined
   for (const tool of tools) {
-    const registered = registerExecTool(server, runtime, connection, tool, textFirst)
+    const registered = registerExecTool(server, runtime, connection, tool, textFirst, (ctx) => tasks?.offerFor(ctx))
     if (tool.isTextTheAnswer) textFirst.withholdOutputSchema(registered)
   }
   // The search workers start once the client has said it is initialized: off the start-up path,
@@ -64,13 +67,15 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
     runtime.level,
     tools.map((tool) => tool.name),
   )
+  tasks = serveTasks(server, taskStoreFor(runtime, connection), connection.id)
   return server
 }
 
 /**
  * Registers `tool` on `server`. `textFirst` tells whether the connection's client reads
  * `structuredContent` instead of the text (see text-first-clients.ts); such a client gets the
- * answers of the tools whose text is the answer without their structured form.
+ * answers of the tools whose text is the answer without their structured form. `offerFor` gives
+ * a call whose client declared the MCP Tasks extension its way to become a task (serveTasks).
  */
 function registerExecTool(
   server: McpServer,
@@ -78,6 +83,7 @@ function registerExecTool(
   connection: ExecConnection,
   tool: ExecTool,
   textFirst: TextFirstSwitch,
+  offerFor: (ctx: ServerContext) => TaskOffer | undefined,
 ): RegisteredTool {
   return server.registerTool(
     tool.name,
@@ -94,15 +100,37 @@ function registerExecTool(
       try {
         const {input: args, ignored: ignoredArguments} = parseToolInput(tool, input)
         target = tool.describeTarget(args)
+        const withStructured = !(tool.isTextTheAnswer && textFirst.isTextFirst(ctx.mcpReq.envelope))
+        const offer = offerFor(ctx)
+        let isTask = false
+        const task: ToolTaskOffer | undefined = offer && {
+          start: (work) =>
+            (isTask = offer.start({
+              outcome: work.answer.then(
+                (answer) => {
+                  runtime.log.info(logLine(tool.name, target, started, 'ok (task)'))
+                  return toolSuccessResult(answer, withStructured)
+                },
+                (error: unknown) => {
+                  const result = toolErrorResult(error, runtime.workspace.root)
+                  runtime.log.info(logLine(tool.name, target, started, `error (task): ${firstLine(result)}`))
+                  return result
+                },
+              ),
+              cancel: work.cancel,
+              ...(work.statusMessage ? {statusMessage: work.statusMessage} : {}),
+            })),
+        }
         const answer = await tool.run(args, {
           runtime,
           workspace: runtime.workspace,
           connection,
           signal: ctx.mcpReq.signal,
           ignoredArguments,
+          ...(task ? {task} : {}),
         })
-        runtime.log.info(logLine(tool.name, target, started, 'ok'))
-        return toolSuccessResult(answer, !(tool.isTextTheAnswer && textFirst.isTextFirst(ctx.mcpReq.envelope)))
+        runtime.log.info(logLine(tool.name, target, started, isTask ? 'running as a task' : 'ok'))
+        return toolSuccessResult(answer, withStructured)
       } catch (error) {
         // The log line carries what the model reads, never a raw errno or a host path.
         const result = toolErrorResult(error, runtime.workspace.root)

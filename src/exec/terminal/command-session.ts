@@ -6,6 +6,7 @@ import {setImmediate as nextTurn, setTimeout as delay} from 'node:timers/promise
 
 import {startProcess} from '../../process-start.js'
 import {MAX_PENDING_STDIN_BYTES, OUTPUT_BUFFER_CHARS, POST_EXIT_DRAIN_MS} from './limits.js'
+import {LastLine} from './last-line.js'
 import {type BufferedOutput, NO_OUTPUT, OutputBuffer} from './output-buffer.js'
 import {noteOutputRead} from './output-collection.js'
 import {outputSettled, paceOutput} from './output-pacer.js'
@@ -84,6 +85,7 @@ export class CommandSession {
   private readonly child: ChildProcess
   private readonly isWrapped: boolean
   private readonly buffer: OutputBuffer
+  private readonly lastLine = new LastLine()
   /** stderr is normally joined to stdout by the shell; anything still written to it is decoded apart. */
   private readonly stderrDecoder = new StringDecoder('utf8')
   private hasEndedFlag = false
@@ -217,6 +219,11 @@ export class CommandSession {
     this.child.stdin!.end()
   }
 
+  /** The last line the command printed (LastLine), taken or not; '' before any output. */
+  get lastOutputLine(): string {
+    return this.lastLine.value
+  }
+
   /** Changes how many characters of output are kept until the next answer (OutputBuffer.setCapacity). */
   setOutputCapacity(capacityChars: number): void {
     this.buffer.setCapacity(capacityChars)
@@ -253,8 +260,14 @@ export class CommandSession {
   private receive(stream: 'stdout' | 'stderr', chunk: Buffer): void {
     noteOutputRead(chunk.length)
     if (this.isRetiredFlag) return
-    if (stream === 'stdout') this.buffer.write(chunk)
-    else this.buffer.append(this.stderrDecoder.write(chunk))
+    if (stream === 'stdout') {
+      this.buffer.write(chunk)
+      this.lastLine.pushBytes(chunk)
+    } else {
+      const text = this.stderrDecoder.write(chunk)
+      this.buffer.append(text)
+      this.lastLine.push(text)
+    }
   }
 
   /**

@@ -310,6 +310,48 @@ export class CommandSessions implements RuntimeService {
     })
   }
 
+  /**
+   * Waits until the command of `session` ends (its output read), it is retired, `ms` pass or
+   * `signal` aborts, as a call waiting on it (so it keeps its whole output meanwhile), without
+   * taking its output: a call that may become a task (DESIGN §4.11) decides with this.
+   * @returns whether the command has ended.
+   */
+  async endsWithin(session: CommandSession, ms: number, signal: AbortSignal): Promise<boolean> {
+    const release = this.follow(session)
+    const waitOver = new AbortController()
+    try {
+      const cancelled = new Promise<void>((resolve) => {
+        if (signal.aborted) resolve()
+        signal.addEventListener('abort', () => resolve(), {once: true, signal: waitOver.signal})
+      })
+      await Promise.race([delay(ms, undefined, {signal: waitOver.signal}).catch(() => undefined), session.ended, session.retired, cancelled])
+      return session.hasEnded
+    } finally {
+      waitOver.abort()
+      release()
+    }
+  }
+
+  /**
+   * Counts `session` as waited on until the returned function is called (a task following its
+   * command, DESIGN §4.11): it is not stopped at the idle limit, nor dropped unread, and keeps its
+   * whole output (OUTPUT_BUFFER_CHARS), without holding its turn, so write_stdin still types into
+   * it meanwhile. The function is idempotent.
+   */
+  follow(session: CommandSession): () => void {
+    this.busy.set(session.id, (this.busy.get(session.id) ?? 0) + 1)
+    session.setOutputCapacity(this.bufferChars)
+    this.touch(session)
+    let isReleased = false
+    return () => {
+      if (isReleased) return
+      isReleased = true
+      if (!this.busy.has(session.id)) return // retired meanwhile
+      this.busy.set(session.id, (this.busy.get(session.id) ?? 1) - 1)
+      this.touch(session)
+    }
+  }
+
   /** Stops one session's command and everything it started, and retires its id. */
   async stop(session: CommandSession): Promise<void> {
     this.retire(session)

@@ -1,9 +1,11 @@
 import {z} from 'zod'
 
-import {BadInputError} from '../../errors.js'
+import {BadInputError, NotFoundError} from '../../errors.js'
 import {withFolder} from '../files/confined-open.js'
 import type {Workspace} from '../workspace.js'
-import {commandAnswerSchema, renderCommandAnswer} from '../terminal/answer.js'
+import {type CommandAnswer, NO_SESSION, commandAnswerSchema, renderCommandAnswer} from '../terminal/answer.js'
+import type {CommandSession} from '../terminal/command-session.js'
+import type {CommandSessions} from '../terminal/command-sessions.js'
 import {
   CHARS_PER_TOKEN,
   COMMAND_IDLE_LIMIT_MS,
@@ -23,8 +25,10 @@ import {
 import {commandSessionsFor} from '../terminal/runtime-sessions.js'
 import {NO_SANDBOX, type SandboxPolicy, describeSandbox} from '../terminal/sandbox-policy.js'
 import {ignoredArgumentsNote} from '../../mcp/tool-input.js'
+import {TASK_STATUS_MESSAGE_CHARS} from '../../mcp/tasks/limits.js'
+import type {ToolTask} from '../context.js'
 import {clampedNumberField, textField} from './input-fields.js'
-import {defineTool} from './tool.js'
+import {type ToolAnswer, defineTool} from './tool.js'
 
 /** The `max_output_tokens` argument, shared by exec_command and write_stdin. */
 export const maxOutputTokensField = clampedNumberField(
@@ -112,17 +116,23 @@ export const execCommandTool = defineTool({
     checkCommand(input.cmd)
     const sessions = commandSessionsFor(context)
     const session = await startInWorkdir(workspace, input.workdir, (cwd) => sessions.start(input.cmd, cwd, connection.id))
-    try {
-      const answer = await sessions.wait(session, {
-        yieldTimeMs: execYieldTimeMs(input.yield_time_ms),
-        maxOutputTokens: maxOutputTokens(input.max_output_tokens),
-        callStartedAt,
-        signal,
-      })
-      // Codex shows the model only structuredContent, so the note goes into the answer's text.
-      const note = ignoredArgumentsNote({ignoredArguments: IGNORED_CODEX_ARGUMENTS}, context.ignoredArguments ?? [])
+    // Codex shows the model only structuredContent, so the note goes into the answer's text.
+    const note = ignoredArgumentsNote({ignoredArguments: IGNORED_CODEX_ARGUMENTS}, context.ignoredArguments ?? [])
+    const render = (answer: CommandAnswer): ToolAnswer => {
       if (note !== '') answer.text = `${note}\n${answer.text}`
       return {text: renderCommandAnswer(answer), structured: {...answer}}
+    }
+    const waitOptions = {yieldTimeMs: execYieldTimeMs(input.yield_time_ms), maxOutputTokens: maxOutputTokens(input.max_output_tokens), callStartedAt}
+    try {
+      if (context.task && !(await sessions.endsWithin(session, waitOptions.yieldTimeMs, signal)) && !signal.aborted) {
+        const task = commandTask(sessions, session, waitOptions)
+        if (context.task.start({...task, answer: task.answer.then(render)})) {
+          // Replaced by the task's CreateTaskResult; the command's output stays for the task's answer.
+          return render({exit_code: 'running', seconds: 0, session_id: session.id, text: ''})
+        }
+        task.release()
+      }
+      return render(await sessions.wait(session, {...waitOptions, signal}))
     } catch (error) {
       // Nobody learns the id of a command whose first answer is lost: stop it.
       if (!session.isRetired) await sessions.stop(session)
@@ -162,5 +172,51 @@ function checkCommand(cmd: string): void {
       `cmd is ${bytes} bytes; the system runs commands of at most ${MAX_COMMAND_BYTES} bytes. ` +
         'Write a long script to a file (with edit) and run that file.',
     )
+  }
+}
+
+/**
+ * The task a command becomes when it outlives its call's yield for a client with the MCP Tasks
+ * extension (DESIGN §4.11): it follows the command (sessions.follow) without holding its turn, so
+ * write_stdin still types into it under the same session_id, and answers once the command ends,
+ * with the four fields as exec_command would (`seconds` counted from the call's start; the output
+ * since the start or since the last write_stdin answer). Its status message names the session_id
+ * and the command's last output line. `release` stops following (when the task is not started).
+ */
+function commandTask(
+  sessions: CommandSessions,
+  session: CommandSession,
+  options: {maxOutputTokens: number; callStartedAt: number},
+): Omit<ToolTask, 'answer'> & {answer: Promise<CommandAnswer>; release(): void} {
+  const release = sessions.follow(session)
+  const never = new AbortController().signal
+  const answer = (async (): Promise<CommandAnswer> => {
+    try {
+      await Promise.race([session.ended, session.retired])
+      return await sessions.wait(session, {...options, yieldTimeMs: 0, signal: never})
+    } catch (error) {
+      if (!(error instanceof NotFoundError) || session.exitCode === undefined) throw error
+      // A write_stdin call reported the end first, with the output that was left.
+      return {
+        exit_code: session.exitCode,
+        seconds: Math.round(performance.now() - options.callStartedAt) / 1000,
+        session_id: NO_SESSION,
+        text: `[session ${session.id} ended; its end and last output were reported to a write_stdin call]`,
+      }
+    } finally {
+      release()
+    }
+  })()
+  answer.catch(() => undefined) // the task reports it; unused when the task never starts
+  return {
+    answer,
+    release,
+    cancel: () => sessions.stop(session),
+    statusMessage() {
+      const line = session.lastOutputLine.trim()
+      const head = `session_id ${session.id}: `
+      const room = TASK_STATUS_MESSAGE_CHARS - head.length
+      return line === '' ? `session_id ${session.id}: running, no output yet` : head + (line.length <= room ? line : `…${line.slice(line.length - room + 1)}`)
+    },
   }
 }

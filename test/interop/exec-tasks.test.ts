@@ -1,0 +1,206 @@
+import {expect} from 'chai'
+import {type ChildProcess, spawn} from 'node:child_process'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import readline from 'node:readline'
+
+import {RUN_JS} from '../helpers/clients.js'
+import {pidsRunning} from '../helpers/server-process.js'
+
+/**
+ * exec_command as an MCP task (DESIGN §4.11, the Tasks extension `io.modelcontextprotocol/tasks`)
+ * through the built server over stdio, in both protocol eras: 2026-07-28 (the extension declared
+ * per request in `_meta`, as Claude Code 2.1.332 sends it) and 2025-11-25 (declared at
+ * `initialize`). The client speaks JSON-RPC itself, so every frame is exactly what the extension
+ * specifies.
+ */
+const EXTENSION = {extensions: {'io.modelcontextprotocol/tasks': {}}}
+const ERAS = ['2026-07-28', '2025-11-25'] as const
+type Era = (typeof ERAS)[number]
+
+interface Rpc {
+  result?: Record<string, unknown>
+  error?: {code: number; message: string; data?: unknown}
+}
+
+/** One stdio connection to `ak exec serve --level terminal`, declaring the extension or not. */
+class RawConnection {
+  readonly notifications: Array<{method: string; params: Record<string, unknown>}> = []
+  private readonly pending = new Map<number, (message: Rpc) => void>()
+  private nextId = 0
+  private constructor(
+    readonly child: ChildProcess,
+    private readonly era: Era,
+    private readonly declares: boolean,
+  ) {
+    readline.createInterface({input: child.stdout!}).on('line', (line) => {
+      const message = JSON.parse(line) as Rpc & {id?: number; method?: string; params?: Record<string, unknown>}
+      if (message.id !== undefined && this.pending.has(message.id)) {
+        this.pending.get(message.id)!(message)
+        this.pending.delete(message.id)
+      } else if (message.method) this.notifications.push({method: message.method, params: message.params ?? {}})
+    })
+  }
+
+  static async open(workspace: string, era: Era, declares: boolean): Promise<RawConnection> {
+    const child = spawn(process.execPath, [RUN_JS, 'exec', 'serve', '--workspace', workspace, '--level', 'terminal', '--quiet'], {stdio: ['pipe', 'pipe', 'ignore']})
+    const connection = new RawConnection(child, era, declares)
+    if (era === '2025-11-25') {
+      await connection.request('initialize', {protocolVersion: era, capabilities: declares ? EXTENSION : {}, clientInfo: {name: 'ak-tests', version: '1'}})
+      child.stdin!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    } else {
+      await connection.request('server/discover', {})
+    }
+    return connection
+  }
+
+  request(method: string, params: Record<string, unknown>): Promise<Rpc> {
+    const id = ++this.nextId
+    const meta =
+      this.era === '2026-07-28'
+        ? {
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': this.era,
+              'io.modelcontextprotocol/clientInfo': {name: 'ak-tests', version: '1'},
+              'io.modelcontextprotocol/clientCapabilities': this.declares ? EXTENSION : {},
+            },
+          }
+        : {}
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve)
+      this.child.stdin!.write(`${JSON.stringify({jsonrpc: '2.0', id, method, params: {...params, ...meta}})}\n`)
+    })
+  }
+
+  async call(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const reply = await this.request('tools/call', {name: 'exec_command', arguments: args})
+    if (reply.error) throw new Error(`tools/call failed: ${JSON.stringify(reply.error)}`)
+    return reply.result!
+  }
+
+  /** Polls tasks/get until the task ends (at most `limitMs`). */
+  async settle(taskId: string, limitMs = 60_000): Promise<Record<string, unknown>> {
+    const started = Date.now()
+    for (;;) {
+      const reply = await this.request('tasks/get', {taskId})
+      if (reply.error) throw new Error(`tasks/get failed: ${JSON.stringify(reply.error)}`)
+      if (reply.result!.status !== 'working') return reply.result!
+      if (Date.now() - started > limitMs) throw new Error(`task ${taskId} still working after ${limitMs} ms`)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve))
+    this.child.stdin!.end()
+    await exited
+  }
+}
+
+describe('exec_command as an MCP task (the Tasks extension)', function () {
+  this.timeout(120_000)
+  let workspace: string
+  const open: RawConnection[] = []
+  const connect = async (era: Era, declares = true) => {
+    const connection = await RawConnection.open(workspace, era, declares)
+    open.push(connection)
+    return connection
+  }
+
+  before(async () => {
+    workspace = await mkdtemp(path.join(tmpdir(), 'ak-tasks-'))
+  })
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((connection) => connection.close()))
+  })
+  after(async () => {
+    await rm(workspace, {recursive: true, force: true})
+  })
+
+  for (const era of ERAS) {
+    describe(`over stdio, protocol ${era}`, () => {
+      it('offers the extension back to the client', async () => {
+        const connection = await connect(era)
+        const reply = await connection.request(era === '2025-11-25' ? 'tools/list' : 'server/discover', {})
+        if (era === '2026-07-28') expect(reply.result!.capabilities).to.deep.include({extensions: {'io.modelcontextprotocol/tasks': {}}})
+      })
+
+      it('answers a command that outlives its yield with a task that completes with its output', async () => {
+        const connection = await connect(era)
+        const created = await connection.call({cmd: 'echo first-line; sleep 2; echo task-done', yield_time_ms: 250})
+        expect(created.resultType).to.equal('task')
+        expect(created.status).to.equal('working')
+        expect(created).to.include.keys('taskId', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs')
+        expect(created).not.to.have.any.keys('content', 'task', 'result')
+        expect(String(created.statusMessage)).to.match(/^session_id \w+/)
+        const ended = await connection.settle(String(created.taskId))
+        expect(ended.status).to.equal('completed')
+        const result = ended.result as {content: Array<{text: string}>; structuredContent: Record<string, unknown>}
+        expect(result.content[0]!.text).to.match(/^exit_code: 0\nseconds: \d+\.\d{3}\nsession_id: none\ntext:\nfirst-line\ntask-done\n$/)
+        expect(result.structuredContent).to.deep.include({exit_code: 0, session_id: 'none', text: 'first-line\ntask-done\n'})
+        expect(ended.ttlMs).to.be.a('number')
+      })
+
+      it('answers a quick command at once, without a task', async () => {
+        const connection = await connect(era)
+        const answer = await connection.call({cmd: 'echo quick', yield_time_ms: 10_000})
+        expect(answer.resultType ?? 'complete').to.equal('complete')
+        expect(answer).not.to.have.property('taskId')
+        expect((answer.content as Array<{text: string}>)[0]!.text).to.match(/exit_code: 0[\s\S]*text:\nquick\n$/)
+      })
+
+      it('keeps the session_id usable with write_stdin while it is a task', async () => {
+        const connection = await connect(era)
+        const created = await connection.call({cmd: 'read line; sleep 1; echo "got $line"', yield_time_ms: 250})
+        const sessionId = /^session_id (\w+)/.exec(String(created.statusMessage))![1]!
+        const typed = await connection.request('tools/call', {name: 'write_stdin', arguments: {session_id: sessionId, chars: 'hello\n', yield_time_ms: 250}})
+        expect(typed.error).to.equal(undefined)
+        const ended = await connection.settle(String(created.taskId))
+        expect(ended.status).to.equal('completed')
+        expect(JSON.stringify(ended.result)).to.contain('got hello')
+      })
+
+      it('stops the command’s processes on tasks/cancel and settles the task as cancelled', async () => {
+        const connection = await connect(era)
+        const marker = `ak-task-cancel-${era}-${Date.now()}`
+        const created = await connection.call({cmd: `sh -c 'sleep 300; : ${marker}' & sleep 300`, yield_time_ms: 250})
+        expect(pidsRunning(marker).length).to.be.greaterThan(0)
+        const ack = await connection.request('tasks/cancel', {taskId: created.taskId})
+        expect(ack.error).to.equal(undefined)
+        expect(Object.keys(ack.result!).filter((key) => key !== 'resultType' && key !== '_meta')).to.deep.equal([])
+        const got = await connection.request('tasks/get', {taskId: created.taskId})
+        expect(got.result!.status).to.equal('cancelled')
+        expect(pidsRunning(marker)).to.deep.equal([])
+      })
+
+      it('lets no other connection get or cancel a task', async () => {
+        const owner = await connect(era)
+        const other = await connect(era)
+        const created = await owner.call({cmd: 'sleep 3; echo mine', yield_time_ms: 250})
+        for (const method of ['tasks/get', 'tasks/cancel']) {
+          const reply = await other.request(method, {taskId: created.taskId})
+          expect(reply.error?.code, method).to.equal(-32602)
+        }
+        expect((await owner.settle(String(created.taskId))).status).to.equal('completed')
+      })
+
+      it('answers as before for a client that does not declare the extension', async () => {
+        const connection = await connect(era, false)
+        const answer = await connection.call({cmd: 'sleep 2; echo later', yield_time_ms: 250})
+        expect(answer).not.to.have.property('taskId')
+        expect((answer.structuredContent as Record<string, unknown>).exit_code).to.equal('running')
+        const reply = await connection.request('tasks/get', {taskId: 'any'})
+        expect(reply.error?.code).to.equal(-32021)
+      })
+    })
+  }
+
+  it('sends notifications/tasks/status on a 2025-era connection that declared the extension', async () => {
+    const connection = await connect('2025-11-25')
+    const created = await connection.call({cmd: 'echo status-one; sleep 3; echo status-two', yield_time_ms: 250})
+    await new Promise((resolve) => setTimeout(resolve, 4_000))
+    const statuses = connection.notifications.filter((note) => note.method === 'notifications/tasks/status' && note.params.taskId === created.taskId)
+    expect(statuses.some((note) => note.params.status === 'completed')).to.equal(true)
+  })
+})
