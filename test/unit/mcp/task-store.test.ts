@@ -58,7 +58,7 @@ describe('TaskStore', () => {
 
   it('keeps at most maxEnded ended tasks, dropping the one that ended first', async () => {
     const store = new TaskStore({maxEnded: 2})
-    const ids = []
+    const ids: string[] = []
     for (const text of ['one', 'two', 'three']) {
       const work = controlledWork()
       ids.push(store.start('a', work).taskId)
@@ -72,7 +72,7 @@ describe('TaskStore', () => {
 
   it('keeps at most maxEndedBytes of answers, dropping the oldest first', async () => {
     const store = new TaskStore({maxEndedBytes: 3000})
-    const ids = []
+    const ids: string[] = []
     for (let index = 0; index < 3; index++) {
       const work = controlledWork()
       ids.push(store.start('a', work).taskId)
