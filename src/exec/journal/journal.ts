@@ -93,6 +93,8 @@ export class Journal implements ChangeLog {
   readonly maxBytes: number
   readonly keep: boolean
   private opened: Promise<OpenFolders> | undefined
+  /** Applied records read, by file name (see readEntries). */
+  private readonly committedEntries = new Map<string, ReadEntry>()
   /** Blob sizes seen (a blob's name is its content's digest, so its size never changes). */
   private readonly blobSizes = new Map<string, number>()
 
@@ -208,7 +210,6 @@ export class Journal implements ChangeLog {
       const needed = new Map([...contents].map(([digest, content]) => [digest, content.length]))
       await this.makeRoom(folders, existing, needed, text.length)
       for (const [digest, content] of contents) await this.writeBlob(folders, digest, content)
-      await folders.blobs.handle.sync().catch(() => undefined)
       await writeFileAtomically(folders.entries, entryName(id), text, true)
       await writeFileAtomically(folders.root, Buffer.from(LAST_ID), Buffer.from(`${id}\n`), false)
       return record
@@ -300,16 +301,29 @@ export class Journal implements ChangeLog {
     return Number.isSafeInteger(value) && value > 0 ? value : 0
   }
 
-  /** Every readable record, oldest first; damaged ones are left out. */
+  /**
+   * Every readable record, oldest first; damaged ones are left out. An applied record never
+   * changes (ids are not given twice), so each is read once per process and then taken from
+   * `committedEntries`: a journal of thousands of changes costs a folder listing per change.
+   */
   private async readEntries(folders: OpenFolders): Promise<ReadEntry[]> {
-    const names = await readdir(folders.entries.self)
+    const names = new Set(await readdir(folders.entries.self))
+    for (const name of this.committedEntries.keys()) if (!names.has(name)) this.committedEntries.delete(name)
     const entries: ReadEntry[] = []
     for (const name of names) {
       if (!ENTRY_NAME.test(name)) continue
+      const known = this.committedEntries.get(name)
+      if (known) {
+        entries.push(known)
+        continue
+      }
       const found = await readNamedFile(folders.entries.entry(Buffer.from(name)), JOURNAL_ENTRY_MAX_BYTES).catch(() => undefined)
       if (found?.kind !== 'file' || found.isCut) continue
       const entry = parseJournalEntry(found.bytes.toString('utf8'))
-      if (entry && `${entry.id}.json` === name) entries.push({entry, bytes: found.size})
+      if (!entry || `${entry.id}.json` !== name) continue
+      const read = {entry, bytes: found.size}
+      if (entry.state === 'committed') this.committedEntries.set(name, read)
+      entries.push(read)
     }
     return entries.sort((a, b) => a.entry.id - b.entry.id)
   }
