@@ -77,7 +77,9 @@ describe(`the journal of changes and ak exec history/undo, client ${CLIENT_LINES
     await rm(base, {recursive: true, force: true})
   })
 
-  it('lists three changes newest first, and three undos, the last after a server restart, give back the workspace byte for byte, modes included', async () => {
+  it('lists three changes (an edit, a created file, a patch that deletes one file and moves another) newest first, and three undos, the last after a server restart, give back the workspace byte for byte, modes included', async () => {
+    await writeFile(path.join(ws, 'old.txt'), 'obsolete\n')
+    await chmod(path.join(ws, 'old.txt'), 0o600)
     const states = [await snapshot(ws)]
     const client = await serve()
     try {
@@ -85,25 +87,48 @@ describe(`the journal of changes and ak exec history/undo, client ${CLIENT_LINES
       states.push(await snapshot(ws))
       await edit(client, {path: 'src/new.txt', old_text: '', new_text: 'a new file\n'})
       states.push(await snapshot(ws))
-      await edit(client, {path: 'src/run.sh', old_text: 'echo old', new_text: 'echo new', replace_all: true})
+      const patch = [
+        '*** Begin Patch',
+        '*** Delete File: old.txt',
+        '*** Update File: src/run.sh',
+        '*** Move to: src/launch.sh',
+        '@@',
+        ' #!/bin/sh',
+        '-echo old',
+        '+echo moved',
+        '*** End Patch',
+      ].join('\n')
+      await edit(client, {patch})
       states.push(await snapshot(ws))
     } finally {
       await client.close()
     }
+    expect(Object.keys(states[3]!)).to.deep.equal(['notes.txt', 'src/', 'src/launch.sh', 'src/new.txt'])
     const listed = history()
     expect(listed.workspace).to.equal(ws)
-    expect(listed.changes.map((change) => [change.id, change.tool, change.state, change.files])).to.deep.equal([
-      [3, 'edit', 'applied', [{path: 'src/run.sh', operation: 'updated'}]],
+    const byPath = (files: HistoryJson['changes'][number]['files']) => [...files].sort((a, b) => a.path.localeCompare(b.path))
+    expect(listed.changes.map((change) => [change.id, change.tool, change.state, byPath(change.files)])).to.deep.equal([
+      [
+        3,
+        'edit',
+        'applied',
+        [
+          {path: 'old.txt', operation: 'deleted'},
+          {path: 'src/launch.sh', operation: 'moved-to', movedWith: 'src/run.sh'},
+          {path: 'src/run.sh', operation: 'moved-from', movedWith: 'src/launch.sh'},
+        ],
+      ],
       [2, 'edit', 'applied', [{path: 'src/new.txt', operation: 'added'}]],
       [1, 'edit', 'applied', [{path: 'notes.txt', operation: 'updated'}]],
     ])
-    expect(listed.changes.map((change) => change.bytes)).to.deep.equal([19, 0, 25])
+    expect(listed.changes.map((change) => change.bytes)).to.deep.equal([9 + 19, 0, 25])
     const text = ak(['exec', 'history', '--workspace', ws], env)
     expect(text.stdout.split('\n').slice(1, 4).map((line) => line.split(/\s+/)[0])).to.deep.equal(['3', '2', '1'])
+    expect(text.stdout).to.contain('deleted old.txt, moved src/run.sh → src/launch.sh')
 
     const first = undo(['--yes'])
     expect(first.status, first.stderr).to.equal(0)
-    expect(first.stderr).to.contain('restore src/run.sh as it was (19 B, mode 755)')
+    expect(first.stderr).to.contain('move src/launch.sh back to src/run.sh (19 B, mode 755)').and.to.contain('recreate old.txt (9 B, mode 600; the change deleted it)')
     expect(await snapshot(ws)).to.deep.equal(states[2])
     const second = undo(['--yes'])
     expect(second.status, second.stderr).to.equal(0)
@@ -125,10 +150,10 @@ describe(`the journal of changes and ak exec history/undo, client ${CLIENT_LINES
       [2, 'edit', 'undone'],
       [1, 'edit', 'undone'],
     ])
-    // An undo is a change of its own: undoing the first undo (4) puts change 3 back.
+    // An undo is a change of its own: undoing the undos down to the first (4) puts the three changes back.
     const redo = undo(['4', '--yes'])
     expect(redo.status, redo.stderr).to.equal(0)
-    expect((await snapshot(ws))['src/run.sh']).to.equal(states[3]!['src/run.sh'])
+    expect(await snapshot(ws)).to.deep.equal(states[3])
     // Down to an id: every change from the newest down to 1 is reverted at once.
     const all = undo(['1', '--yes'])
     expect(all.status, all.stderr).to.equal(0)
@@ -189,7 +214,7 @@ describe(`the journal of changes and ak exec history/undo, client ${CLIENT_LINES
       const server = startServerProcess(['exec', 'serve', '--workspace', ws, '--level', 'files', '--quiet'], {cwd: base, env})
       await initializeRaw(server)
       server.send({jsonrpc: '2.0', id: 1, method: 'tools/call', params: {name: 'edit', arguments: {path: 'big.txt', old_text: `marker ${counter}`, new_text: `marker ${counter + 1}`}}})
-      await new Promise((resolve) => setTimeout(resolve, 20 + ((trial * 37) % 200)))
+      await new Promise((resolve) => setTimeout(resolve, 20 + ((trial * 97) % 1200)))
       process.kill(server.child.pid!, 'SIGKILL')
       await server.exited()
       const now = await readFile(big)

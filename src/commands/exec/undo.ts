@@ -4,7 +4,10 @@ import {BaseCommand, usageError} from '../../base-command.js'
 import {confirmChange} from '../../confirm.js'
 import {DispatchFailedError} from '../../errors.js'
 import {journalFolderFlag, workspaceFlag} from '../../exec-flags.js'
+import {recoverInterruptedChanges} from '../../exec/files/change-recovery.js'
 import {Journal} from '../../exec/journal/journal.js'
+import {createExecRuntime} from '../../exec/runtime.js'
+import {stderrLogger} from '../../log.js'
 import {applyUndo, describeUndoPlan, planUndo} from '../../exec/journal/undo.js'
 import {Workspace} from '../../exec/workspace.js'
 
@@ -41,6 +44,8 @@ The undo is recorded as a change of its own: "exec undo <its id>" reverts it. It
     const workspace = await Workspace.open(flags.workspace ?? process.cwd())
     const journal = new Journal(workspace.root, flags['journal-folder'] === undefined ? {} : {folder: flags['journal-folder']})
     try {
+      // A change a killed server left half-made is rolled back first, as a server starting here would.
+      await recoverInterruptedChanges(createExecRuntime({workspace, level: 'files', changeLog: journal, log: stderrLogger({quiet: flags.quiet || flags.json, prefix: 'ak exec undo'})}))
       const plan = await planUndo(journal, workspace, args.id === undefined ? undefined : Number(args.id))
       if (!flags.json && !flags.quiet) process.stderr.write(describeUndoPlan(plan))
       if (!(await confirmChange('Undo?', flags))) throw new DispatchFailedError('Not confirmed; nothing was changed.')

@@ -7,9 +7,8 @@
  *
  * Where to find it: every tool call's `context.runtime.changeLog` (journal.ts's Journal, set up
  * by createExecRuntime from the `journal` option; with journaling off it still records pending
- * changes, and drops each at `commit`). `recordChange` (record-change.ts) wraps begin/apply/
- * commit-or-abandon for a change that is all-or-nothing by itself. At start, before serving,
- * `settleJournal` (runtime.ts) marks applied each crashed change whose files are all as `after`
+ * changes, and drops each at `commit`). At start, before serving,
+ * `settleJournal` (runtime.ts, run by change-recovery.ts) marks applied each crashed change whose files are all as `after`
  * and forgets each whose files are all as `before`; the ones still in `pending()` afterwards
  * are half-applied, for the engine to roll back and then `abandon`.
  */

@@ -37,7 +37,7 @@ import {JOURNAL_DEFAULT_MAX_BYTES, JOURNAL_ENTRY_MAX_BYTES} from '../limits.js'
 import {Workspace} from '../workspace.js'
 import type {ChangeLog, FileChange, PendingChange} from './change-log.js'
 import {JOURNAL_ENTRY_VERSION, type JournalEntry, type StoredChange, isOwnerAlive, parseJournalEntry, pathOf} from './journal-entry.js'
-import {RECORDED_MODE_BITS} from './record-change.js'
+import {RECORDED_MODE_BITS} from './file-digest.js'
 import {PRIVATE_FILE_MODE, StateFolderError, defaultStateFolder, openPrivateFolder, shownPath} from './state-folder.js'
 
 /** Where a journal is kept and how much it may hold, as `createAgentExec` and `ak exec serve` take it. */

@@ -9,7 +9,7 @@ import type {Logger} from '../../log.js'
 import type {Workspace} from '../workspace.js'
 import type {ChangeLog, PendingChange} from './change-log.js'
 import {isStateOf, readFileState} from './file-state.js'
-import {digestOf} from './record-change.js'
+import {digestOf} from './file-digest.js'
 
 /** What settling found: how many changes were applied, never applied, or left half-applied. */
 export interface SettledChanges {

@@ -22,7 +22,7 @@ import {formatBytes} from './history.js'
 import type {Journal} from './journal.js'
 import {type JournalEntry, type StoredContent, isOwnerAlive, pathOf, undoneIds} from './journal-entry.js'
 import {settleCrashedChanges} from './recovery.js'
-import {digestOf} from './record-change.js'
+import {digestOf} from './file-digest.js'
 
 /** An undo that cannot be done as asked; the message names each file and why. Exit code 1. */
 export class UndoRefusedError extends AkError {}
