@@ -183,18 +183,28 @@ async function resolveEntry(workspace: Workspace, requested: string): Promise<Ta
 /** A folder's open form per real path, opened once for the whole change. */
 class Folders {
   private readonly open = new Map<string, ConfinedFolder>()
+  /** Opens under way, so that operations read at the same time share one. */
+  private readonly opening = new Map<string, Promise<ConfinedFolder>>()
 
   constructor(private readonly workspace: Workspace) {}
 
   async get(real: Buffer, requested: string): Promise<ConfinedFolder> {
     const key = real.toString('latin1')
-    let folder = this.open.get(key)
-    if (!folder) {
-      folder = await ConfinedFolder.open(this.workspace, real, requested, 'write')
-      this.open.set(key, folder)
-      await removeStaleTemporaries(folder)
+    const known = this.open.get(key)
+    if (known) return known
+    let opening = this.opening.get(key)
+    if (!opening) {
+      opening = (async () => {
+        const folder = await ConfinedFolder.open(this.workspace, real, requested, 'write')
+        this.open.set(key, folder)
+        await removeStaleTemporaries(folder)
+        return folder
+      })()
+      this.opening.set(key, opening)
+      // A failed open is tried again by the next operation that needs the folder (and reported there).
+      opening.catch(() => this.opening.delete(key))
     }
-    return folder
+    return opening
   }
 
   /** Remembers a folder opened elsewhere (one just created), to close it with the others. */
@@ -459,15 +469,21 @@ async function sizeOf(resolved: Array<{target: Target; destination?: Target | un
  *   `movedWith` is the source)
  */
 async function plan(resolved: Array<{operation: FileOperation; target: Target; destination?: Target | undefined}>, folders: Folders): Promise<Pending[]> {
-  const pending: Pending[] = []
-  for (const {operation, target, destination} of resolved) {
-    try {
-      pending.push(await planOne(operation, target, destination, folders))
-    } catch (error) {
-      throw explainFsError(error, target.requested, 'write')
-    }
-  }
-  return pending
+  // Files are read several at a time; a refusal names the first operation that fails, as a one-by-one reading would.
+  const outcomes: Array<{pending: Pending} | {error: Error}> = new Array(resolved.length)
+  await forEachAtOnce(
+    resolved.map((item, index) => ({...item, index})),
+    WRITES_AT_ONCE,
+    async ({operation, target, destination, index}) => {
+      outcomes[index] = await planOne(operation, target, destination, folders).then(
+        (pending) => ({pending}),
+        (error: unknown) => ({error: explainFsError(error, target.requested, 'write')}),
+      )
+    },
+  )
+  const failed = outcomes.find((outcome) => 'error' in outcome)
+  if (failed && 'error' in failed) throw failed.error
+  return outcomes.map((outcome) => (outcome as {pending: Pending}).pending)
 }
 
 async function planOne(operation: FileOperation, target: Target, destination: Target | undefined, folders: Folders): Promise<Pending> {
@@ -581,6 +597,28 @@ function changesOf(slots: Slot[], workspace: Workspace): FileChange[] {
   }))
 }
 
+/** Files a change reads, or writes and syncs, at the same time. */
+const WRITES_AT_ONCE = 8
+
+/**
+ * Runs `task` on every item, at most `limit` at a time; once one fails no new one starts, and the
+ * first error is thrown after those running have ended (so each item's state is known).
+ */
+async function forEachAtOnce<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  let failure: {error: unknown} | undefined
+  const worker = async () => {
+    while (!failure && next < items.length) {
+      const item = items[next++] as T
+      await task(item).catch((error: unknown) => {
+        failure ??= {error}
+      })
+    }
+  }
+  await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker))
+  if (failure) throw failure.error
+}
+
 /** A change log that records nothing (a runtime made without one). */
 const NO_CHANGE_LOG: ChangeLog = {
   async begin(_tool, changes) {
@@ -615,10 +653,15 @@ async function commit(
       if (!slot.folder) slot.folder = await createFolders(workspace, slot, folders, created)
     }
     step = 'write'
-    for (const slot of slots) {
-      current = slot
-      if (slot.after) slot.temporary = await writeTemporary(slot.folder as ConfinedFolder, slot.after.data, slot.after.keep)
-    }
+    // Written and synced several at a time: the disk flushes them together.
+    await forEachAtOnce(
+      slots.filter((slot) => slot.after),
+      WRITES_AT_ONCE,
+      async (slot) => {
+        current = slot
+        slot.temporary = await writeTemporary(slot.folder as ConfinedFolder, (slot.after as {data: Buffer}).data, slot.after?.keep)
+      },
+    )
     step = 'replace'
     current = undefined
     await withReplaceLocks(slots, async () => {
@@ -637,13 +680,13 @@ async function commit(
       }
     })
     step = 'finish'
-    for (const slot of slots) {
+    await forEachAtOnce(slots, WRITES_AT_ONCE, async (slot) => {
       const folder = slot.folder as ConfinedFolder
       if (slot.aside) await unlink(folder.entry(slot.aside))
       if (slot.temporary) await unlink(folder.entry(slot.temporary)).catch(() => undefined)
       slot.aside = undefined
       slot.temporary = undefined
-    }
+    })
     await Promise.all(folders.all().map((folder) => syncFolder(folder)))
     await record.commit()
   } catch (error) {
