@@ -15,6 +15,9 @@ export const LIST_MAX_HELD_NAMES = 10_000
 /** Names `list` samples from a folder of more than `LIST_MAX_HELD_NAMES` entries, to estimate where a window further on begins. */
 export const LIST_SAMPLE_NAMES = 8192
 
+/** A folder whose size (`st_size`) is at most this many bytes is listed in one call, not in batches (folder-window.ts). */
+export const LIST_SMALL_FOLDER_BYTES = 64 * 1024
+
 /** Entries `list` reads from a folder per system call; the server answers other calls between batches. */
 export const LIST_READ_BATCH_ENTRIES = 1024
 

@@ -103,9 +103,14 @@ describe('folderPass: one pass over a real folder', () => {
   })
   after(() => rm(dir, {recursive: true, force: true}))
 
-  it('gives every name as bytes with the type the listing says', async () => {
+  for (const [how, sizeBytes] of [
+    ['in batches (a size of 0 says nothing)', 0],
+    ['in batches (a large folder)', 1024 * 1024],
+    ['in one call (a small folder)', 4096],
+  ] as const) {
+  it(`gives every name as bytes with the type the listing says, read ${how}`, async () => {
     const seen: Array<[string, string]> = []
-    await folderPass(Buffer.from(dir))((entry) => seen.push([Buffer.from(entry.key, 'latin1').toString('hex'), entry.type]))
+    await folderPass(Buffer.from(dir), sizeBytes)((entry) => seen.push([Buffer.from(entry.key, 'latin1').toString('hex'), entry.type]))
     expect(seen.sort()).to.deep.equal(
       [
         [Buffer.from('file.txt').toString('hex'), 'file'],
@@ -115,4 +120,5 @@ describe('folderPass: one pass over a real folder', () => {
       ].sort(),
     )
   })
+  }
 })

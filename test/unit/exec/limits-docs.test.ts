@@ -28,6 +28,7 @@ describe('documented limits of read, list, search and edit', () => {
       ['LIST_READ_BATCH_ENTRIES', `read in batches of ${limits.LIST_READ_BATCH_ENTRIES} entries`],
       ['LIST_MAX_HELD_NAMES', `keeps at most ${limits.LIST_MAX_HELD_NAMES} entries at once`],
       ['LIST_SAMPLE_NAMES', `samples ${limits.LIST_SAMPLE_NAMES} names`],
+      ['LIST_SMALL_FOLDER_BYTES', `is at most ${limits.LIST_SMALL_FOLDER_BYTES} bytes is read in one call`],
       ['SEARCH_MAX_ANSWER_CHARS', `an answer holds at most ${limits.SEARCH_MAX_ANSWER_CHARS} characters of matching lines`],
       ['READ_MAX_IMAGE_BYTES', `Images of at most ${limits.READ_MAX_IMAGE_BYTES} bytes (${limits.READ_MAX_IMAGE_BYTES / 1024 ** 2} MiB)`],
       ['READ_MAX_IMAGE_SIDE_PX', `wider or taller than ${limits.READ_MAX_IMAGE_SIDE_PX} pixels`],
