@@ -64,3 +64,10 @@ export const REGISTERED_TOOL_TIMEOUT_SEC = 600
 
 /** Server name `register` and `unregister` use when `--name` is not given. */
 export const DEFAULT_SERVER_NAME = 'agents'
+
+/**
+ * How long an agent call of a client with the MCP Tasks extension waits for its run before it
+ * becomes a task (DESIGN §4.11): a call refused at once (bad input, a policy refusal, a failed
+ * start) still answers as a plain result; a run that takes longer is followed with tasks/get.
+ */
+export const AGENT_CALL_YIELD_MS = 2_000

@@ -1,13 +1,17 @@
-import {McpServer, type RegisteredTool} from '@modelcontextprotocol/server'
+import {setTimeout as delay} from 'node:timers/promises'
+
+import {type CallToolResult, McpServer, type RegisteredTool} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
 import {type ConnectionClient, type TextFirstSwitch, textFirstSwitch} from '../mcp/text-first-clients.js'
+import {type ServedTasks, serveTasks} from '../mcp/tasks/serve-tasks.js'
+import {TaskStore} from '../mcp/tasks/task-store.js'
 import {advertisedInputSchema, parseToolInput} from '../mcp/tool-input.js'
 import {toolErrorResult} from '../mcp/tool-error.js'
 import {AK_VERSION} from '../version.js'
 import {runAgentCall} from './agent-call.js'
 import type {DiscoveredAgent} from './discovery.js'
-import {DEFAULT_MAX_DISPATCHES, PROGRESS_MESSAGE_MAX_CHARS, PROGRESS_MIN_INTERVAL_MS} from './limits.js'
+import {AGENT_CALL_YIELD_MS, DEFAULT_MAX_DISPATCHES, PROGRESS_MESSAGE_MAX_CHARS, PROGRESS_MIN_INTERVAL_MS} from './limits.js'
 import type {CodexAgentRuntime} from './runtime.js'
 import {toolNameOf} from './slug.js'
 
@@ -62,11 +66,32 @@ export function createCodexAgentServer(runtime: CodexAgentRuntime, client?: Conn
   )
   // Every agent tool's text is its answer; the structured form restates it for programs.
   const textFirst = textFirstSwitch(server, client)
-  for (const agent of runtime.discovery.agents) textFirst.withholdOutputSchema(registerAgentTool(server, runtime, agent, textFirst))
+  let tasks: ServedTasks | undefined
+  for (const agent of runtime.discovery.agents) {
+    textFirst.withholdOutputSchema(registerAgentTool(server, runtime, agent, textFirst, () => tasks))
+  }
+  if (runtime.discovery.agents.length > 0) tasks = serveTasks(server, agentTaskStore(runtime), AGENT_TASK_OWNER)
   return server
 }
 
-function registerAgentTool(server: McpServer, runtime: CodexAgentRuntime, agent: DiscoveredAgent, textFirst: TextFirstSwitch): RegisteredTool {
+/** The runtime is served over stdio alone: one connection, so one owner of its tasks. */
+const AGENT_TASK_OWNER = 'stdio'
+const agentTaskStores = new WeakMap<CodexAgentRuntime, TaskStore>()
+
+/** The tasks of `runtime`'s agent calls (DESIGN §4.11), shared by its server instances. */
+export function agentTaskStore(runtime: CodexAgentRuntime): TaskStore {
+  let store = agentTaskStores.get(runtime)
+  if (!store) agentTaskStores.set(runtime, (store = new TaskStore()))
+  return store
+}
+
+function registerAgentTool(
+  server: McpServer,
+  runtime: CodexAgentRuntime,
+  agent: DiscoveredAgent,
+  textFirst: TextFirstSwitch,
+  tasks: () => ServedTasks | undefined,
+): RegisteredTool {
   const name = toolNameOf(agent.slug)
   return server.registerTool(
     name,
@@ -83,30 +108,60 @@ function registerAgentTool(server: McpServer, runtime: CodexAgentRuntime, agent:
       const progressToken = ctx.mcpReq._meta?.progressToken
       let progress = 0
       let lastSent = -Infinity
-      const onProgress =
-        progressToken === undefined
-          ? undefined
-          : (message: string) => {
-              const now = performance.now()
-              if (progress > 0 && now - lastSent < PROGRESS_MIN_INTERVAL_MS) return
-              lastSent = now
-              progress += 1
-              void ctx.mcpReq
-                .notify({
-                  method: 'notifications/progress',
-                  params: {progressToken, progress, message: message.slice(0, PROGRESS_MESSAGE_MAX_CHARS)},
-                })
-                .catch(() => undefined)
-            }
-      try {
-        const {input: args} = parseToolInput({name, inputSchema: agentToolInput}, input)
-        const answer = await runAgentCall(runtime, agent, args, {signal: ctx.mcpReq.signal, ...(onProgress ? {onProgress} : {})})
-        runtime.log.info(`${name} ${elapsed(started)} ok`)
-        return {content: [{type: 'text', text: answer.text}], ...(textFirst.isTextFirst(ctx.mcpReq.envelope) ? {} : {structuredContent: answer.structured})}
-      } catch (error) {
-        runtime.log.info(`${name} ${elapsed(started)} error: ${(error instanceof Error ? error.message : String(error)).split('\n', 1)[0]}`)
-        return toolErrorResult(error)
+      let lastMessage: string | undefined
+      let isTask = false
+      const onProgress = (message: string) => {
+        lastMessage = `${name}: ${message}`
+        if (progressToken === undefined || isTask) return
+        const now = performance.now()
+        if (progress > 0 && now - lastSent < PROGRESS_MIN_INTERVAL_MS) return
+        lastSent = now
+        progress += 1
+        void ctx.mcpReq
+          .notify({
+            method: 'notifications/progress',
+            params: {progressToken, progress, message: message.slice(0, PROGRESS_MESSAGE_MAX_CHARS)},
+          })
+          .catch(() => undefined)
       }
+      // The client's cancel of the call stops the run until the call becomes a task; then only tasks/cancel does.
+      const stop = new AbortController()
+      ctx.mcpReq.signal.addEventListener('abort', () => !isTask && stop.abort(), {once: true})
+      if (ctx.mcpReq.signal.aborted) stop.abort()
+      const withStructured = !textFirst.isTextFirst(ctx.mcpReq.envelope)
+      const running: Promise<CallToolResult> = (async () => {
+        try {
+          const {input: args} = parseToolInput({name, inputSchema: agentToolInput}, input)
+          const answer = await runAgentCall(runtime, agent, args, {signal: stop.signal, onProgress})
+          runtime.log.info(`${name} ${elapsed(started)} ok${isTask ? ' (task)' : ''}`)
+          return {content: [{type: 'text', text: answer.text}], ...(withStructured ? {structuredContent: answer.structured} : {})}
+        } catch (error) {
+          runtime.log.info(`${name} ${elapsed(started)} error${isTask ? ' (task)' : ''}: ${(error instanceof Error ? error.message : String(error)).split('\n', 1)[0]}`)
+          return toolErrorResult(error)
+        }
+      })()
+      const offer = tasks()?.offerFor(ctx)
+      if (offer) {
+        const waitOver = new AbortController()
+        const isDone = await Promise.race([running.then(() => true), delay(AGENT_CALL_YIELD_MS, false, {signal: waitOver.signal}).catch(() => true)])
+        waitOver.abort()
+        if (!isDone && !stop.signal.aborted) {
+          isTask = offer.start({
+            outcome: running as Promise<Record<string, unknown>>,
+            cancel: async () => {
+              stop.abort()
+              await running
+            },
+            statusMessage: () => lastMessage ?? `${name}: codex exec running`,
+          })
+          if (isTask) {
+            runtime.log.info(`${name} ${elapsed(started)} running as a task`)
+            // Replaced by the task's CreateTaskResult.
+            return {content: [{type: 'text', text: ''}], structuredContent: {final_message: '', output_dropped_bytes: 0}}
+          }
+        }
+      }
+      return await running
     },
   )
 }

@@ -49,6 +49,7 @@ export interface StandInRun {
  * - containing `DAEMON`: starts a daemon of its own session that holds its stdout open, writes its pid to
  *   `<recordFile>.daemon`, answers and exits (with `STAY` too: waits forever instead of exiting);
  * - containing `FLOOD`: prints 3 MiB on stdout;
+ * - containing `SLOW`: prints a progress line on stderr, then after 4 s `answer: <prompt>` on stdout;
  * - otherwise: prints a progress line on stderr and `answer: <prompt>` on stdout.
  */
 export async function writeStandInCodex(binDir: string, recordFile: string): Promise<string> {
@@ -78,6 +79,11 @@ process.stdin.on('end', () => {
     process.stdout.write('answer: ' + stdin + '\\n')
     if (stdin.includes('STAY')) setInterval(() => {}, 1000)
     else process.exit(0)
+    return
+  }
+  if (stdin.includes('SLOW')) {
+    process.stderr.write('slowly thinking\\n')
+    setTimeout(() => process.stdout.write('answer: ' + stdin + '\\n'), 4000)
     return
   }
   if (stdin.includes('FLOOD')) {

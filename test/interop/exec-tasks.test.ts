@@ -1,11 +1,9 @@
 import {expect} from 'chai'
-import {type ChildProcess, spawn} from 'node:child_process'
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import readline from 'node:readline'
 
-import {RUN_JS} from '../helpers/clients.js'
+import {ERAS, type Era, RawConnection} from '../helpers/raw-mcp.js'
 import {pidsRunning} from '../helpers/server-process.js'
 
 /**
@@ -15,89 +13,6 @@ import {pidsRunning} from '../helpers/server-process.js'
  * `initialize`). The client speaks JSON-RPC itself, so every frame is exactly what the extension
  * specifies.
  */
-const EXTENSION = {extensions: {'io.modelcontextprotocol/tasks': {}}}
-const ERAS = ['2026-07-28', '2025-11-25'] as const
-type Era = (typeof ERAS)[number]
-
-interface Rpc {
-  result?: Record<string, unknown>
-  error?: {code: number; message: string; data?: unknown}
-}
-
-/** One stdio connection to `ak exec serve --level terminal`, declaring the extension or not. */
-class RawConnection {
-  readonly notifications: Array<{method: string; params: Record<string, unknown>}> = []
-  private readonly pending = new Map<number, (message: Rpc) => void>()
-  private nextId = 0
-  private constructor(
-    readonly child: ChildProcess,
-    private readonly era: Era,
-    private readonly declares: boolean,
-  ) {
-    readline.createInterface({input: child.stdout!}).on('line', (line) => {
-      const message = JSON.parse(line) as Rpc & {id?: number; method?: string; params?: Record<string, unknown>}
-      if (message.id !== undefined && this.pending.has(message.id)) {
-        this.pending.get(message.id)!(message)
-        this.pending.delete(message.id)
-      } else if (message.method) this.notifications.push({method: message.method, params: message.params ?? {}})
-    })
-  }
-
-  static async open(workspace: string, era: Era, declares: boolean): Promise<RawConnection> {
-    const child = spawn(process.execPath, [RUN_JS, 'exec', 'serve', '--workspace', workspace, '--level', 'terminal', '--quiet'], {stdio: ['pipe', 'pipe', 'ignore']})
-    const connection = new RawConnection(child, era, declares)
-    if (era === '2025-11-25') {
-      await connection.request('initialize', {protocolVersion: era, capabilities: declares ? EXTENSION : {}, clientInfo: {name: 'ak-tests', version: '1'}})
-      child.stdin!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-    } else {
-      await connection.request('server/discover', {})
-    }
-    return connection
-  }
-
-  request(method: string, params: Record<string, unknown>): Promise<Rpc> {
-    const id = ++this.nextId
-    const meta =
-      this.era === '2026-07-28'
-        ? {
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': this.era,
-              'io.modelcontextprotocol/clientInfo': {name: 'ak-tests', version: '1'},
-              'io.modelcontextprotocol/clientCapabilities': this.declares ? EXTENSION : {},
-            },
-          }
-        : {}
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve)
-      this.child.stdin!.write(`${JSON.stringify({jsonrpc: '2.0', id, method, params: {...params, ...meta}})}\n`)
-    })
-  }
-
-  async call(args: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const reply = await this.request('tools/call', {name: 'exec_command', arguments: args})
-    if (reply.error) throw new Error(`tools/call failed: ${JSON.stringify(reply.error)}`)
-    return reply.result!
-  }
-
-  /** Polls tasks/get until the task ends (at most `limitMs`). */
-  async settle(taskId: string, limitMs = 60_000): Promise<Record<string, unknown>> {
-    const started = Date.now()
-    for (;;) {
-      const reply = await this.request('tasks/get', {taskId})
-      if (reply.error) throw new Error(`tasks/get failed: ${JSON.stringify(reply.error)}`)
-      if (reply.result!.status !== 'working') return reply.result!
-      if (Date.now() - started > limitMs) throw new Error(`task ${taskId} still working after ${limitMs} ms`)
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
-  }
-
-  async close(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve))
-    this.child.stdin!.end()
-    await exited
-  }
-}
-
 describe('exec_command as an MCP task (the Tasks extension)', function () {
   this.timeout(120_000)
   let workspace: string
