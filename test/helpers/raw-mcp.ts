@@ -75,14 +75,14 @@ export class RawConnection {
   }
 
   /** Polls tasks/get until the task ends (at most `limitMs`). */
-  async settle(taskId: string, limitMs = 60_000): Promise<Record<string, unknown>> {
+  async settle(taskId: string, limitMs = 60_000, intervalMs = 200): Promise<Record<string, unknown>> {
     const started = Date.now()
     for (;;) {
       const reply = await this.request('tasks/get', {taskId})
       if (reply.error) throw new Error(`tasks/get failed: ${JSON.stringify(reply.error)}`)
       if (reply.result!.status !== 'working') return reply.result!
       if (Date.now() - started > limitMs) throw new Error(`task ${taskId} still working after ${limitMs} ms`)
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await new Promise((resolve) => setTimeout(resolve, intervalMs))
     }
   }
 
