@@ -48,6 +48,9 @@ export function levelFlag(lead: string) {
   return oclifFlagFor(option, `${lead}: ${option.options.join(' | ')}.`)
 }
 
+/** `--allow-protected`, for the `exec` commands that run or describe a server. */
+export const allowProtectedFlag = oclifFlagFor(EXEC_SERVE_OPTIONS['allow-protected'])
+
 /**
  * `--sandbox` and `--sandbox-network` for `ak exec config`: no default, because an absent
  * `--sandbox` means "ak's sandbox where it works" at `terminal` (configSandbox), not `off`.

@@ -8,6 +8,7 @@ import {checkCodexConfig, checkCodexHome, isFolder} from './codex-home-check.js'
 import {checkDescriptorLimit} from './descriptor-check.js'
 import {checkExecServe} from './exec-serve-check.js'
 import {checkExecSandbox} from './sandbox-check.js'
+import {checkProtectedPaths} from './protected-check.js'
 import {checkNode} from './node-check.js'
 import {checkRegistration} from './registration-check.js'
 import {checkProjectTrust} from './trust-check.js'
@@ -16,7 +17,8 @@ import {checkHttpTokens} from './http-token-check.js'
 
 /**
  * Runs every `ak doctor` check, in report order and grouped by server: Node.js (ak); that
- * `ak exec serve` starts on the current folder, whether its terminal sandbox can run here, whether
+ * `ak exec serve` starts on the current folder, whether its terminal sandbox can run here, what it
+ * protects (and whether a protected name here is a link the sandbox refuses), whether
  * the descriptor limit leaves room for the commands it runs at once, whether Codex would decline
  * the tools of the AgentExec entries in its config.toml, and whether the
  * token variable of each loopback HTTP entry is set and accepted (AgentExec); the codex CLI, the Codex home and its
@@ -47,6 +49,7 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
     ...inPart('exec', [
       await checkExecServe(environment),
       await checkExecSandbox(environment),
+      await checkProtectedPaths(environment),
       checkDescriptorLimit(),
       checkExecApproval(roots.codexHome, config),
       await checkHttpTokens(roots.codexHome, config, environment.env),

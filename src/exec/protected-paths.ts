@@ -144,6 +144,21 @@ function gitControlOf(names: readonly string[], start: number): Protection | und
 
 /** The option that makes protected paths writable, as each entry names it (for messages). */
 export const ALLOW_PROTECTED_FLAG = '--allow-protected'
+/** What separates the paths in one `--allow-protected` value (the flag is given once, as every flag). */
+export const ALLOW_PROTECTED_SEPARATOR = ','
+/** Help text of `--allow-protected`. */
+export const ALLOW_PROTECTED_FLAG_HELP =
+  'Protected paths that edit may change and sandboxed commands may write, relative to the workspace and separated by ' +
+  `"${ALLOW_PROTECTED_SEPARATOR}", e.g. .vscode/settings.json. Protected are git's config and hooks, agent, editor and shell ` +
+  'settings (.codex/, .claude/, .vscode/, .mcp.json, .envrc…); see docs/confinement.md. Default: none.'
+
+/**
+ * The paths of one `--allow-protected` value (`a,b`), for AllowedProtectedPaths.parse; empty
+ * entries (a trailing comma) are dropped.
+ */
+export function splitAllowProtectedFlag(value: string | undefined): string[] {
+  return (value ?? '').split(ALLOW_PROTECTED_SEPARATOR).map((entry) => entry.trim()).filter((entry) => entry !== '')
+}
 /** The same as a `createAgentExec` option. */
 export const ALLOW_PROTECTED_OPTION = 'allowProtected'
 
@@ -222,7 +237,8 @@ function refusal(requested: string, protection: Protection, action: WriteAction)
   return new ProtectedPathError(
     `"${shown}" is a protected path${via}: ${protection.rule.runBy}. The file tools never ${action} a protected path, so that an ` +
       'agent cannot make something run outside the tools. If this agent is meant to change it, the operator can start the ' +
-      `server with ${ALLOW_PROTECTED_FLAG} ${escapeControls(protection.path)} (createAgentExec option ${ALLOW_PROTECTED_OPTION}).`,
+      `server with ${ALLOW_PROTECTED_FLAG} ${escapeControls(protection.path)} (createAgentExec option ${ALLOW_PROTECTED_OPTION}); ` +
+      'nothing the agent sends can.',
   )
 }
 

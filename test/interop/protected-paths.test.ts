@@ -239,3 +239,74 @@ for (const user of ['root', 'an unprivileged user'] as const) {
     })
   })
 }
+
+/** The operator's way out: named protected paths made writable, and nothing else. */
+describe('--allow-protected and createAgentExec({allowProtected})', function () {
+  this.timeout(120_000)
+  let base: string
+  let ws: string
+
+  before(async () => {
+    base = await realpath(await mkdtemp(path.join('/var/tmp', 'ak-allow-protected-')))
+    ws = path.join(base, 'ws')
+    await mkdir(ws)
+    await git(ws, 'init', '-q')
+  })
+
+  after(async () => {
+    if (base) await rm(base, {recursive: true, force: true})
+  })
+
+  it('lets edit create and change only the named protected paths', async () => {
+    const client = await connectStdio('v1 (2025 era)', ['exec', 'serve', '--workspace', ws, '--level', 'files', '--allow-protected', '.vscode/settings.json,.envrc', '--quiet'])
+    try {
+      const created = await client.call('edit', {path: '.vscode/settings.json', old_text: '', new_text: '{"editor.tabSize": 2}\n'})
+      expect(created.isError, created.text).to.equal(false)
+      const changed = await client.call('edit', {path: '.vscode/settings.json', old_text: '2', new_text: '4'})
+      expect(changed.isError, changed.text).to.equal(false)
+      expect((await client.call('edit', {path: '.envrc', old_text: '', new_text: 'export A=1\n'})).isError).to.equal(false)
+      const tasks = await client.call('edit', {path: '.vscode/tasks.json', old_text: '', new_text: '{}\n'})
+      expect(tasks.isError).to.equal(true)
+      expect(tasks.text).to.include('--allow-protected .vscode')
+      expect((await client.call('edit', {path: '.git/config', old_text: '[core]', new_text: '[core]\n\tpager = x'})).isError).to.equal(true)
+    } finally {
+      await client.close()
+    }
+    expect(await readFile(path.join(ws, '.vscode', 'settings.json'), 'utf8')).to.equal('{"editor.tabSize": 4}\n')
+  })
+
+  it('lets a sandboxed command write only the named protected paths', async function () {
+    if (!SANDBOX.ok) skipBecause(this, `${SANDBOX.reason}; ${SANDBOX.fix}`)
+    const client = await connectStdio(
+      'v2 (2026-07-28)',
+      ['exec', 'serve', '--workspace', ws, '--level', 'terminal', '--sandbox', 'workspace-write', '--allow-protected', '.envrc,.vscode/settings.json', '--quiet'],
+      {env: {HOME: base, SHELL: '/bin/bash'}},
+    )
+    try {
+      const allowed = await client.call('exec_command', {cmd: 'echo "export B=2" >> .envrc && echo 8 > .vscode/settings.json && echo ok'})
+      expect((allowed.structured as {exit_code: number}).exit_code, allowed.text).to.equal(0)
+      const refused = await client.call('exec_command', {cmd: 'echo x > .vscode/tasks.json'})
+      expect((refused.structured as {exit_code: number}).exit_code, refused.text).to.not.equal(0)
+    } finally {
+      await client.close()
+    }
+    expect(await readFile(path.join(ws, '.envrc'), 'utf8')).to.equal('export A=1\nexport B=2\n')
+  })
+
+  it('exits 2 for a path that is not protected, in ak exec serve and createAgentExec', async () => {
+    const result = await execFileAsync(process.execPath, [RUN_JS, 'exec', 'serve', '--workspace', ws, '--allow-protected', 'src/main.ts'], {encoding: 'utf8'}).then(
+      () => ({code: 0, stderr: ''}),
+      (error: {code: number; stderr: string}) => error,
+    )
+    expect(result.code).to.equal(2)
+    expect(result.stderr).to.include('"src/main.ts" is not a protected path')
+    const {createAgentExec} = await import('../../src/exec/serving/create-agent-exec.js')
+    expect(() => createAgentExec({workspace: ws, allowProtected: ['../outside/.git/config']})).to.throw('is not a path inside the workspace')
+  })
+
+  it('passes through ak exec config into the block the client starts the server with', async () => {
+    const {stdout} = await execFileAsync(process.execPath, [RUN_JS, 'exec', 'config', '--client', 'claude', '--workspace', ws, '--level', 'files', '--allow-protected', '.vscode/settings.json', '-q'])
+    const server = (JSON.parse(stdout) as {mcpServers: Record<string, {args: string[]}>}).mcpServers['ak-exec']!
+    expect(server.args.slice(-2)).to.deep.equal(['--allow-protected', '.vscode/settings.json'])
+  })
+})

@@ -1,7 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
-import {levelFlag, sandboxFlags, workspaceFlag} from '../../exec-flags.js'
+import {allowProtectedFlag, levelFlag, sandboxFlags, workspaceFlag} from '../../exec-flags.js'
+import {AllowedProtectedPaths, splitAllowProtectedFlag} from '../../exec/protected-paths.js'
 import {EXIT_FAILURE} from '../../errors.js'
 import {parseLevel} from '../../exec/level.js'
 import {parseToolArgs} from '../../exec/tooling/tool-args.js'
@@ -48,12 +49,14 @@ The answer's text goes to stdout. When the tool answers with an error (isError),
       multipleNonGreedy: true,
     }),
     ...sandboxFlags,
+    'allow-protected': allowProtectedFlag,
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ExecCall)
     const level = parseLevel(flags.level)
     const sandboxPolicy = parseSandboxPolicy({sandbox: flags.sandbox, sandboxNetwork: flags['sandbox-network']})
+    const allowedProtected = AllowedProtectedPaths.parse(splitAllowProtectedFlag(flags['allow-protected']))
     const toolArgs = parseToolArgs(flags.arg ?? [])
     const workspace = await Workspace.open(flags.workspace ?? process.cwd())
     const log = stderrLogger({quiet: flags.quiet, prefix: 'ak exec'})
@@ -68,6 +71,7 @@ The answer's text goes to stdout. When the tool answers with an error (isError),
       args: toolArgs,
       log: {info: (line) => callLines.push(line), warn: (line) => log.warn(line)},
       sandbox,
+      allowedProtected,
     })
     if (!result.isError) for (const line of callLines) log.info(line)
     if (flags.json) this.log(JSON.stringify(result, null, 2))

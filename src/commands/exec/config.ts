@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
-import {configSandboxFlags, levelFlag, workspaceFlag} from '../../exec-flags.js'
+import {allowProtectedFlag, configSandboxFlags, levelFlag, workspaceFlag} from '../../exec-flags.js'
+import {AllowedProtectedPaths, splitAllowProtectedFlag} from '../../exec/protected-paths.js'
 import {CONFIG_CLIENTS, type ConfigClient, DEFAULT_CONFIG_SERVER_NAME, renderClientConfig} from '../../exec/serving/client-config.js'
 import {parseLevel} from '../../exec/level.js'
 import {configSandbox} from '../../exec/serving/config-sandbox.js'
@@ -39,6 +40,7 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
     workspace: workspaceFlag,
     level: levelFlag('Access level to serve'),
     ...configSandboxFlags,
+    'allow-protected': allowProtectedFlag,
     name: Flags.string({
       description: 'Server name in the block (letters, digits, "_" and "-").',
       default: DEFAULT_CONFIG_SERVER_NAME,
@@ -49,8 +51,16 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
     const {flags} = await this.parse(ExecConfig)
     const workspace = await Workspace.open(flags.workspace ?? process.cwd())
     const level = parseLevel(flags.level)
+    const allowedProtected = AllowedProtectedPaths.parse(splitAllowProtectedFlag(flags['allow-protected']))
     const sandbox = await configSandbox(level, {sandbox: flags.sandbox, sandboxNetwork: flags['sandbox-network']}, {workspace: workspace.root, env: process.env})
-    const config = renderClientConfig({client: flags.client as ConfigClient, workspace: workspace.root, level, name: flags.name, sandbox: sandbox.policy})
+    const config = renderClientConfig({
+      client: flags.client as ConfigClient,
+      workspace: workspace.root,
+      level,
+      name: flags.name,
+      sandbox: sandbox.policy,
+      allowedProtected,
+    })
     if (sandbox.warning) this.note(`ak: warning: ${sandbox.warning}`)
     if (sandbox.note && !flags.quiet) this.note(sandbox.note)
     if (flags.json) {

@@ -6,6 +6,7 @@ import {CODEX_APPROVAL_KEY, CODEX_APPROVAL_LINES, CODEX_APPROVAL_WITHOUT_ASKING}
 import {CODEX_REQUIRED_KEY, CODEX_START_LINES, CODEX_STARTUP_TIMEOUT_KEY, CODEX_STARTUP_TIMEOUT_SEC} from '../../launch/codex-server-start.js'
 import {BadInputError} from '../../errors.js'
 import {type Level, levelIncludes} from '../level.js'
+import {ALLOW_PROTECTED_SEPARATOR, type AllowedProtectedPaths} from '../protected-paths.js'
 import type {SandboxPolicy} from '../terminal/sandbox-policy.js'
 
 /** The MCP clients `ak exec config` writes a block for. */
@@ -70,6 +71,8 @@ export function renderClientConfig(options: {
   name?: string
   /** The sandbox the server runs commands in; default none. */
   sandbox?: SandboxPolicy
+  /** Protected paths the server lets edit and sandboxed commands write (`--allow-protected`); default none. */
+  allowedProtected?: AllowedProtectedPaths
   /** Where ak runs from; default: this ak (`currentAkInstall`). */
   install?: AkInstall
 }): ClientConfig {
@@ -86,6 +89,9 @@ export function renderClientConfig(options: {
     '--level',
     options.level,
     ...(sandbox ? ['--sandbox', sandbox.mode, ...(sandbox.network ? ['--sandbox-network'] : [])] : []),
+    ...(options.allowedProtected && options.allowedProtected.paths.length > 0
+      ? ['--allow-protected', options.allowedProtected.paths.join(ALLOW_PROTECTED_SEPARATOR)]
+      : []),
   ])
   const server: ServerEntry = {command: launch.command, args: launch.args}
   switch (options.client) {

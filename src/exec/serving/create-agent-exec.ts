@@ -6,6 +6,7 @@ import {type Logger, silentLogger} from '../../log.js'
 import {createExecHttpHandler} from '../http/node-handler.js'
 import {DEFAULT_LEVEL, type Level, parseLevel} from '../level.js'
 import {recoverInterruptedChanges} from '../files/change-recovery.js'
+import {AllowedProtectedPaths} from '../protected-paths.js'
 import {createExecRuntime} from '../runtime.js'
 import type {JournalSetting} from '../journal/journal.js'
 import {Workspace} from '../workspace.js'
@@ -55,6 +56,12 @@ export interface AgentExecOptions {
   /** Lets sandboxed commands use the network (default false). */
   sandboxNetwork?: boolean
   /**
+   * Protected paths (DESIGN §4.9: git's config and hooks, agent, editor and shell settings) that
+   * `edit` may change and sandboxed commands may write, relative to the workspace, e.g.
+   * `['.vscode/settings.json']`; each makes that path and what lies below it writable. Default: none.
+   */
+  allowProtected?: string[]
+  /**
    * The journal of changes (DESIGN §4.10): every change `edit` makes is recorded before it is
    * made, so that `ak exec undo` can revert it. `folder` is the state folder holding the journals
    * of every workspace (default `$XDG_STATE_HOME/ak`, else `~/.local/state/ak`; private to the
@@ -96,12 +103,13 @@ export interface AgentExec {
  * the result works too. A sandbox that cannot run here (bubblewrap missing or unable to create
  * namespaces) is found while the server gets ready: every request is then answered 500 with the
  * reason and how to fix it, and `ready` rejects with the SandboxUnavailableError.
- * @throws BadInputError when the workspace does not exist or is not a folder, or the level or the
- *   sandbox mode is unknown.
+ * @throws BadInputError when the workspace does not exist or is not a folder, the level or the
+ *   sandbox mode is unknown, or an `allowProtected` path is not a protected path inside it.
  */
 export function createAgentExec(options: AgentExecOptions): AgentExec {
   const level = parseLevel(options.level ?? DEFAULT_LEVEL)
   const sandboxPolicy = parseSandboxPolicy({sandbox: options.sandbox, sandboxNetwork: options.sandboxNetwork})
+  const allowedProtected = AllowedProtectedPaths.parse(options.allowProtected)
   checkWorkspaceFolder(options.workspace)
   const journal = checkJournalSetting(options.journal)
   const log = options.log ?? silentLogger
@@ -109,7 +117,7 @@ export function createAgentExec(options: AgentExecOptions): AgentExec {
   const ready = (async () => {
     const workspace = await Workspace.open(options.workspace)
     const sandbox = await openSandbox(sandboxPolicy, {workspace: workspace.root, level, log})
-    const runtime = createExecRuntime({workspace, level, log, sandbox, ...(journal === undefined ? {} : {journal})})
+    const runtime = createExecRuntime({workspace, level, log, sandbox, allowedProtected, ...(journal === undefined ? {} : {journal})})
     await recoverInterruptedChanges(runtime)
     const handler = createExecHttpHandler(runtime, {
       origins: {hosts: options.allowedHosts ?? 'loopback-socket', origins: options.allowedOrigins ?? 'loopback-socket'},

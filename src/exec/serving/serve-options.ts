@@ -4,6 +4,7 @@ import {type ListenAddress, parseListenAddress} from '../http/listen-address.js'
 import {DEFAULT_LEVEL, LEVELS, type Level, parseLevel} from '../level.js'
 import {HTTP_SESSION_IDLE_MS, JOURNAL_DEFAULT_MAX_BYTES} from '../limits.js'
 import type {JournalSetting} from '../journal/journal.js'
+import {ALLOW_PROTECTED_FLAG_HELP, AllowedProtectedPaths, splitAllowProtectedFlag} from '../protected-paths.js'
 
 /** Bytes in a MiB, the unit of --journal-max-mib. */
 const MIB = 1024 * 1024
@@ -73,6 +74,11 @@ export const EXEC_SERVE_OPTIONS = {
     description: `Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio. HOST must be loopback; port 0 picks a free one. Needs ${TOKEN_ENV}.`,
     helpValue: 'HOST:PORT',
   },
+  'allow-protected': {
+    type: 'string',
+    description: ALLOW_PROTECTED_FLAG_HELP,
+    helpValue: 'PATHS',
+  },
   'journal-max-mib': {
     type: 'string',
     description: `MiB of past changes the workspace's journal keeps for ak exec undo (oldest go first); 0 keeps none. Default ${JOURNAL_DEFAULT_MAX_BYTES / MIB}.`,
@@ -97,6 +103,8 @@ export interface ServeSettings {
   sandbox: SandboxPolicy
   /** The journal's bound (`false`: keep no history); the default when undefined. */
   journal?: JournalSetting
+  /** The protected paths the operator made writable (`--allow-protected`). */
+  allowedProtected: AllowedProtectedPaths
   /** Serve HTTP here; stdio when undefined. */
   http?: {address: ListenAddress; token: string; sessionIdleMs?: number}
 }
@@ -113,7 +121,8 @@ export interface ServeSettings {
 export function resolveServeSettings(values: ServeOptionValues, env: NodeJS.ProcessEnv, cwd: string): ServeSettings {
   const level = parseLevel(values.level ?? DEFAULT_LEVEL)
   const sandbox = parseSandboxPolicy({sandbox: values.sandbox, sandboxNetwork: values['sandbox-network'] === true})
-  const settings: ServeSettings = {workspace: values.workspace ?? cwd, level, sandbox}
+  const allowedProtected = AllowedProtectedPaths.parse(splitAllowProtectedFlag(values['allow-protected']))
+  const settings: ServeSettings = {workspace: values.workspace ?? cwd, level, sandbox, allowedProtected}
   const journalMib = values['journal-max-mib']
   if (journalMib !== undefined) {
     if (!/^\d+$/.test(journalMib.trim()) || !Number.isSafeInteger(Number(journalMib) * MIB)) {

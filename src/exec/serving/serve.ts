@@ -34,7 +34,14 @@ export async function serveAgentExec(settings: ServeSettings, log: Logger): Prom
     settings.sandbox.mode === 'off'
       ? undefined
       : await (await import('../terminal/sandbox.js')).openSandbox(settings.sandbox, {workspace: workspace.root, level: settings.level, log})
-  const runtime = createExecRuntime({workspace, level: settings.level, log, sandbox, ...(settings.journal === undefined ? {} : {journal: settings.journal})})
+  const runtime = createExecRuntime({
+    workspace,
+    level: settings.level,
+    log,
+    sandbox,
+    allowedProtected: settings.allowedProtected,
+    ...(settings.journal === undefined ? {} : {journal: settings.journal}),
+  })
   await recoverInterruptedChanges(runtime)
   if (runtime.sandbox.mode !== 'off') log.info(describeSandbox(runtime.sandbox))
   if (settings.http) {

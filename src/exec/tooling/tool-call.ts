@@ -4,6 +4,7 @@ import {BadInputError} from '../../errors.js'
 import type {Logger} from '../../log.js'
 import {connectInProcessExecClient} from '../serving/in-process-client.js'
 import type {Level} from '../level.js'
+import type {AllowedProtectedPaths} from '../protected-paths.js'
 import {createExecRuntime} from '../runtime.js'
 import type {Sandbox} from '../terminal/sandbox-policy.js'
 import {levelOfTool} from '../tools/index.js'
@@ -24,12 +25,15 @@ export async function callExecTool(options: {
   args: Record<string, unknown>
   log: Logger
   sandbox?: Sandbox
+  /** Protected paths the operator made writable; default none. */
+  allowedProtected?: AllowedProtectedPaths
 }): Promise<CallToolResult> {
   const runtime = createExecRuntime({
     workspace: options.workspace,
     level: options.level,
     log: options.log,
     ...(options.sandbox ? {sandbox: options.sandbox} : {}),
+    ...(options.allowedProtected ? {allowedProtected: options.allowedProtected} : {}),
   })
   const client = await connectInProcessExecClient(runtime)
   try {

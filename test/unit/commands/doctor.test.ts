@@ -59,6 +59,7 @@ describe('ak doctor', () => {
       'ok    exec serve',
       // Whether the sandbox can run depends on the machine (bubblewrap, namespaces): ok or warn.
       SANDBOX.ok ? 'ok    sandbox' : 'warn  sandbox',
+      'ok    protected paths',
       'ok    descriptors',
       'ok    codex entries',
       'ok    codex http tokens',
@@ -199,6 +200,7 @@ describe('ak doctor', () => {
       ['ak', 'node'],
       ['exec', 'exec serve'],
       ['exec', 'sandbox'],
+      ['exec', 'protected paths'],
       ['exec', 'descriptors'],
       ['exec', 'codex entries'],
       ['exec', 'codex http tokens'],
