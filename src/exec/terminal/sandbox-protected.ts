@@ -29,8 +29,8 @@
  *   folder is bound writable again after it, if it exists when the command starts.
  *
  * What no bind prevents is said in docs/confinement.md: a command can create a new repository (or
- * a protected name) in a subfolder that has none, whose settings matter only to programs started
- * in that subfolder.
+ * a protected name) in a subfolder that has none; its settings matter to programs started there,
+ * and, once the command adds the repository to the index, to the workspace's own `git status`.
  */
 import {type Dirent, constants} from 'node:fs'
 import {chmod, lstat, mkdir, open, readFile, readdir, realpath, rmdir, unlink} from 'node:fs/promises'

@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {mkdir, mkdtemp, realpath, rename, rm, symlink, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readFile, realpath, rename, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -14,7 +14,9 @@ import {
   describeProtectedNames,
   protectionOf,
 } from '../../../src/exec/protected-paths.js'
+import {PROTECTED_WALK_MAX_FOLDERS} from '../../../src/exec/terminal/sandbox-protected.js'
 import {parentOf, Workspace} from '../../../src/exec/workspace.js'
+import {REPO_ROOT} from '../../helpers/clients.js'
 
 /** What threw `action` (fails the test when nothing did). */
 function thrown(action: () => unknown): Error {
@@ -94,6 +96,14 @@ describe('protected paths', () => {
         expect(protectionOf(relative)).to.equal(undefined)
       })
     }
+
+    it('is the list docs/confinement.md gives, with the sandbox walk\'s limit', async () => {
+      const doc = (await readFile(path.join(REPO_ROOT, 'docs', 'confinement.md'), 'utf8')).replace(/\s+/g, ' ')
+      for (const rule of [...PROTECTED_NAMES, ...GIT_CONTROL_ENTRIES]) {
+        expect(doc, rule.name).to.include(`\`${rule.name}${rule.kind === 'folder' ? '/' : ''}\``)
+      }
+      expect(doc).to.include(`up to ${PROTECTED_WALK_MAX_FOLDERS} folders`)
+    })
 
     it('says why each name is protected', () => {
       for (const rule of [...PROTECTED_NAMES, ...GIT_CONTROL_ENTRIES]) expect(rule.runBy, rule.name).to.match(/\w{3,}/)
