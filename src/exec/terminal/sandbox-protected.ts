@@ -22,6 +22,12 @@
  *   0444 for a file, except `commondir`, which holds `.` (git reads it, and `.` names the git folder
  *   itself). Placeholders are removed when the last command of this server that needs them ends,
  *   and one left by a killed server is recognized and removed the same way.
+ * - Placeholders are made and removed through a descriptor of the folder that holds them, opened
+ *   without following a link at its name and verified (its /proc/self/fd link) to be the very
+ *   folder the plan found, never by path: a running command that swaps a folder for a link to the
+ *   outside meanwhile makes the next command fail with SandboxProtectionError (a placeholder it
+ *   cannot remove that way is left for a later command to recognize), and nothing is made or
+ *   removed outside.
  * - A protected name that is a symbolic link cannot be protected by a bind (the mount would cover
  *   its target, and the link itself could be replaced), so the command is refused until it is
  *   replaced by what it points to or allowed.
@@ -32,13 +38,14 @@
  * a protected name) in a subfolder that has none; its settings matter to programs started there,
  * and, once the command adds the repository to the index, to the workspace's own `git status`.
  */
-import {type Dirent, constants} from 'node:fs'
-import {chmod, lstat, mkdir, open, readFile, readdir, realpath, rmdir, unlink} from 'node:fs/promises'
+import {type Dirent, constants, readlinkSync} from 'node:fs'
+import {type FileHandle, lstat, mkdir, open, readdir, realpath, rmdir, unlink} from 'node:fs/promises'
 import path from 'node:path'
 
 import {BadInputError} from '../../errors.js'
 import type {Logger} from '../../log.js'
 import {escapeControls} from '../../text-escape.js'
+import {CAN_VERIFY_DESCRIPTORS, FOLDER_OPEN_FLAGS, descriptorPath} from '../files/confined-open.js'
 import {
   ALLOW_PROTECTED_FLAG,
   type AllowedProtectedPaths,
@@ -263,26 +270,75 @@ function inTurn<T>(step: () => Promise<T>): Promise<T> {
   return result
 }
 
-/** Whether what is at `file` is a placeholder of `placeholder`'s kind (made by this or a killed server). */
-async function isPlaceholder(placeholder: Placeholder): Promise<boolean> {
-  const info = await lstatOrUndefined(placeholder.path)
+/**
+ * Whether what is at `at` (default: the placeholder's path; a path through a verified folder
+ * descriptor when making or removing) is a placeholder of `placeholder`'s kind (made by this or a
+ * killed server).
+ */
+async function isPlaceholder(placeholder: Placeholder, at: string = placeholder.path): Promise<boolean> {
+  const info = await lstatOrUndefined(at)
   if (!info) return false
   if (placeholder.kind === 'folder') {
     if (!info.isDirectory() || (info.mode & 0o7777) !== PLACEHOLDER_FOLDER_MODE) return false
-    return (await readdir(placeholder.path).catch(() => ['?'])).length === 0
+    return (await readdir(at).catch(() => ['?'])).length === 0
   }
   if (!info.isFile() || (info.mode & 0o7777) !== PLACEHOLDER_FILE_MODE || info.size !== Buffer.byteLength(placeholder.content)) return false
-  return (await readSmallFile(placeholder.path, GIT_FILE_MAX_BYTES)) === placeholder.content
+  return (await readSmallFile(at, GIT_FILE_MAX_BYTES)) === placeholder.content
 }
 
-/** Makes the placeholder if nothing is there; false when something else appeared there meanwhile. */
-async function makePlaceholder(placeholder: Placeholder): Promise<boolean> {
+/**
+ * Opens the folder that holds `placeholder`, without following a link at its name, and checks
+ * that the descriptor names exactly that folder (a folder higher up swapped for a link would make
+ * it name another one); undefined when it does not, or cannot be verified (no /proc/self/fd).
+ */
+async function openPlaceholderFolder(placeholder: Placeholder): Promise<FileHandle | undefined> {
+  if (!CAN_VERIFY_DESCRIPTORS) return undefined
+  const folder = path.dirname(placeholder.path)
+  const handle = await open(folder, FOLDER_OPEN_FLAGS).catch(() => undefined)
+  if (!handle) return undefined
+  const isThere = (() => {
+    try {
+      return readlinkSync(descriptorPath(handle.fd)) === folder
+    } catch {
+      return false
+    }
+  })()
+  if (isThere) return handle
+  await handle.close()
+  return undefined
+}
+
+/** The path of the placeholder's entry through the verified descriptor of its folder. */
+function throughFolder(handle: FileHandle, placeholder: Placeholder): string {
+  return `${descriptorPath(handle.fd)}/${path.basename(placeholder.path)}`
+}
+
+function changedRefusal(placeholder: Placeholder, workspace: string): SandboxProtectionError {
+  const shown = escapeControls(path.relative(workspace, path.dirname(placeholder.path)) || '.')
+  return new SandboxProtectionError(
+    `The sandbox cannot protect "${shown}": the folder changed (it was replaced, or is a link) while the command was being ` +
+      'prepared, so it is not the folder the sandbox checked. No command ran. Run it again once nothing replaces folders in the ' +
+      'workspace; a folder replaced by a link stays refused.',
+  )
+}
+
+/**
+ * Makes the placeholder if nothing is there, in the verified folder that holds it; false when
+ * something else appeared there meanwhile.
+ * @throws SandboxProtectionError when the folder that holds it is not the one planned (see openPlaceholderFolder)
+ */
+async function makePlaceholder(placeholder: Placeholder, workspace: string): Promise<boolean> {
+  const folder = await openPlaceholderFolder(placeholder)
+  if (!folder) throw changedRefusal(placeholder, workspace)
+  const entry = throughFolder(folder, placeholder)
   try {
     if (placeholder.kind === 'folder') {
-      await mkdir(placeholder.path, PLACEHOLDER_FOLDER_MODE)
-      await chmod(placeholder.path, PLACEHOLDER_FOLDER_MODE)
+      await mkdir(entry, PLACEHOLDER_FOLDER_MODE)
+      // The mode against any umask, on what was made (never through a link swapped in at its name).
+      const made = await open(entry, FOLDER_OPEN_FLAGS).catch(() => undefined)
+      await made?.chmod(PLACEHOLDER_FOLDER_MODE).finally(() => made.close())
     } else {
-      const handle = await open(placeholder.path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PLACEHOLDER_FILE_MODE)
+      const handle = await open(entry, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PLACEHOLDER_FILE_MODE)
       try {
         await handle.writeFile(placeholder.content)
         await handle.chmod(PLACEHOLDER_FILE_MODE)
@@ -293,14 +349,24 @@ async function makePlaceholder(placeholder: Placeholder): Promise<boolean> {
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-    return isPlaceholder(placeholder)
+    return await isPlaceholder(placeholder, entry)
+  } finally {
+    await folder.close()
   }
 }
 
+/** Removes the placeholder through the verified folder that holds it; left in place when that folder changed. */
 async function removePlaceholder(placeholder: Placeholder): Promise<void> {
-  if (!(await isPlaceholder(placeholder))) return
-  if (placeholder.kind === 'folder') await rmdir(placeholder.path).catch(() => undefined)
-  else await unlink(placeholder.path).catch(() => undefined)
+  const folder = await openPlaceholderFolder(placeholder)
+  if (!folder) return
+  try {
+    const entry = throughFolder(folder, placeholder)
+    if (!(await isPlaceholder(placeholder, entry))) return
+    if (placeholder.kind === 'folder') await rmdir(entry).catch(() => undefined)
+    else await unlink(entry).catch(() => undefined)
+  } finally {
+    await folder.close()
+  }
 }
 
 /** The bubblewrap arguments of a plan, and the placeholders to let go of when the command ends. */
@@ -365,7 +431,7 @@ async function holdProtectedMounts(
     for (const placeholder of plan.placeholders) {
       const count = heldPlaceholders.get(placeholder.path) ?? 0
       // Something a user made meanwhile is protected as it is instead (it exists now).
-      if (count === 0 && !(await makePlaceholder(placeholder))) {
+      if (count === 0 && !(await makePlaceholder(placeholder, workspace))) {
         const info = await lstatOrUndefined(placeholder.path)
         if (info?.isSymbolicLink()) throw symlinkRefusal(placeholder.path, workspace)
         if (info) binds.push({file: placeholder.path, flag: '--ro-bind'})

@@ -1,5 +1,6 @@
 import {expect} from 'chai'
-import {lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile} from 'node:fs/promises'
+import {execFileSync, spawn} from 'node:child_process'
+import {lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -115,4 +116,69 @@ describe('sandbox binds of protected paths (planProtectedMounts, prepareProtecte
     await next.release()
     expect(await lstat(at('.claude')).then(() => true, () => false)).to.equal(false)
   })
+
+  it('never makes or removes a placeholder outside when a folder is swapped for a link to the outside meanwhile', async function () {
+    this.timeout(120_000)
+    if (process.platform !== 'linux') this.skip()
+    const swapper = at('..', `${path.basename(ws)}-swapper`)
+    await writeFile(`${swapper}.c`, SWAPPER_C)
+    try {
+      execFileSync('cc', ['-O2', '-o', swapper, `${swapper}.c`], {stdio: 'ignore'})
+    } catch {
+      console.log('    (skipped: needs a C compiler, cc, for the swapper)')
+      this.skip()
+    }
+    const outside = `${ws}-outside`
+    await mkdir(outside)
+    try {
+      // A submodule's git folder (HEAD, no config) and a link to the outside, swapped in a loop.
+      await mkdir(at('.git', 'modules', 'm'), {recursive: true})
+      await writeFile(at('.git', 'modules', 'm', 'HEAD'), 'ref: refs/heads/main\n')
+      await symlink(outside, at('.git', 'modules', 's'))
+      const racer = spawn(swapper, [at('.git', 'modules', 'm'), at('.git', 'modules', 's'), String(RACE_SECONDS)], {stdio: 'ignore'})
+      const raced = new Promise((resolve) => racer.once('exit', resolve))
+      let running = true
+      void raced.then(() => (running = false))
+      let prepared = 0
+      const errors = new Set<string>()
+      while (running) {
+        const mounts = await prepareProtectedMounts([ws], ws, AllowedProtectedPaths.NONE).catch((error: unknown) => {
+          // Refused (a link where a protected name is, or a folder that changed meanwhile), never a raw error.
+          if (!(error instanceof SandboxProtectionError)) errors.add(String(error))
+          return undefined
+        })
+        if (mounts) prepared++
+        await mounts?.release()
+      }
+      await raced
+      expect(await readdir(outside)).to.deep.equal([])
+      expect([...errors]).to.deep.equal([])
+      expect(prepared).to.be.above(0)
+    } finally {
+      await rm(outside, {recursive: true, force: true})
+      await rm(swapper, {force: true})
+      await rm(`${swapper}.c`, {force: true})
+    }
+  })
 })
+
+/** How long the swapper runs, in seconds. */
+const RACE_SECONDS = 4
+
+/** A compiled swapper: renameat2(RENAME_EXCHANGE) of two paths in a tight loop for `seconds` (argv 1–3). */
+const SWAPPER_C = `
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  if (argc != 4) return 2;
+  time_t end = time(NULL) + atoi(argv[3]);
+  for (unsigned long round = 0;; round++) {
+    if ((round & 1023) == 0 && time(NULL) >= end) return 0;
+    syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], 2 /* RENAME_EXCHANGE */);
+  }
+}
+`
