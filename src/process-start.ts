@@ -1,4 +1,5 @@
 import {type ChildProcess, type SpawnOptions, spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
 import path from 'node:path'
 
 import {DispatchFailedError, LimitReachedError, isDescriptorShortage, tooManyFilesOpen} from './errors.js'
@@ -28,8 +29,9 @@ const RESOURCE_SHORTAGES: Readonly<Record<string, string>> = {
  * say what ran out and to retry; anything else a DispatchFailedError. No message carries the
  * errno code or a host path: `program` is shown by its base name only.
  * @param fix what to do when the program is missing or may not be run (ENOENT, EACCES)
+ * @param isCwdMissing whether the folder the process was to start in is gone (ENOENT then names it)
  */
-export function spawnFailure(error: unknown, what: string, program: string, fix: string): Error {
+export function spawnFailure(error: unknown, what: string, program: string, fix: string, isCwdMissing = false): Error {
   const code = (error as NodeJS.ErrnoException | undefined)?.code ?? ''
   if (isDescriptorShortage(code)) {
     return new LimitReachedError(
@@ -41,7 +43,10 @@ export function spawnFailure(error: unknown, what: string, program: string, fix:
   const name = path.basename(program)
   switch (code) {
     case 'ENOENT':
-      return new DispatchFailedError(`Could not start ${what}: "${name}" or the folder it should run in was not found. ${fix}`)
+      if (isCwdMissing) return new DispatchFailedError(`Could not start ${what}: the folder it should run in no longer exists. ${fix}`)
+      return new DispatchFailedError(
+        `Could not start ${what}: "${name}" was not found${program.includes('/') ? '' : " on the server's PATH"}. ${fix}`,
+      )
     case 'EACCES':
     case 'EPERM':
       return new DispatchFailedError(`Could not start ${what}: the server's user may not run "${name}" or enter the folder it should run in. ${fix}`)
@@ -88,7 +93,8 @@ export function startProcess(file: string, args: readonly string[], options: Sta
     }
     const onError = (error: Error) => {
       child.off('spawn', onSpawn)
-      reject(spawnFailure(error, what, file, fix))
+      const isCwdMissing = (error as NodeJS.ErrnoException).code === 'ENOENT' && spawnOptions.cwd !== undefined && !existsSync(spawnOptions.cwd)
+      reject(spawnFailure(error, what, file, fix, isCwdMissing))
     }
     const onSpawn = () => {
       child.off('error', onError)

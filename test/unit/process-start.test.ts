@@ -47,6 +47,13 @@ describe('starting a process', () => {
     })
   }
 
+  it('says the program was not found on PATH when a bare name is missing, and that the folder is gone when that is what ENOENT meant', async () => {
+    const missingProgram = await startProcess('no-such-program-ak', [], {cwd: dir, stdio: 'ignore', what: 'the agent', fix: 'Install it.'}).catch((caught: unknown) => caught)
+    expect((missingProgram as Error).message).to.equal(`Could not start the agent: "no-such-program-ak" was not found on the server's PATH. Install it.`)
+    const missingFolder = await startProcess('/bin/sh', ['-c', 'true'], {cwd: path.join(dir, 'gone'), stdio: 'ignore', what: 'the command', fix: 'Check workdir.'}).catch((caught: unknown) => caught)
+    expect((missingFolder as Error).message).to.equal('Could not start the command: the folder it should run in no longer exists. Check workdir.')
+  })
+
   it('resolves with a started child whose stdio is set up', async () => {
     const child = await startProcess('/bin/sh', ['-c', 'echo ok'], {stdio: ['ignore', 'pipe', 'ignore'], what: 'the test', fix: ''})
     const out: Buffer[] = []

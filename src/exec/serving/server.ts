@@ -57,10 +57,18 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
   }
   // The search workers start once the client has said it is initialized: off the start-up path,
   // and ready before the first search.
+  // Not once the connection has closed: the runtime may be closed by then, and a pool made after
+  // its close would never be stopped (a one-shot command such as `ak exec tools` would not exit).
+  let isOpen = true
+  connection.onClose(() => {
+    isOpen = false
+  })
   const onInitialized = server.server.oninitialized
   server.server.oninitialized = () => {
     onInitialized?.()
-    setImmediate(() => searchPoolOf(runtime).prestart())
+    setImmediate(() => {
+      if (isOpen) searchPoolOf(runtime).prestart()
+    })
   }
   answerToolsNotOffered(
     server,
