@@ -23,7 +23,7 @@
  * and `search` are not affected. The operator may make named protected paths writable
  * (`--allow-protected`, `createAgentExec({allowProtected})`).
  */
-import {readlinkSync} from 'node:fs'
+import {lstatSync, readlinkSync} from 'node:fs'
 
 import {BadInputError, ProtectedPathError} from '../errors.js'
 import {escapeControls} from '../text-escape.js'
@@ -87,6 +87,26 @@ export const GIT_CONTROL_ENTRIES: readonly ProtectedName[] = [
   {name: 'info', kind: 'folder', runBy: 'git reads its attributes and excludes'},
 ]
 
+/**
+ * GIT FOLDERS ANYWHERE. Git takes any folder for a git folder when it holds a valid `HEAD` (with
+ * `objects/` and `refs/`, or a `commondir`: git's setup.c, is_git_directory), whatever its name: a
+ * bare repository, the folder a `.git` file's `gitdir:` names, or the workspace root itself; `git
+ * status` run there, or below it with `core.worktree` set, reads its config. So the file tools
+ * also protect (1) a file named HEAD anywhere but inside a `.git` folder (creating one is what
+ * would make a folder a git folder; git itself writes HEAD, the file tools need not), and (2) the
+ * GIT_CONTROL_ENTRIES of any folder that holds a HEAD, judged on the disk when the write is
+ * judged (see gitFolderProtectionOf). Every gitdir a `.git` file in the workspace names is such a
+ * folder (git refuses one without HEAD), so this one rule covers the folders `.git` files point
+ * at, as the sandbox's binds do. The sandbox binds the control entries of `.git` folders, of
+ * gitdir targets and of their submodules' and work trees' folders, but not of every folder
+ * holding a HEAD, and no bind stops a command from creating HEAD (docs/confinement.md).
+ */
+export const GIT_HEAD_RULE: ProtectedName = {
+  name: 'HEAD',
+  kind: 'file',
+  runBy: 'git takes a folder holding HEAD (with objects/ and refs/) for a repository, and runs the programs its config names at git status there',
+}
+
 /** Folders of a git folder that hold the git folders of submodules (`modules`) and linked work trees (`worktrees`). */
 export const GIT_NESTED_FOLDERS: readonly string[] = ['modules', 'worktrees']
 
@@ -113,13 +133,46 @@ const GIT_CONTROL_BY_NAME = new Map(GIT_CONTROL_ENTRIES.map((rule) => [rule.name
 export function protectionOf(relative: string): Protection | undefined {
   if (relative === '.' || relative === '') return undefined
   const names = relative.split('/')
+  let isInGit = false
   for (let index = 0; index < names.length; index++) {
     const name = foldCase(names[index] as string)
     const rule = BY_NAME.get(name)
     if (!rule) continue
     if (rule.kind !== 'git' || index === names.length - 1) return {path: names.slice(0, index + 1).join('/'), rule}
+    isInGit = true
     const inGit = gitControlOf(names, index + 1)
     if (inGit) return inGit
+  }
+  // HEAD outside a .git folder would make its folder a git folder (GIT_HEAD_RULE).
+  if (!isInGit && foldCase(names.at(-1) as string) === foldCase(GIT_HEAD_RULE.name)) return {path: relative, rule: GIT_HEAD_RULE}
+  return undefined
+}
+
+/**
+ * The protection of `real` (an absolute real path, as bytes, of `relative`, its display form
+ * relative to the workspace) by GIT_HEAD_RULE's second part: the first folder on the way from the
+ * workspace root that holds a HEAD (so git takes it for a git folder) when the next name is one of
+ * its GIT_CONTROL_ENTRIES. Reads the file system (one lstat per folder on the way, never following
+ * the HEAD it finds); undefined when no such folder is on the way.
+ */
+export function gitFolderProtectionOf(real: Uint8Array, relative: string): Protection | undefined {
+  if (relative === '.' || relative === '') return undefined
+  const names = relative.split('/')
+  // The real path of the folder holding names[index] is `real` without its last names.length - index names.
+  const bytes = Buffer.from(real)
+  const ends: number[] = []
+  let end = bytes.length
+  for (let count = 0; count < names.length; count++) {
+    end = bytes.lastIndexOf(0x2f, end - 1)
+    if (end < 0) return undefined
+    ends.unshift(end)
+  }
+  for (let index = 0; index < names.length; index++) {
+    const control = GIT_CONTROL_BY_NAME.get(foldCase(names[index] as string))
+    if (!control) continue
+    const folder = bytes.subarray(0, Math.max(ends[index] as number, 1))
+    const head = Buffer.concat([folder, Buffer.from(folder.length === 1 ? GIT_HEAD_RULE.name : `/${GIT_HEAD_RULE.name}`)])
+    if (lstatSync(head, {throwIfNoEntry: false})) return {path: names.slice(0, index + 1).join('/'), rule: control}
   }
   return undefined
 }
@@ -195,7 +248,8 @@ export class AllowedProtectedPaths {
         )
       }
       const path = names.join('/')
-      if (!protectionOf(path)) {
+      // A control entry's name may be protected by a HEAD beside it (gitFolderProtectionOf), which only the disk tells.
+      if (!protectionOf(path) && !names.some((name) => GIT_CONTROL_BY_NAME.has(foldCase(name)))) {
         throw new BadInputError(
           `${ALLOW_PROTECTED_FLAG} "${shown}" is not a protected path, so it is writable already. Protected are ${describeProtectedNames()}.`,
         )
@@ -247,7 +301,7 @@ function refusal(requested: string, protection: Protection, action: WriteAction)
  * replace, delete or move onto, with what `Workspace.resolve` gave for it (its real path, so a
  * symlink or a case-folding spelling cannot hide a protected path). A path that does not exist yet
  * is judged with every missing folder that creating it would make (`a/.git/HEAD` creates `a/.git`).
- * Pure: call `assertWritableEntry` too once the folder that will hold the path is open, to judge
+ * Reads the file system only to find folders holding a HEAD (gitFolderProtectionOf); call `assertWritableEntry` too once the folder that will hold the path is open, to judge
  * the folder actually opened.
  * @param target the resolved path
  * @param allowed the operator's allowance (`runtime.allowedProtected`)
@@ -261,7 +315,7 @@ export function assertWritablePath(
   action: WriteAction,
   requested: string = target.relative,
 ): void {
-  const protection = protectionOf(target.relative)
+  const protection = protectionOf(target.relative) ?? gitFolderProtectionOf(target.real, target.relative)
   if (protection && !allowed.covers(target.relative)) throw refusal(requested, protection, action)
   // The missing folders on the way are created too (the last missing name is the target itself);
   // an allowed path may be created with the folders that lead to it.
@@ -291,7 +345,8 @@ export function assertWritableEntry(
   const real = CAN_VERIFY_DESCRIPTORS ? readlinkSync(descriptorPath(folder.handle.fd), {encoding: 'buffer'}) : folder.real
   // A folder found outside is refused by confinement's own checks; only inside is judged here.
   if (!workspace.isInside(real)) return
-  const relative = workspace.relativeOf(joinBytes(real, name))
-  const protection = protectionOf(relative)
+  const full = joinBytes(real, name)
+  const relative = workspace.relativeOf(full)
+  const protection = protectionOf(relative) ?? gitFolderProtectionOf(full, relative)
   if (protection && !allowed.covers(relative)) throw refusal(requested, protection, action)
 }

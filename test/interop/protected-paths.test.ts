@@ -106,7 +106,46 @@ describe('protected paths at the files level, through ak exec serve', function (
     await refused({path: 'sub/.git/config', old_text: '', new_text: '[core]\n'})
   })
 
+  it('refuses the config and hooks of the git folder a .git file points at, by a relative or an absolute gitdir', async () => {
+    await git(ws, 'init', '-q', `--separate-git-dir=${path.join(ws, 'gitstore')}`, 'linked')
+    await mkdir(path.join(ws, 'linked2'))
+    await writeFile(path.join(ws, 'linked2', '.git'), 'gitdir: ../gitstore\n')
+    expect(await readFile(path.join(ws, 'linked', '.git'), 'utf8')).to.include(path.join(ws, 'gitstore'))
+    const before = await readFile(path.join(ws, 'gitstore', 'config'), 'utf8')
+    const text = await refused({path: 'gitstore/config', old_text: '[core]', new_text: `[core]\n\tfsmonitor = "touch ${marker}; false"`})
+    expect(text).to.include('gitstore/config')
+    await refused({path: 'gitstore/hooks/pre-commit', old_text: '', new_text: `#!/bin/sh\ntouch ${marker}\n`})
+    await refused({path: 'gitstore/commondir', old_text: '', new_text: '../.git\n'})
+    expect(await readFile(path.join(ws, 'gitstore', 'config'), 'utf8')).to.equal(before)
+    expect(await exists(path.join(ws, 'gitstore', 'hooks', 'pre-commit'))).to.equal(false)
+    await git(path.join(ws, 'linked'), 'status', '--porcelain')
+    await git(path.join(ws, 'linked2'), 'status', '--porcelain')
+    expect(await exists(marker), 'git status ran the planted fsmonitor').to.equal(false)
+  })
+
+  it('refuses to make a folder a git directory (HEAD outside .git), and the control entries of a folder holding HEAD', async () => {
+    // The attacker's calls: a bare repository in a subfolder, whose config runs at git status there.
+    const created = async (file: string, content: string) => {
+      const answer = await client.call('edit', {path: file, old_text: '', new_text: content})
+      expect(answer.isError, answer.text).to.equal(false)
+    }
+    await created('bare/objects/x', 'x\n')
+    await created('bare/refs/x', 'x\n')
+    await created('bare/config', `[core]\n\tworktree = ${path.join(ws, 'bare')}\n\tfsmonitor = "touch ${marker}; echo"\n`)
+    const text = await refused({path: 'bare/HEAD', old_text: '', new_text: 'ref: refs/heads/main\n'})
+    expect(text).to.include('HEAD')
+    await refused({path: 'HEAD', old_text: '', new_text: 'ref: refs/heads/main\n'})
+    await git(path.join(ws, 'bare'), 'status', '--porcelain')
+    expect(await exists(marker), 'git status ran the planted fsmonitor').to.equal(false)
+    // A bare repository already in the workspace: its config and hooks, like .git's.
+    await git(ws, 'init', '-q', '--bare', 'bare.git')
+    await refused({path: 'bare.git/config', old_text: '[core]', new_text: '[core]\n\tpager = evil'})
+    await refused({path: 'bare.git/hooks/post-update', old_text: '', new_text: '#!/bin/sh\n'})
+    await refused({path: 'bare.git/HEAD', old_text: 'ref:', new_text: 'ref: '})
+  })
+
   it('edits a hard link to .git/config as its own copy, leaving .git/config as it was', async () => {
+
     const config = path.join(ws, '.git', 'config')
     const before = await readFile(config, 'utf8')
     await link(config, path.join(ws, 'config-copy'))

@@ -6,6 +6,7 @@ import path from 'node:path'
 import {BadInputError, ProtectedPathError} from '../../../src/errors.js'
 import {ConfinedFolder} from '../../../src/exec/files/confined-open.js'
 import {
+  gitFolderProtectionOf,
   AllowedProtectedPaths,
   GIT_CONTROL_ENTRIES,
   PROTECTED_NAMES,
@@ -224,6 +225,34 @@ describe('protected paths', () => {
       } finally {
         await folder.close()
         await rm(path.join(root, 'src', '.git'), {recursive: true, force: true})
+      }
+    })
+  })
+
+  describe('git folders anywhere (GIT_HEAD_RULE)', () => {
+    it('protects HEAD outside a .git folder, but not inside one', () => {
+      expect(protectionOf('sub/HEAD')?.rule.name).to.equal('HEAD')
+      expect(protectionOf('HEAD')?.path).to.equal('HEAD')
+      expect(protectionOf('Sub/head')?.rule.name).to.equal('HEAD')
+      expect(protectionOf('.git/HEAD')).to.equal(undefined)
+      expect(protectionOf('.git/modules/m/HEAD')).to.equal(undefined)
+      expect(protectionOf('sub/HEADER')).to.equal(undefined)
+    })
+
+    it('protects the control entries of a folder that holds a HEAD, judged on the disk', async () => {
+      const root = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-git-head-')))
+      try {
+        await mkdir(path.join(root, 'store', 'hooks'), {recursive: true})
+        await mkdir(path.join(root, 'plain'))
+        const of = (relative: string) => gitFolderProtectionOf(Buffer.from(path.join(root, relative)), relative)
+        expect(of('store/config')).to.equal(undefined)
+        await writeFile(path.join(root, 'store', 'HEAD'), 'ref: refs/heads/main\n')
+        expect(of('store/config')?.path).to.equal('store/config')
+        expect(of('store/hooks/pre-commit')?.path).to.equal('store/hooks')
+        expect(of('store/objects/ab')).to.equal(undefined)
+        expect(of('plain/config')).to.equal(undefined)
+      } finally {
+        await rm(root, {recursive: true, force: true})
       }
     })
   })
