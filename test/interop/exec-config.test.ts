@@ -180,3 +180,20 @@ describe('ak exec config and ak exec tools against a served AgentExec', () => {
     })
   }
 })
+
+describe('ak exec config --http', () => {
+  it('prints the HTTP form and the serve line, never the token, and refuses port 0', () => {
+    const token = 'never-shown-0123456789'
+    const run = spawnSync(process.execPath, [RUN_JS, 'exec', 'config', '--client', 'claude', '--http', '127.0.0.1:8765', '--workspace', tmpdir(), '--level', 'files'], {
+      encoding: 'utf8',
+      env: {...process.env, AGENTEXEC_TOKEN: token},
+    })
+    expect(run.status, run.stderr).to.equal(0)
+    expect(JSON.parse(run.stdout).mcpServers['ak-exec']).to.deep.equal({type: 'http', url: 'http://127.0.0.1:8765/mcp', headers: {Authorization: 'Bearer ${AGENTEXEC_TOKEN}'}})
+    expect(run.stderr).to.contain('ak exec serve --http 127.0.0.1:8765 --workspace')
+    expect(run.stdout + run.stderr).to.not.contain(token)
+    const zero = spawnSync(process.execPath, [RUN_JS, 'exec', 'config', '--client', 'codex', '--http', '127.0.0.1:0'], {encoding: 'utf8'})
+    expect(zero.status).to.equal(2)
+    expect(zero.stderr).to.contain('give the port the server listens on')
+  })
+})

@@ -1,6 +1,9 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand, usageError} from '../../base-command.js'
+import {shellQuote} from '../../codex/inspect.js'
+import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
+import {parseListenAddress} from '../../exec/http/listen-address.js'
 import {allowProtectedFlag, configSandboxFlags, levelFlag, workspaceFlag} from '../../exec-flags.js'
 import {AllowedProtectedPaths, splitAllowProtectedFlag} from '../../exec/protected-paths.js'
 import {CONFIG_CLIENTS, type ConfigClient, DEFAULT_CONFIG_SERVER_NAME, renderClientConfig} from '../../exec/serving/client-config.js'
@@ -28,6 +31,7 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
     {description: 'Append it to Codex\'s config', command: 'mkdir -p ~/.codex && <%= config.bin %> <%= command.id %> --client codex --workspace ~/src/app --level files >> ~/.codex/config.toml'},
     {description: 'Claude Code, read-only', command: '<%= config.bin %> <%= command.id %> --client claude --workspace ~/src/app'},
     {description: 'VS Code, as JSON with its metadata', command: '<%= config.bin %> <%= command.id %> --client vscode --json'},
+    {description: 'Codex, connecting to a server you start with "ak exec serve --http 127.0.0.1:8765"', command: '<%= config.bin %> <%= command.id %> --client codex --http 127.0.0.1:8765 --level files'},
   ]
 
   static override flags = {
@@ -41,6 +45,10 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
     level: levelFlag('Access level to serve'),
     ...configSandboxFlags,
     'allow-protected': allowProtectedFlag,
+    http: Flags.string({
+      description: `Print the block that connects to "ak exec serve --http HOST:PORT" (started by you, with ${TOKEN_ENV} set) instead of one that starts a server. The client sends the token from its own ${TOKEN_ENV}; the block never holds the token.`,
+      helpValue: 'HOST:PORT',
+    }),
     name: Flags.string({
       description: 'Server name in the block (letters, digits, "_" and "-").',
       default: DEFAULT_CONFIG_SERVER_NAME,
@@ -53,6 +61,9 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
     const level = parseLevel(flags.level)
     const allowedProtected = AllowedProtectedPaths.parse(splitAllowProtectedFlag(flags['allow-protected']))
     const sandbox = await configSandbox(level, {sandbox: flags.sandbox, sandboxNetwork: flags['sandbox-network']}, {workspace: workspace.root, env: process.env})
+    const address = flags.http === undefined ? undefined : parseListenAddress(flags.http)
+    if (address?.port === 0) usageError(`--http "${flags.http}": give the port the server listens on (port 0 picks a different free port each time it starts).`)
+    const url = address === undefined ? undefined : `http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}/mcp`
     const config = renderClientConfig({
       client: flags.client as ConfigClient,
       workspace: workspace.root,
@@ -60,7 +71,14 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
       name: flags.name,
       sandbox: sandbox.policy,
       allowedProtected,
+      ...(url === undefined ? {} : {url}),
     })
+    if (address !== undefined && !flags.quiet) {
+      const serve = ['ak exec serve', '--http', flags.http!, '--workspace', shellQuote(workspace.root), '--level', level]
+      if (sandbox.policy.mode !== 'off') serve.push('--sandbox', sandbox.policy.mode, ...(sandbox.policy.network ? ['--sandbox-network'] : []))
+      this.note(`Start the server with ${TOKEN_ENV} set (e.g. export ${TOKEN_ENV}=$(openssl rand -hex 32)): ${serve.join(' ')}`)
+      this.note(`The client reads the token from its own ${TOKEN_ENV}: set the same value where it starts.`)
+    }
     if (sandbox.warning) this.note(`ak: warning: ${sandbox.warning}`)
     if (sandbox.note && !flags.quiet) this.note(sandbox.note)
     if (flags.json) {

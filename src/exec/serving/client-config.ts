@@ -5,6 +5,7 @@ import {type AkInstall, agentExecLaunch, currentAkInstall} from '../../launch/co
 import {CODEX_APPROVAL_KEY, CODEX_APPROVAL_LINES, CODEX_APPROVAL_WITHOUT_ASKING} from '../../launch/codex-tool-approval.js'
 import {CODEX_REQUIRED_KEY, CODEX_START_LINES, CODEX_STARTUP_TIMEOUT_KEY, CODEX_STARTUP_TIMEOUT_SEC} from '../../launch/codex-server-start.js'
 import {BadInputError} from '../../errors.js'
+import {TOKEN_ENV} from '../http/bearer-token.js'
 import {type Level, levelIncludes} from '../level.js'
 import {ALLOW_PROTECTED_SEPARATOR, type AllowedProtectedPaths} from '../protected-paths.js'
 import type {SandboxPolicy} from '../terminal/sandbox-policy.js'
@@ -26,8 +27,8 @@ const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/
  * A server's entry in a client config: the launch line, plus `type: "stdio"` for VS Code, and for
  * Codex at `files` and `terminal` the approval mode that lets `codex exec` run the tools.
  */
-export type ServerEntry = AkLaunch & {
-  type?: 'stdio'
+export type ServerEntry = (AkLaunch | {url: string; bearer_token_env_var?: string; headers?: Record<string, string>}) & {
+  type?: 'stdio' | 'http'
   [CODEX_REQUIRED_KEY]?: boolean
   [CODEX_STARTUP_TIMEOUT_KEY]?: number
   [CODEX_APPROVAL_KEY]?: string
@@ -61,7 +62,8 @@ export interface ClientConfig {
  * under a comment saying why (`codex exec` declines tools that need approval; see
  * codex-tool-approval.ts); Claude (Claude Code `.mcp.json` and Claude Desktop) `{"mcpServers":
  * {<name>: {command, args}}}`; VS Code `.vscode/mcp.json` `{"servers": {<name>: {type: "stdio",
- * command, args}}}`.
+ * command, args}}}`. With `url`, each client's HTTP form: Codex `url` and `bearer_token_env_var`,
+ * Claude and VS Code `type: "http"`, `url` and an `Authorization` header read from TOKEN_ENV.
  * @throws BadInputError for a server name clients would refuse.
  */
 export function renderClientConfig(options: {
@@ -75,6 +77,12 @@ export function renderClientConfig(options: {
   allowedProtected?: AllowedProtectedPaths
   /** Where ak runs from; default: this ak (`currentAkInstall`). */
   install?: AkInstall
+  /**
+   * The URL of a running `ak exec serve --http` (`http://HOST:PORT/mcp`): the block then connects
+   * to it instead of starting a server, sending the token from the variable TOKEN_ENV, never the
+   * token itself.
+   */
+  url?: string
 }): ClientConfig {
   const name = options.name ?? DEFAULT_CONFIG_SERVER_NAME
   if (!SERVER_NAME.test(name)) {
@@ -93,13 +101,16 @@ export function renderClientConfig(options: {
       ? ['--allow-protected', options.allowedProtected.paths.join(ALLOW_PROTECTED_SEPARATOR)]
       : []),
   ])
-  const server: ServerEntry = {command: launch.command, args: launch.args}
+  const url = options.url
+  const server: ServerEntry = url === undefined ? {command: launch.command, args: launch.args} : {url}
   switch (options.client) {
     case 'codex': {
       // At read level every tool is annotated read-only, so Codex runs them without asking.
       const runsWrites = levelIncludes(options.level, 'files')
-      const table = stringifyToml({mcp_servers: {[name]: {...server}}}).trimEnd()
-      const started: ServerEntry = {...server, [CODEX_REQUIRED_KEY]: true, [CODEX_STARTUP_TIMEOUT_KEY]: CODEX_STARTUP_TIMEOUT_SEC}
+      // Codex reads the bearer token from the variable itself (RawMcpServerConfig bearer_token_env_var).
+      const reached: ServerEntry = url === undefined ? server : {url, bearer_token_env_var: TOKEN_ENV}
+      const table = stringifyToml({mcp_servers: {[name]: {...reached}}}).trimEnd()
+      const started: ServerEntry = {...reached, [CODEX_REQUIRED_KEY]: true, [CODEX_STARTUP_TIMEOUT_KEY]: CODEX_STARTUP_TIMEOUT_SEC}
       return {
         client: 'codex',
         name,
@@ -109,17 +120,21 @@ export function renderClientConfig(options: {
         text: [table, ...CODEX_START_LINES, ...(runsWrites ? CODEX_APPROVAL_LINES : [])].join('\n') + '\n',
       }
     }
-    case 'claude':
+    case 'claude': {
+      // Claude Code expands ${VAR} in an .mcp.json entry's headers.
+      const entry: ServerEntry = url === undefined ? server : {type: 'http', url, headers: {Authorization: `Bearer \${${TOKEN_ENV}}`}}
       return {
         client: 'claude',
         name,
         destination: '.mcp.json in the project (Claude Code) or claude_desktop_config.json (Claude Desktop)',
         format: 'json',
-        server,
-        text: JSON.stringify({mcpServers: {[name]: server}}, null, 2) + '\n',
+        server: entry,
+        text: JSON.stringify({mcpServers: {[name]: entry}}, null, 2) + '\n',
       }
+    }
     case 'vscode': {
-      const entry: ServerEntry = {type: 'stdio', ...server}
+      // VS Code expands ${env:VAR} in mcp.json.
+      const entry: ServerEntry = url === undefined ? {type: 'stdio', ...server} : {type: 'http', url, headers: {Authorization: `Bearer \${env:${TOKEN_ENV}}`}}
       return {
         client: 'vscode',
         name,

@@ -67,9 +67,9 @@ describe('renderClientConfig', () => {
 
   it('passes the sandbox on to the server it starts, and nothing for none', () => {
     const sandboxed = renderClientConfig({client: 'claude', workspace, level: 'terminal', sandbox: {mode: 'workspace-write', network: true}})
-    expect(sandboxed.server.args.slice(-3)).to.deep.equal(['--sandbox', 'workspace-write', '--sandbox-network'])
+    expect((sandboxed.server as {args: string[]}).args.slice(-3)).to.deep.equal(['--sandbox', 'workspace-write', '--sandbox-network'])
     const none = renderClientConfig({client: 'claude', workspace, level: 'terminal', sandbox: {mode: 'off', network: true}})
-    expect(none.server.args).to.not.include('--sandbox')
+    expect((none.server as {args: string[]}).args).to.not.include('--sandbox')
   })
 
   it('starts the installed package by its agentexec bin, or npx of @agentorg/exec at this version, not a path into it', () => {
@@ -78,6 +78,22 @@ describe('renderClientConfig', () => {
     expect(parseToml(global.text)).to.deep.equal({mcp_servers: {'ak-exec': {command: 'agentexec', args: serve, required: true, startup_timeout_sec: CODEX_STARTUP_TIMEOUT_SEC, default_tools_approval_mode: 'approve'}}})
     const local = renderClientConfig({client: 'claude', workspace, level: 'terminal', install: {kind: 'package', version: '1.2.3', binsOnPath: []}})
     expect(JSON.parse(local.text)).to.deep.equal({mcpServers: {'ak-exec': {command: 'npx', args: ['-y', '@agentorg/exec@1.2.3', ...serve]}}})
+  })
+
+  it("writes each client's HTTP form for a running server, naming the token's variable, never a launch line", () => {
+    const url = 'http://127.0.0.1:8765/mcp'
+    const codex = renderClientConfig({client: 'codex', workspace, level: 'files', url})
+    expect(parseToml(codex.text)).to.deep.equal({
+      mcp_servers: {
+        'ak-exec': {url, bearer_token_env_var: 'AGENTEXEC_TOKEN', required: true, startup_timeout_sec: CODEX_STARTUP_TIMEOUT_SEC, default_tools_approval_mode: 'approve'},
+      },
+    })
+    expect(JSON.parse(renderClientConfig({client: 'claude', workspace, level: 'files', url}).text)).to.deep.equal({
+      mcpServers: {'ak-exec': {type: 'http', url, headers: {Authorization: 'Bearer ${AGENTEXEC_TOKEN}'}}},
+    })
+    expect(JSON.parse(renderClientConfig({client: 'vscode', workspace, level: 'files', url}).text)).to.deep.equal({
+      servers: {'ak-exec': {type: 'http', url, headers: {Authorization: 'Bearer ${env:AGENTEXEC_TOKEN}'}}},
+    })
   })
 
   it('refuses a server name a client would not accept', () => {
