@@ -23,10 +23,12 @@
  * and `search` are not affected. The operator may make named protected paths writable
  * (`--allow-protected`, `createAgentExec({allowProtected})`).
  */
-import {lstatSync, readlinkSync} from 'node:fs'
+import {lstatSync, readlinkSync, realpathSync} from 'node:fs'
+import nodePath from 'node:path'
 
 import {BadInputError, ProtectedPathError} from '../errors.js'
 import {escapeControls} from '../text-escape.js'
+import {hooksFolderOf, readConfigSync} from './git-hooks-path.js'
 import {CAN_VERIFY_DESCRIPTORS, type ConfinedFolder, descriptorPath} from './files/confined-open.js'
 import {joinBytes, type ResolvedPath, type Workspace} from './workspace.js'
 
@@ -107,6 +109,13 @@ export const GIT_HEAD_RULE: ProtectedName = {
   runBy: 'git takes a folder holding HEAD (with objects/ and refs/) for a repository, and runs the programs its config names at git status there',
 }
 
+/** What protects the folder a repository's `core.hooksPath` names (git-hooks-path.ts). */
+export const HOOKS_PATH_RULE: ProtectedName = {
+  name: 'core.hooksPath',
+  kind: 'folder',
+  runBy: "git runs the hooks in the folder its config's core.hooksPath names at commits, merges and checkouts",
+}
+
 /** Folders of a git folder that hold the git folders of submodules (`modules`) and linked work trees (`worktrees`). */
 export const GIT_NESTED_FOLDERS: readonly string[] = ['modules', 'worktrees']
 
@@ -145,6 +154,43 @@ export function protectionOf(relative: string): Protection | undefined {
   }
   // HEAD outside a .git folder would make its folder a git folder (GIT_HEAD_RULE).
   if (!isInGit && foldCase(names.at(-1) as string) === foldCase(GIT_HEAD_RULE.name)) return {path: relative, rule: GIT_HEAD_RULE}
+  return undefined
+}
+
+/**
+ * The protection of `real` (an absolute real path, as bytes, of `relative`, its display form
+ * relative to the workspace) by HOOKS_PATH_RULE: `real` lies in (or is) the folder the
+ * `core.hooksPath` of a repository names, for each repository whose work tree or bare git folder is
+ * a folder on the way from `/` to `real` (a `.git` folder, a `.git` file's gitdir, a folder holding
+ * HEAD). A hooks folder that is the workspace root or lies outside it is not judged. Reads the file
+ * system (an lstat or two per folder on the way, and the configs found).
+ */
+export function hooksPathProtectionOf(real: Uint8Array, relative: string): Protection | undefined {
+  if (relative === '.' || relative === '') return undefined
+  const target = Buffer.from(real).toString('utf8')
+  const names = relative.split('/')
+  const parts = target.split('/')
+  for (let count = 1; count < parts.length; count++) {
+    const folder = parts.slice(0, count).join('/') || '/'
+    const dotGit = nodePath.join(folder, GIT_NAME)
+    const info = lstatSync(dotGit, {throwIfNoEntry: false})
+    let gitFolder: string | undefined
+    if (info?.isDirectory()) gitFolder = dotGit
+    else if (info?.isFile()) {
+      const match = /^gitdir:\s*(.+?)\s*$/m.exec(readConfigSync(dotGit) ?? '')
+      if (match) gitFolder = nodePath.resolve(folder, match[1] as string)
+    } else if (lstatSync(nodePath.join(folder, GIT_HEAD_RULE.name), {throwIfNoEntry: false})) gitFolder = folder
+    const hooks = gitFolder === undefined ? undefined : hooksFolderOf(gitFolder, folder)
+    if (hooks === undefined) continue
+    let hooksReal = hooks
+    try {
+      hooksReal = realpathSync(hooks)
+    } catch {}
+    if (target !== hooksReal && !target.startsWith(`${hooksReal}/`)) continue
+    const below = target === hooksReal ? 0 : target.slice(hooksReal.length + 1).split('/').length
+    if (below >= names.length) continue // the workspace root, or above it
+    return {path: names.slice(0, names.length - below).join('/'), rule: HOOKS_PATH_RULE}
+  }
   return undefined
 }
 
@@ -315,7 +361,8 @@ export function assertWritablePath(
   action: WriteAction,
   requested: string = target.relative,
 ): void {
-  const protection = protectionOf(target.relative) ?? gitFolderProtectionOf(target.real, target.relative)
+  const protection =
+    protectionOf(target.relative) ?? gitFolderProtectionOf(target.real, target.relative) ?? hooksPathProtectionOf(target.real, target.relative)
   if (protection && !allowed.covers(target.relative)) throw refusal(requested, protection, action)
   // The missing folders on the way are created too (the last missing name is the target itself);
   // an allowed path may be created with the folders that lead to it.
@@ -347,6 +394,6 @@ export function assertWritableEntry(
   if (!workspace.isInside(real)) return
   const full = joinBytes(real, name)
   const relative = workspace.relativeOf(full)
-  const protection = protectionOf(relative) ?? gitFolderProtectionOf(full, relative)
+  const protection = protectionOf(relative) ?? gitFolderProtectionOf(full, relative) ?? hooksPathProtectionOf(full, relative)
   if (protection && !allowed.covers(relative)) throw refusal(requested, protection, action)
 }

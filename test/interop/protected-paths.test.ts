@@ -144,6 +144,22 @@ describe('protected paths at the files level, through ak exec serve', function (
     await refused({path: 'bare.git/HEAD', old_text: 'ref:', new_text: 'ref: '})
   })
 
+  it('refuses the hooks in the folder core.hooksPath names, existing or not, and nothing else there', async () => {
+    await git(ws, 'config', 'core.hooksPath', '.githooks')
+    try {
+      const text = await refused({path: '.githooks/pre-commit', old_text: '', new_text: `#!/bin/sh\ntouch ${marker}\n`})
+      expect(text).to.include('core.hooksPath')
+      await mkdir(path.join(ws, '.githooks'))
+      await writeFile(path.join(ws, '.githooks', 'post-checkout'), '#!/bin/sh\n')
+      await refused({path: '.githooks/post-checkout', old_text: '#!/bin/sh', new_text: `#!/bin/sh\ntouch ${marker}`})
+      await refused({path: '.githooks/pre-commit', old_text: '', new_text: `#!/bin/sh\ntouch ${marker}\n`})
+      const other = await client.call('edit', {path: 'githooks-notes.md', old_text: '', new_text: 'x\n'})
+      expect(other.isError, other.text).to.equal(false)
+    } finally {
+      await git(ws, 'config', '--unset', 'core.hooksPath')
+    }
+  })
+
   it('edits a hard link to .git/config as its own copy, leaving .git/config as it was', async () => {
 
     const config = path.join(ws, '.git', 'config')

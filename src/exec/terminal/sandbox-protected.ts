@@ -31,6 +31,9 @@
  * - A protected name that is a symbolic link cannot be protected by a bind (the mount would cover
  *   its target, and the link itself could be replaced), so the command is refused until it is
  *   replaced by what it points to or allowed.
+ * - The folder a git folder's `core.hooksPath` names (git-hooks-path.ts, resolved against the work
+ *   tree of a `.git` folder or `.git` file), when it is a folder inside the roots other than a root
+ *   itself, is bound read-only. One that does not exist yet is not held by a placeholder.
  * - Paths the operator allowed (AllowedProtectedPaths) are left writable; one inside a protected
  *   folder is bound writable again after it, if it exists when the command starts.
  *
@@ -45,6 +48,7 @@ import path from 'node:path'
 import {BadInputError} from '../../errors.js'
 import type {Logger} from '../../log.js'
 import {escapeControls} from '../../text-escape.js'
+import {hooksFolderOf} from '../git-hooks-path.js'
 import {CAN_VERIFY_DESCRIPTORS, FOLDER_OPEN_FLAGS, descriptorPath} from '../files/confined-open.js'
 import {
   ALLOW_PROTECTED_FLAG,
@@ -164,7 +168,16 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
     await reopenAllowedBelow(file)
   }
 
-  const gitFolder = async (folder: string, depth = 0): Promise<void> => {
+  /** The folder the git folder's core.hooksPath names (resolved against `base`), bound read-only when it is a folder inside the roots. */
+  const hooksPathFolder = async (folder: string, base: string) => {
+    const hooks = hooksFolderOf(folder, base)
+    const real = hooks === undefined ? undefined : await realpath(hooks).catch(() => undefined)
+    if (real === undefined || roots.includes(real) || !isInsideRoots(real) || isAllowed(real)) return
+    if ((await lstatOrUndefined(real))?.isDirectory()) await protect(real)
+  }
+
+  const gitFolder = async (folder: string, depth = 0, base?: string): Promise<void> => {
+    if (base !== undefined) await hooksPathFolder(folder, base)
     if (gitFolders.has(folder) || isAllowed(folder)) return
     gitFolders.add(folder)
     plan.writable.push(folder)
@@ -206,14 +219,14 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
       return
     }
     if (info.isSymbolicLink()) throw symlinkRefusal(file, workspace)
-    if (info.isDirectory()) return gitFolder(file)
+    if (info.isDirectory()) return gitFolder(file, 0, path.dirname(file))
     await protect(file)
     // A .git file points git at its git folder; protect that one too when a command could write it.
     const text = await readSmallFile(file, GIT_FILE_MAX_BYTES)
     const match = text ? /^gitdir:\s*(.+?)\s*$/m.exec(text) : null
     if (!match) return
     const target = await realpath(path.resolve(path.dirname(file), match[1] as string)).catch(() => undefined)
-    if (target && isInsideRoots(target) && (await lstatOrUndefined(target))?.isDirectory()) await gitFolder(target)
+    if (target && isInsideRoots(target) && (await lstatOrUndefined(target))?.isDirectory()) await gitFolder(target, 0, path.dirname(file))
   }
 
   const protectedEntry = async (file: string, rule: ProtectedName | undefined, isRoot: boolean, info?: Dirent): Promise<void> => {

@@ -66,6 +66,15 @@ describe('sandbox binds of protected paths (planProtectedMounts, prepareProtecte
     expect(relative([...plan.writable, ...plan.readOnly]).some((file) => file.startsWith('node_modules'))).to.equal(false)
   })
 
+  it('binds the folder core.hooksPath names read-only, when it is a folder inside', async () => {
+    await writeFile(at('.git', 'config'), '[core]\n\tbare = false\n[core "x"]\n\thooksPath = nope\n[Core]\n\tHooksPath = "tools/hooks" ; the project\'s\n')
+    await mkdir(at('tools', 'hooks'), {recursive: true})
+    const plan = await planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+    expect(relative(plan.readOnly)).to.include('tools/hooks')
+    await writeFile(at('.git', 'config'), '[core]\n\thooksPath = /usr/share/hooks\n')
+    expect(relative((await planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)).readOnly)).not.to.include('tools/hooks')
+  })
+
   it('refuses a protected name that is a symbolic link, saying how to fix it', async () => {
     await mkdir(at('editor'))
     await symlink('editor', at('.vscode'))
