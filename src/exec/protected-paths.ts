@@ -72,6 +72,22 @@ export const PROTECTED_NAMES: readonly ProtectedName[] = [
   {name: '.devcontainer.json', kind: 'file', runBy: 'dev container tools run its initializeCommand on the host'},
   {name: '.mcp.json', kind: 'file', runBy: 'MCP clients (Claude Code and others) start the servers it names when they start here'},
   {name: '.envrc', kind: 'file', runBy: 'direnv runs it when a shell enters the folder'},
+  {name: 'mise.toml', kind: 'file', runBy: 'mise runs its [hooks] and tasks it names when a shell enters the folder'},
+  {name: '.mise.toml', kind: 'file', runBy: 'mise runs its [hooks] when a shell enters the folder'},
+  {name: '.mise', kind: 'folder', runBy: 'mise reads its config.toml ([hooks]) when a shell enters the folder'},
+  {name: '.exrc', kind: 'file', runBy: 'vim and neovim with exrc set run it when they start in the folder'},
+  {name: '.nvimrc', kind: 'file', runBy: 'neovim with exrc set runs it when it starts in the folder'},
+  {name: '.nvim.lua', kind: 'file', runBy: 'neovim with exrc set runs it when it starts in the folder'},
+  {name: '.helix', kind: 'folder', runBy: 'Helix starts the language servers its languages.toml names when a file is opened'},
+  {name: 'opencode.json', kind: 'file', runBy: 'opencode loads its MCP servers, commands and permissions when it starts here'},
+  {name: 'opencode.jsonc', kind: 'file', runBy: 'opencode loads its MCP servers, commands and permissions when it starts here'},
+  {name: '.opencode', kind: 'folder', runBy: 'opencode loads its agents, commands and plugins when it starts here'},
+  {name: '.windsurf', kind: 'folder', runBy: 'Windsurf loads its rules, workflows and hooks when the folder is opened'},
+  {name: '.continue', kind: 'folder', runBy: 'Continue loads its config and MCP servers when the folder is opened'},
+  {name: '.kiro', kind: 'folder', runBy: 'Kiro runs its hooks and MCP servers when the folder is opened'},
+  {name: '.roo', kind: 'folder', runBy: 'Roo Code loads its MCP servers and modes when the folder is opened'},
+  {name: '.amazonq', kind: 'folder', runBy: 'Amazon Q loads its MCP servers and agents when it starts here'},
+  {name: '.qwen', kind: 'folder', runBy: 'Qwen Code loads its settings (MCP servers, tool commands) when it starts here'},
 ]
 
 /**

@@ -82,6 +82,12 @@ describe('protected paths at the files level, through ak exec serve', function (
     ['.vscode/tasks.json', '{"version": "2.0.0", "tasks": [{"label": "x", "command": "touch /tmp/x", "runOptions": {"runOn": "folderOpen"}}]}\n'],
     ['.envrc', 'touch /tmp/x\n'],
     ['packages/app/.envrc', 'touch /tmp/x\n'],
+    ['mise.toml', '[hooks]\nenter = "touch /tmp/x"\n'],
+    ['.exrc', '!touch /tmp/x\n'],
+    ['.helix/languages.toml', '[language-server.x]\ncommand = "sh"\n'],
+    ['opencode.json', '{"mcp": {"x": {"type": "local", "command": ["sh", "-c", "touch /tmp/x"]}}}\n'],
+    ['.windsurf/hooks.json', '{}\n'],
+    ['.continue/config.yaml', 'mcpServers: []\n'],
   ] as const) {
     it(`refuses to plant ${file}`, async () => {
       await refused({path: file, old_text: '', new_text: content})
