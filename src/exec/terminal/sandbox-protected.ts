@@ -12,6 +12,8 @@
  *   its GIT_CONTROL_ENTRIES (config, hooks, info, commondir…) are bound read-only. Git still writes
  *   objects, refs, the index, logs and COMMIT_EDITMSG, so `git add` and `git commit` work; `git
  *   config` fails (its rename over the config gets EBUSY) and so does writing a hook.
+ * - A folder the walk finds that git takes for a git folder by its own rule (a `HEAD` beside
+ *   `objects/` and `refs/`: a bare repository, at any depth or at a root) is bound as a git folder.
  * - A `.git` file (a submodule's or linked work tree's pointer) and every other protected name are
  *   bound read-only as they are, at any depth (the walk finds nested projects and repositories,
  *   up to PROTECTED_WALK_MAX_FOLDERS folders, skipping `node_modules`).
@@ -40,6 +42,9 @@
  * What no bind prevents is said in docs/confinement.md: a command can create a new repository (or
  * a protected name) in a subfolder that has none; its settings matter to programs started there,
  * and, once the command adds the repository to the index, to the workspace's own `git status`.
+ * A new bare repository (`git init --bare .` in a workspace that is not a repository, then
+ * `core.bare false` and `core.worktree`) runs its config at the user's next `git status` there.
+ * Binds hold only what exists when the command starts.
  */
 import {type Dirent, constants, readlinkSync} from 'node:fs'
 import {type FileHandle, lstat, mkdir, open, readdir, realpath, rmdir, unlink} from 'node:fs/promises'
@@ -258,6 +263,12 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
       const folder = queue.shift() as string
       visited++
       const entries = await readdir(folder, {withFileTypes: true}).catch(() => [] as Dirent[])
+      // A folder git takes for a git folder by its own rule (HEAD, objects/, refs/): a bare repository.
+      const byName = new Map(entries.map((entry) => [entry.name, entry]))
+      const head = byName.get('HEAD')
+      if (head && !head.isDirectory() && byName.get('objects')?.isDirectory() && byName.get('refs')?.isDirectory()) {
+        await gitFolder(folder, 0, folder)
+      }
       for (const entry of entries) {
         const name = fold(entry.name)
         const file = path.join(folder, entry.name)

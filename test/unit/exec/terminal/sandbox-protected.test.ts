@@ -75,6 +75,18 @@ describe('sandbox binds of protected paths (planProtectedMounts, prepareProtecte
     expect(relative((await planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)).readOnly)).not.to.include('tools/hooks')
   })
 
+  it('binds the control entries of a bare repository the walk finds, by git\'s rule, and not of a folder with only a HEAD', async () => {
+    for (const name of ['objects', 'refs', 'hooks']) await mkdir(at('store.git', name), {recursive: true})
+    await writeFile(at('store.git', 'HEAD'), 'ref: refs/heads/main\n')
+    await writeFile(at('store.git', 'config'), '[core]\n\tbare = true\n')
+    await mkdir(at('docs'))
+    await writeFile(at('docs', 'HEAD'), 'a file named HEAD\n')
+    const plan = await planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+    expect(relative(plan.writable)).to.include('store.git')
+    expect(relative(plan.readOnly)).to.include.members(['store.git/config', 'store.git/hooks'])
+    expect(relative(plan.placeholders.map((placeholder) => placeholder.path))).to.include('store.git/info').and.not.include('docs/config')
+  })
+
   it('refuses a protected name that is a symbolic link, saying how to fix it', async () => {
     await mkdir(at('editor'))
     await symlink('editor', at('.vscode'))
