@@ -341,7 +341,8 @@ export class AllowedProtectedPaths {
 export function describeProtectedNames(): string {
   const shown = (rule: ProtectedName) => (rule.kind === 'folder' ? `${rule.name}/` : rule.name)
   const git = `${GIT_NAME} (itself, and its ${GIT_CONTROL_ENTRIES.map(shown).join(', ')}, also in ${GIT_NESTED_FOLDERS.map((name) => `${name}/`).join(' and ')})`
-  return [git, ...PROTECTED_NAMES.filter((rule) => rule.kind !== 'git').map(shown)].join(', ')
+  const anywhere = `${GIT_HEAD_RULE.name} outside ${GIT_NAME} and the same entries of any folder holding one, the folder ${HOOKS_PATH_RULE.name} names`
+  return [git, anywhere, ...PROTECTED_NAMES.filter((rule) => rule.kind !== 'git').map(shown)].join(', ')
 }
 
 /** What a file tool is about to do to a path, for the refusal. */

@@ -109,6 +109,7 @@ describe('protected paths', () => {
     it('says why each name is protected', () => {
       for (const rule of [...PROTECTED_NAMES, ...GIT_CONTROL_ENTRIES]) expect(rule.runBy, rule.name).to.match(/\w{3,}/)
       expect(describeProtectedNames()).to.include('.git (itself, and its config').and.to.include('.mcp.json')
+      expect(describeProtectedNames()).to.include('HEAD outside .git').and.to.include('core.hooksPath')
     })
   })
 
