@@ -57,7 +57,7 @@ describe('bash completion', function () {
   describe('the completion function', () => {
     it('offers each topic and command once', () => {
       expect(complete('')).to.deep.equal(['autocomplete', 'codex-agent-runtime', 'doctor', 'exec', 'help', 'version'])
-      expect(complete('exec', '')).to.deep.equal(['call', 'config', 'serve', 'tools'])
+      expect(complete('exec', '')).to.deep.equal(['call', 'config', 'history', 'serve', 'tools', 'undo'])
       expect(complete('help', 'exec', 's')).to.deep.equal(['serve'])
     })
 

@@ -57,7 +57,7 @@ for (const install of ['package', 'bundle'] as const) {
 
     it('completes topics, commands and flags in bash', () => {
       const [, top, exec, serveFlags, callFlag, doctorFlags, runtimeFlags] = complete([
-        'ak ', 'ak exec ', 'ak exec serve --', 'ak exec call --a', 'ak doctor --', 'ak codex-agent-runtime serve --',
+        'ak ', 'ak exec ', 'ak exec serve --', 'ak exec call --ar', 'ak doctor --', 'ak codex-agent-runtime serve --',
       ])
       expect(top!.split(' ')).to.include.members(['doctor', 'exec', 'codex-agent-runtime', 'autocomplete', 'help'])
       expect(exec!.split(' ')).to.include.members(['call', 'config', 'serve', 'tools'])

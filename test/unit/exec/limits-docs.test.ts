@@ -80,7 +80,7 @@ describe('documented limits of read, list, search and edit', () => {
       ['HTTP_MAX_CONNECTIONS', `at most ${limits.HTTP_MAX_CONNECTIONS} connections are open at once`],
       ['HTTP_MAX_SESSIONS', `At most ${HTTP_MAX_SESSIONS} such sessions are open at once`],
       ['HTTP_MAX_BODY_BYTES', `Bodies over ${limits.HTTP_MAX_BODY_BYTES / 1024 ** 2} MiB get 413`],
-      ['HTTP_SESSION_IDLE_MS', `after ${limits.HTTP_SESSION_IDLE_MS / 60_000} minutes without a request`],
+      ['HTTP_SESSION_IDLE_MS', `after ${limits.HTTP_SESSION_IDLE_MS / 60_000} minutes with no request and no open event stream`],
     ]
     for (const [name, text] of quoted) expect(doc, name).to.contain(text)
   })
