@@ -1,7 +1,7 @@
 // Entry of the one-file AgentExec bundle dist/agentexec-bundle.cjs (scripts/build.js): the server
 // and the library, with no code run at import. Its users check the Node.js version first, then
 // import it: the launcher dist/agentexec.js (scripts/agentexec-launcher.js), the library entry
-// dist/exec.js (scripts/agentexec-library.js) and bin/run.js (`ak exec serve`). Each part is
+// dist/exec.js (scripts/agentexec-library.cjs) and bin/run.js (`ak exec serve`). Each part is
 // imported dynamically, so a start evaluates only the modules the part it runs needs.
 
 /** Runs the `agentexec` command with `args` (see runAgentExec in src/agentexec-main.ts). */
@@ -20,4 +20,12 @@ export async function serveDirectly(args) {
 /** The library (src/index.ts): createAgentExec, LEVELS, SANDBOX_MODES. */
 export function loadLibrary() {
   return import('../dist/index.js')
+}
+
+/**
+ * The library (src/index.ts) loaded at once, for the CommonJS library entry dist/exec.cjs
+ * (scripts/agentexec-library.cjs), which cannot await.
+ */
+export function requireLibrary() {
+  return require('../dist/index.js')
 }

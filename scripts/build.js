@@ -233,7 +233,7 @@ async function bundleCheckedEntries() {
   const entries = [
     // A script valid as CommonJS and as an ES module (see the launcher's comment).
     {source: 'agentexec-launcher.js', out: 'agentexec.js', banner: {js: '#!/usr/bin/env node'}, format: 'iife', builtins: [builtinsWhereFirstUsed({ifOlderNode: {}})]},
-    {source: 'agentexec-library.js', out: 'exec.js', banner: {}, format: 'esm', builtins: []},
+    {source: 'agentexec-library.cjs', out: 'exec.cjs', banner: {}, format: 'cjs', builtins: []},
   ]
   for (const {source, out, banner, format, builtins} of entries) {
     await build({
@@ -290,6 +290,11 @@ function writeLibraryTypes() {
     mkdirSync(path.dirname(path.join(types, file)), {recursive: true})
     writeFileSync(path.join(types, file), text.replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'))
   }
+  // The ES module entry: the CommonJS one's exports, by name.
+  writeFileSync(
+    path.join(dist, 'exec.js'),
+    "// The AgentExec library as an ES module: dist/exec.cjs's exports (scripts/agentexec-library.cjs).\nimport library from './exec.cjs'\n\nexport const {createAgentExec, LEVELS, SANDBOX_MODES} = library\n",
+  )
   writeFileSync(path.join(dist, 'exec.d.ts'), "// Types of dist/exec.js, the AgentExec library (src/index.ts).\nexport * from './types/index.js'\n")
 }
 

@@ -20,7 +20,7 @@ const out = path.resolve(values.out)
  * What @agentorg/exec holds, as paths in this repository. Each package's README.md comes from
  * packages/<name>/: the clone's README speaks of working from a clone.
  */
-const EXEC_FILES = ['dist/agentexec.js', 'dist/agentexec-bundle.cjs', 'dist/exec.js', 'dist/exec.d.ts', 'dist/types', 'LICENSE', 'NOTICE']
+const EXEC_FILES = ['dist/agentexec.js', 'dist/agentexec-bundle.cjs', 'dist/exec.js', 'dist/exec.cjs', 'dist/exec.d.ts', 'dist/types', 'LICENSE', 'NOTICE']
 
 for (const file of EXEC_FILES) {
   if (!existsSync(path.join(root, file))) throw new Error(`${file} is missing: run "npm run pack" (or "npm run build" first).`)
@@ -77,7 +77,7 @@ function execPackageJson() {
     bin: {agentexec: './dist/agentexec.js'},
     main: './dist/exec.js',
     types: './dist/exec.d.ts',
-    exports: {'.': {types: './dist/exec.d.ts', import: './dist/exec.js'}, './package.json': './package.json'},
+    exports: {'.': {types: './dist/exec.d.ts', import: './dist/exec.js', require: './dist/exec.cjs'}, './package.json': './package.json'},
     files: [...EXEC_FILES.filter((file) => file.startsWith('dist/')), 'LICENSE', 'NOTICE', 'README.md'],
     engines: pjson.engines,
     keywords: ['mcp', 'model-context-protocol', 'agent', 'terminal', 'codex'],

@@ -134,6 +134,54 @@ describe('the npm packages, installed from their tarballs', function () {
     expect(readFileSync(path.join(workspace, 'notes.txt'), 'utf8')).to.equal('beta\n')
   })
 
+  /**
+   * Serves `entry` (a host over @agentorg/exec, run with Node.js from the package's install folder)
+   * to a real MCP client and runs a search in a workspace holding one file.
+   */
+  async function servesASearch(entry: string, workspace: string): Promise<void> {
+    const app = await startHttpServer(entry, [], {cwd: installs['@agentorg/exec']!})
+    try {
+      const client = await connectHttp('v2 (2026-07-28)', app.url)
+      try {
+        const found = await client.call('search', {query: 'alpha'})
+        expect(found.isError, found.text).to.equal(false)
+        expect(found.text).to.contain('notes.txt')
+      } finally {
+        await client.close()
+      }
+    } finally {
+      expect(await app.stop('SIGTERM'), app.stderr()).to.equal(0)
+    }
+  }
+
+  /** The README's host as CommonJS: `require("@agentorg/exec")` in place of the import line. */
+  function commonJsHost(workspace: string): string {
+    return hostApplication(workspace)
+      .replace("import {createServer} from 'node:http'", "const {createServer} = require('node:http')")
+      .replace(README_SNIPPET[0]!, 'const { createAgentExec } = require("@agentorg/exec");')
+  }
+
+  it('require("@agentorg/exec") from a CommonJS host serves a search', async () => {
+    const folder = installs['@agentorg/exec']!
+    const workspace = path.join(scratch, 'workspace-cjs')
+    mkdirSync(workspace)
+    writeFileSync(path.join(workspace, 'notes.txt'), 'alpha\n')
+    writeFileSync(path.join(folder, 'app.cjs'), commonJsHost(workspace))
+    await servesASearch(path.join(folder, 'app.cjs'), workspace)
+  })
+
+  it('a CommonJS esbuild bundle of a host over @agentorg/exec builds and serves a search', async () => {
+    const folder = installs['@agentorg/exec']!
+    const workspace = path.join(scratch, 'workspace-bundle')
+    mkdirSync(workspace)
+    writeFileSync(path.join(workspace, 'notes.txt'), 'alpha\n')
+    writeFileSync(path.join(folder, 'host.cjs'), commonJsHost(workspace))
+    const {build} = await import('esbuild')
+    const bundled = path.join(scratch, 'host-bundle.cjs')
+    await build({entryPoints: [path.join(folder, 'host.cjs')], bundle: true, platform: 'node', format: 'cjs', target: 'node22', outfile: bundled, logLevel: 'silent'})
+    await servesASearch(bundled, workspace)
+  })
+
   it("types @agentorg/exec's library: createAgentExec's options and result check with tsc", () => {
     const folder = installs['@agentorg/exec']!
     writeFileSync(
