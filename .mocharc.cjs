@@ -10,5 +10,9 @@ module.exports = {
   spec: named ? [] : ['test/unit/**/*.test.ts', 'test/interop/**/*.test.ts'],
   timeout: 60000,
   'forbid-only': true,
+  // End the run when the last test ends, even if a test left something behind that keeps Node's
+  // event loop alive (search worker threads of a runtime a test did not close were seen doing so):
+  // a leak must fail a test that looks for it, never hang the suite until CI's time runs out.
+  exit: true,
   reporter: 'spec',
 }
