@@ -42,7 +42,7 @@ export function createExecRuntime(options: {
     changeLog = journal
   }
   let closing: Promise<void> | undefined
-  return {
+  const runtime: ExecRuntime = {
     changeLog,
     workspace: options.workspace,
     level: options.level,
@@ -52,12 +52,26 @@ export function createExecRuntime(options: {
     allowedProtected: options.allowedProtected ?? AllowedProtectedPaths.NONE,
     services,
     close() {
+      closedRuntimes.add(runtime)
       closing ??= Promise.allSettled(
         [...services.values()].map((service) => (service as Partial<RuntimeService>).close?.()),
       ).then(() => undefined)
       return closing
     },
   }
+  return runtime
+}
+
+/** Runtimes whose close() has been called (made by createExecRuntime). */
+const closedRuntimes = new WeakSet<ExecRuntime>()
+
+/**
+ * Whether `runtime`'s close() has been called. Work that would start a service later (the search
+ * workers started after `initialized`) checks it, since a service made after the close would never
+ * be stopped.
+ */
+export function isRuntimeClosed(runtime: ExecRuntime): boolean {
+  return closedRuntimes.has(runtime)
 }
 
 /**

@@ -14,6 +14,7 @@ import {answerToolsNotOffered} from '../tooling/tool-not-offered.js'
 import {toolErrorResult, toolSuccessResult} from '../tooling/tool-result.js'
 import {EXEC_TOOLS} from '../tools/index.js'
 import {searchPoolOf} from '../tools/search.js'
+import {isRuntimeClosed} from '../runtime.js'
 import type {ExecConnection, ExecRuntime, ToolTaskOffer} from '../context.js'
 import type {ExecTool} from '../tools/tool.js'
 
@@ -69,7 +70,7 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
   server.server.oninitialized = () => {
     onInitialized?.()
     setImmediate(() => {
-      if (isOpen) searchPoolOf(runtime).prestart()
+      if (isOpen && !isRuntimeClosed(runtime)) searchPoolOf(runtime).prestart()
     })
   }
   answerToolsNotOffered(
