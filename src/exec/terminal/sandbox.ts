@@ -81,11 +81,6 @@ export interface SandboxLayout {
    * `args`), applied after the workspace's own bind under `workspace-write`.
    */
   protectedMounts?: readonly string[]
-  /**
-   * Under `workspace-write`, the real paths inside the workspace the command may write, when
-   * narrower than the workspace (Codex's writable roots, codex-sandbox-state.ts); default the workspace.
-   */
-  writableRoots?: readonly string[]
 }
 
 /**
@@ -100,10 +95,8 @@ export function bwrapArguments(sandbox: SandboxPolicy, layout: SandboxLayout): s
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
   for (const entry of PROC_READ_ONLY) args.push('--ro-bind-try', entry, entry)
   args.push('--tmpfs', '/tmp')
-  const narrowed = layout.writableRoots !== undefined && !layout.writableRoots.includes(layout.workspace)
-  const workspaceBind = sandbox.mode === 'workspace-write' && !narrowed ? '--bind' : '--ro-bind'
+  const workspaceBind = sandbox.mode === 'workspace-write' ? '--bind' : '--ro-bind'
   args.push(workspaceBind, layout.workspace, layout.workspace)
-  if (sandbox.mode === 'workspace-write' && narrowed) for (const root of layout.writableRoots ?? []) args.push('--bind', root, root)
   if (sandbox.mode === 'workspace-write') args.push(...(layout.protectedMounts ?? []))
   for (const file of layout.readOnlyPaths ?? []) args.push('--ro-bind', file, file)
   if (sandbox.mode === 'read-only') args.push('--remount-ro', '/tmp')
