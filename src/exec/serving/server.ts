@@ -57,18 +57,13 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
     if (tool.isTextTheAnswer) textFirst.withholdOutputSchema(registered)
   }
   // The search workers start once the client has said it is initialized: off the start-up path,
-  // and ready before the first search.
-  // Not once the connection has closed: the runtime may be closed by then, and a pool made after
-  // its close would never be stopped (a one-shot command such as `ak exec tools` would not exit).
-  let isOpen = true
-  connection.onClose(() => {
-    isOpen = false
-  })
+  // and ready before the first search. Not once the runtime is closed: a pool made after its close
+  // would never be stopped (a one-shot command such as `ak exec tools` would not exit).
   const onInitialized = server.server.oninitialized
   server.server.oninitialized = () => {
     onInitialized?.()
     setImmediate(() => {
-      if (isOpen && !isRuntimeClosed(runtime)) searchPoolOf(runtime).prestart()
+      if (!isRuntimeClosed(runtime)) searchPoolOf(runtime).prestart()
     })
   }
   answerToolsNotOffered(
