@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {type TestClient, connectStdio} from '../helpers/clients.js'
+import {compileSwapperOrSkip} from '../helpers/swapper.js'
 
 /** A path under `folder` whose last name is the given bytes. */
 function bytePath(folder: string, ...names: Array<string | number[]>): Buffer {
@@ -405,23 +406,6 @@ describe('a racing process swapping a workspace folder and a link to the outside
   }
 })
 
-/** A compiled swapper: renameat2(RENAME_EXCHANGE) of two paths in a tight loop for `seconds` (argv 1–3). */
-const SWAPPER_C = `
-#define _GNU_SOURCE
-#include <fcntl.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-  if (argc != 4) return 2;
-  time_t end = time(NULL) + atoi(argv[3]);
-  for (unsigned long round = 0;; round++) {
-    if ((round & 1023) == 0 && time(NULL) >= end) return 0;
-    syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], 2 /* RENAME_EXCHANGE */);
-  }
-}
-`
 
 describe('search under a compiled swapper of a workspace folder and a link to the outside', function () {
   this.timeout(240_000)
@@ -439,13 +423,7 @@ describe('search under a compiled swapper of a workspace folder and a link to th
     if (process.platform !== 'linux') this.skip()
     base = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-oracle-')))
     swapper = path.join(base, 'swapper')
-    await writeFile(`${swapper}.c`, SWAPPER_C)
-    try {
-      execFileSync('cc', ['-O2', '-o', swapper, `${swapper}.c`], {stdio: 'ignore'})
-    } catch {
-      console.log('    (skipped: needs a C compiler, cc, for the swapper)')
-      this.skip()
-    }
+    await compileSwapperOrSkip(this, swapper)
     ws = path.join(base, 'ws')
     const outside = path.join(base, 'outside')
     await mkdir(path.join(ws, 'dir'), {recursive: true})

@@ -1,11 +1,12 @@
 import {expect} from 'chai'
-import {execFileSync, spawn} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {AllowedProtectedPaths} from '../../../../src/exec/protected-paths.js'
 import {SandboxProtectionError, planProtectedMounts, prepareProtectedMounts} from '../../../../src/exec/terminal/sandbox-protected.js'
+import {compileSwapperOrSkip} from '../../../helpers/swapper.js'
 
 describe('sandbox binds of protected paths (planProtectedMounts, prepareProtectedMounts)', () => {
   let ws: string
@@ -142,13 +143,7 @@ describe('sandbox binds of protected paths (planProtectedMounts, prepareProtecte
     this.timeout(120_000)
     if (process.platform !== 'linux') this.skip()
     const swapper = at('..', `${path.basename(ws)}-swapper`)
-    await writeFile(`${swapper}.c`, SWAPPER_C)
-    try {
-      execFileSync('cc', ['-O2', '-o', swapper, `${swapper}.c`], {stdio: 'ignore'})
-    } catch {
-      console.log('    (skipped: needs a C compiler, cc, for the swapper)')
-      this.skip()
-    }
+    await compileSwapperOrSkip(this, swapper)
     const outside = `${ws}-outside`
     await mkdir(outside)
     try {
@@ -186,20 +181,3 @@ describe('sandbox binds of protected paths (planProtectedMounts, prepareProtecte
 /** How long the swapper runs, in seconds. */
 const RACE_SECONDS = 4
 
-/** A compiled swapper: renameat2(RENAME_EXCHANGE) of two paths in a tight loop for `seconds` (argv 1–3). */
-const SWAPPER_C = `
-#define _GNU_SOURCE
-#include <fcntl.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-  if (argc != 4) return 2;
-  time_t end = time(NULL) + atoi(argv[3]);
-  for (unsigned long round = 0;; round++) {
-    if ((round & 1023) == 0 && time(NULL) >= end) return 0;
-    syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], 2 /* RENAME_EXCHANGE */);
-  }
-}
-`
