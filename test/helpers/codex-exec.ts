@@ -30,7 +30,7 @@ export interface CodexExecRun {
 
 /**
  * `codex exec --skip-git-repo-check -C <cwd> [extraArgs] <prompt>` with `block` appended to a
- * config that names the mock model, and `env` added to a minimal environment (PATH, HOME).
+ * config that names the mock model, and `env` (with CODEX_HOME) added to this process's environment.
  */
 export async function runCodexExec(options: {
   block: string

@@ -1,20 +1,13 @@
 import {expect} from 'chai'
 import {execa} from 'execa'
 import {mkdtemp, readFile, realpath, rm, writeFile} from 'node:fs/promises'
-import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {REPO_ROOT, RUN_JS} from '../helpers/clients.js'
+import {CODEX_RUN_TIMEOUT_MS, type CodexExecRun, runCodexExec} from '../helpers/codex-exec.js'
 import {type HttpServerProcess, startHttpServer} from '../helpers/http-server.js'
-import {
-  type MockOutputItem,
-  type MockResponsesProvider,
-  type ResponsesRequest,
-  findTool,
-  functionCallOutputs,
-  startMockResponsesProvider,
-} from '../helpers/mock-responses-provider.js'
+import {type MockOutputItem, type ResponsesRequest, findTool, functionCallOutputs} from '../helpers/mock-responses-provider.js'
 
 /**
  * The Codex CLI (`@openai/codex`, pinned in package.json) as the MCP client, over stdio and over
@@ -23,13 +16,10 @@ import {
  * points Codex at a mock model on loopback. The mock model calls exec_command, then read, then edit,
  * one call per turn, and each turn checks the tool answer Codex passed back from the one before.
  */
-const CODEX_BIN = path.join(path.dirname(createRequire(import.meta.url).resolve('@openai/codex/package.json')), 'bin', 'codex.js')
 const SERVER_NAME = 'ak'
 /** The page whose Codex block for `ak exec serve --http` the HTTP run uses, and the URL it shows. */
 const HTTP_DOC = path.join(REPO_ROOT, 'docs', 'http.md')
 const HTTP_DOC_URL = 'http://127.0.0.1:41817/mcp'
-/** The whole `codex exec` run: three tool calls and a final message. */
-const RUN_TIMEOUT_MS = 180_000
 
 /** One step of the scripted model: the tool it calls, and what the answer must hold. */
 interface Step {
@@ -54,13 +44,11 @@ for (const transport of ['stdio', 'http'] as const) describe(`Codex CLI as the M
   let server: HttpServerProcess | undefined
   let serverName = SERVER_NAME
   const token = 'codex-test-token-0123456789abcdef'
-  let codexHome: string
-  let mock: MockResponsesProvider
   /** What each step's tool answered, as Codex passed it back to the model. */
   const answers: string[] = []
   /** Problems the scripted model met (a tool not offered, an answer not passed back). */
   const problems: string[] = []
-  let run: Awaited<ReturnType<typeof execa>>
+  let run: CodexExecRun
 
   const steps: Step[] = [
     {
@@ -97,11 +85,9 @@ for (const transport of ['stdio', 'http'] as const) describe(`Codex CLI as the M
   }
 
   before(async function () {
-    this.timeout(RUN_TIMEOUT_MS + 30_000)
+    this.timeout(CODEX_RUN_TIMEOUT_MS + 30_000)
     workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-codex-ws-')))
-    codexHome = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-codex-home-')))
     await writeFile(path.join(workspace, 'notes.txt'), 'status: draft\n')
-    mock = await startMockResponsesProvider(script)
     // The block exactly as `ak exec config` prints it, or as docs/http.md shows it, after the test's own model settings.
     let block: string
     if (transport === 'stdio') {
@@ -110,46 +96,31 @@ for (const transport of ['stdio', 'http'] as const) describe(`Codex CLI as the M
       server = await startHttpServer(RUN_JS, ['exec', 'serve', '--workspace', workspace, '--level', 'terminal', '--http', '127.0.0.1:0'], {env: {AGENTEXEC_TOKEN: token}})
       ;({block, name: serverName} = await httpDocBlock(server.url))
     }
-    await writeFile(
-      path.join(codexHome, 'config.toml'),
-      [
-        'model = "mock-model"',
-        'model_provider = "mock"',
+    run = await runCodexExec({
+      block,
+      script,
+      cwd: workspace,
+      prompt: 'Show the notes, then mark them final.',
+      env: {AGENTEXEC_TOKEN: token},
+      topLevel: [
         // Codex gives an optional MCP server one second to start before it builds the first
         // turn's tool list without it; 0 makes it wait up to the server's startup timeout.
         'mcp_optional_startup_grace_ms = 0',
-        '',
-        '[model_providers.mock]',
-        'name = "mock"',
-        `base_url = ${JSON.stringify(mock.baseUrl)}`,
-        'wire_api = "responses"',
-        'request_max_retries = 0',
-        'stream_max_retries = 0',
-        '',
-        block,
-      ].join('\n'),
-    )
-    run = await execa(process.execPath, [CODEX_BIN, 'exec', '--skip-git-repo-check', '-C', workspace, 'Show the notes, then mark them final.'], {
-      env: {CODEX_HOME: codexHome, AGENTEXEC_TOKEN: token},
-      stdin: 'ignore',
-      reject: false,
-      timeout: RUN_TIMEOUT_MS,
+      ],
     })
   })
 
   after(async () => {
     await server?.stop()
-    await mock?.close()
     await rm(workspace, {recursive: true, force: true})
-    await rm(codexHome, {recursive: true, force: true})
   })
 
   it('runs to the model’s final message', () => {
     expect(problems, `stderr:\n${String(run.stderr).slice(-4000)}`).to.deep.equal([])
-    expect(mock.errors.map(String)).to.deep.equal([])
+    expect(run.mockErrors.map(String)).to.deep.equal([])
     expect(run.exitCode, String(run.stderr).slice(-4000)).to.equal(0)
     expect(String(run.stdout)).to.contain('ALL STEPS DONE')
-    expect(mock.requests).to.have.length(steps.length + 1)
+    expect(run.requests).to.have.length(steps.length + 1)
   })
 
   it('passes each tool’s answer back to the model with the expected text', () => {
