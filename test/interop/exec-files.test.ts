@@ -24,6 +24,7 @@ import {promisify} from 'node:util'
 
 import {EDIT_MAX_FILE_BYTES, LIST_MAX_ENTRIES, READ_MAX_LIMIT_LINES, READ_MAX_LINE_CHARS} from '../../src/exec/limits.js'
 import {CLIENT_LINES, REPO_ROOT, type TestClient, connectStdio} from '../helpers/clients.js'
+import {linkOutside, outsidePaths} from '../helpers/outside-paths.js'
 
 const isRoot = process.getuid?.() === 0
 const execFileAsync = promisify(execFile)
@@ -71,9 +72,7 @@ for (const line of CLIENT_LINES) {
       await mkdir(`${ws}_evil`)
       await writeFile(path.join(outside, 'secret.txt'), 'top secret\n')
       await writeFile(`${ws}_evil/x.txt`, 'evil\n')
-      await symlink(path.join(outside, 'secret.txt'), inWs('to-secret'))
-      await symlink(outside, inWs('to-outside'))
-      await symlink(path.join(outside, 'planted.txt'), inWs('dangling-out'))
+      await linkOutside(ws, outside)
       client = await connectStdio(line, ['exec', 'serve', '--workspace', ws, '--level', 'files', '--quiet'])
     })
 
@@ -367,19 +366,10 @@ for (const line of CLIENT_LINES) {
     })
 
     describe('confinement', () => {
-      const refusedPaths = () => [
-        '../outside/secret.txt',
-        path.join(outside, 'secret.txt'),
-        `${ws}_evil/x.txt`,
-        'to-secret',
-        'to-outside',
-        'to-outside/secret.txt',
-        'dangling-out',
-      ]
 
       for (const tool of ['read', 'list', 'edit'] as const) {
         it(`${tool} refuses every path that leads outside and reveals nothing of it`, async () => {
-          for (const requested of refusedPaths()) {
+          for (const requested of outsidePaths(ws, outside)) {
             const args: Record<string, unknown> =
               tool === 'edit' ? {path: requested, old_text: 'top', new_text: 'changed'} : {path: requested}
             const text = await fails(tool, args)

@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {CLIENT_LINES, type TestClient, connectStdio} from '../helpers/clients.js'
+import {OUTSIDE_LINKS, linkOutside, outsidePaths} from '../helpers/outside-paths.js'
 
 const isRoot = process.getuid?.() === 0
 
@@ -239,15 +240,6 @@ for (const line of CLIENT_LINES) {
     })
 
     describe('confinement: a path that leads outside refuses the whole patch', () => {
-      const refusedPaths = () => [
-        '../outside/secret.txt',
-        path.join(outside, 'secret.txt'),
-        `${ws}_evil/x.txt`,
-        'to-secret',
-        'to-outside',
-        'to-outside/secret.txt',
-        'dangling-out',
-      ]
       const kinds: Array<[string, (target: string) => string[]]> = [
         ['Add File', (target) => [`*** Add File: ${target}`, '+planted']],
         ['Update File', (target) => [`*** Update File: ${target}`, '@@', '-top secret', '+changed']],
@@ -257,17 +249,15 @@ for (const line of CLIENT_LINES) {
 
       before(async () => {
         await mkdir(inWs('conf'))
-        await symlink(path.join(outside, 'secret.txt'), inWs('to-secret'))
-        await symlink(outside, inWs('to-outside'))
-        await symlink(path.join(outside, 'planted.txt'), inWs('dangling-out'))
+        await linkOutside(ws, outside)
       })
 
       for (const [kind, operation] of kinds) {
         it(`${kind} of every outside path is refused, the other operations are not applied, and nothing outside is revealed`, async () => {
           await writeFile(inWs('conf', 'source.txt'), 'source\n')
-          for (const requested of refusedPaths()) {
+          for (const requested of outsidePaths(ws, outside)) {
             // A symlink Delete File removes the link itself, inside the workspace: that is allowed.
-            if (kind === 'Delete File' && ['to-secret', 'to-outside', 'dangling-out'].includes(requested)) continue
+            if (kind === 'Delete File' && (OUTSIDE_LINKS as readonly string[]).includes(requested)) continue
             const before = await treeOf(ws)
             const text = await fails({patch: patchOf('*** Add File: conf/first.txt', '+first', ...operation(requested))})
             expect(text, requested).to.contain(`"${requested}" is outside the workspace`)
