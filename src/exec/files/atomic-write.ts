@@ -14,9 +14,9 @@ import {errorCode} from '../fs-errors.js'
 import {CLAIM_NAME, LOCK_NAME, TEMPORARY_NAME, isRunning, removeStaleLock, temporaryName, withReplaceLock} from './replace-lock.js'
 
 /** Permission bits of a file mode (including setuid, setgid and sticky). */
-const PERMISSION_BITS = 0o7777
+export const PERMISSION_BITS = 0o7777
 /** Mode of a new file before the umask, as `touch` and editors use. */
-const NEW_FILE_MODE = 0o666
+export const NEW_FILE_MODE = 0o666
 
 /** Folders (device:inode:birth time) already cleared of stale temporary files by this process; bounded. */
 const clearedFolders = new Set<string>()

@@ -20,7 +20,6 @@
  * from the content read in 3) and abandons the record. A crash in 5–7 leaves the record pending:
  * the next server on the workspace rolls it back before it serves (change-recovery.ts).
  */
-import {createHash} from 'node:crypto'
 import {constants, type Stats} from 'node:fs'
 import {access, link, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink} from 'node:fs/promises'
 
@@ -29,7 +28,8 @@ import {escapeControls} from '../../text-escape.js'
 import type {ToolContext} from '../context.js'
 import {parseDisplayPath} from '../display-name.js'
 import {errorCode, explainFsError} from '../fs-errors.js'
-import type {ChangeLog, FileChange, PendingChange} from '../journal/change-log.js'
+import {type ChangeLog, type FileChange, type PendingChange, SYMLINK_TYPE_BITS} from '../journal/change-log.js'
+import {sha256} from '../journal/file-digest.js'
 import {
   EDIT_MAX_BYTES_IN_FLIGHT,
   EDIT_MAX_DIFF_CHARS,
@@ -40,7 +40,7 @@ import {
 import {runtimeService} from '../runtime.js'
 import {type AllowedProtectedPaths, assertWritableEntry, assertWritablePath, type WriteAction} from '../protected-paths.js'
 import {joinBytes, parentOf, type ResolvedPath, type Workspace} from '../workspace.js'
-import {type KeptAttributes, removeStaleTemporaries, syncFolder, writeTemporary} from './atomic-write.js'
+import {type KeptAttributes, NEW_FILE_MODE, PERMISSION_BITS, removeStaleTemporaries, syncFolder, writeTemporary} from './atomic-write.js'
 import {recoverInterruptedChanges} from './change-recovery.js'
 import {ConfinedFolder, FILE_OPEN_FLAGS} from './confined-open.js'
 import {unifiedDiff} from './edit-diff.js'
@@ -50,14 +50,8 @@ import {ByteBudget, EDIT_BYTES_SERVICE, EDIT_LOCKS_SERVICE, PathLocks} from './p
 import {temporaryName, withReplaceLock} from './replace-lock.js'
 import {applyTextEdit, type ChangedSpan} from './text-edit.js'
 
-/** Mode of a new file before the umask (as atomic-write.ts creates it). */
-const NEW_FILE_MODE = 0o666
-/** Permission bits of a file mode. */
-const PERMISSION_BITS = 0o7777
 /** Write permission bits (owner, group, others). */
 const WRITE_BITS = 0o222
-/** The file-type bits of a symbolic link, kept in a recorded mode so that a deleted link comes back as one. */
-export const SYMLINK_TYPE_BITS = 0o120000
 /** Errors of `link` that mean the file system (or its policy) gives no hard link here. */
 const NO_HARD_LINK_CODES = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'])
 
@@ -110,10 +104,6 @@ interface Pending {
   outcome: Omit<FileOutcome, 'diff'>
   /** Renders the diff within `budget` characters. */
   diff(budget: number): string
-}
-
-function sha256(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex')
 }
 
 /** The path as bytes relative to the workspace root, as the change log records it. */
@@ -619,16 +609,6 @@ async function forEachAtOnce<T>(items: T[], limit: number, task: (item: T) => Pr
   if (failure) throw failure.error
 }
 
-/** A change log that records nothing (a runtime made without one). */
-const NO_CHANGE_LOG: ChangeLog = {
-  async begin(_tool, changes) {
-    return {id: '', changes, commit: async () => undefined, abandon: async () => undefined}
-  },
-  async pending() {
-    return []
-  },
-}
-
 /**
  * Commits the planned slots (steps 4–7 of the module comment).
  * @throws after undoing everything: BadInputError when a file changed since it was read, or the
@@ -638,11 +618,11 @@ async function commit(
   slots: Slot[],
   workspace: Workspace,
   folders: Folders,
-  changeLog: ChangeLog | undefined,
+  changeLog: ChangeLog,
   allowed: AllowedProtectedPaths,
   tool: string,
 ): Promise<void> {
-  const record: PendingChange = await (changeLog ?? NO_CHANGE_LOG).begin(tool, changesOf(slots, workspace))
+  const record: PendingChange = await changeLog.begin(tool, changesOf(slots, workspace))
   const created: Array<{folder: ConfinedFolder; name: Buffer}> = []
   const undo: Array<() => Promise<void>> = []
   let step = 'create folders'
@@ -751,20 +731,15 @@ async function replaceSlot(slot: Slot, undo: Array<() => Promise<void>>): Promis
       if (isKept) slot.aside = aside
       await rename(folder.entry(slot.temporary as Buffer), entry)
       slot.temporary = undefined
-      undo.push(async () => {
-        if (slot.aside) await rename(folder.entry(slot.aside), entry)
-        else await restoreFromContent(slot)
-        slot.aside = undefined
-      })
     } else {
       await rename(entry, folder.entry(aside))
       slot.aside = aside
-      undo.push(async () => {
-        if (slot.aside) await rename(folder.entry(slot.aside), entry)
-        else await restoreFromContent(slot)
-        slot.aside = undefined
-      })
     }
+    undo.push(async () => {
+      if (slot.aside) await rename(folder.entry(slot.aside), entry)
+      else await restoreFromContent(slot)
+      slot.aside = undefined
+    })
     return
   }
   // A new file: linked, which fails if anything appeared at the name meanwhile.

@@ -22,31 +22,23 @@
  * The change log lists as pending only changes whose server is gone: one still running is in the
  * middle of its own commit.
  */
-import {createHash} from 'node:crypto'
 import type {Stats} from 'node:fs'
 import {lstat, open, readdir, readlink, rename, symlink, unlink} from 'node:fs/promises'
 
 import type {ExecRuntime} from '../context.js'
 import {displayName} from '../display-name.js'
 import {errorCode} from '../fs-errors.js'
-import type {FileChange, PendingChange} from '../journal/change-log.js'
+import {type FileChange, type PendingChange, SYMLINK_TYPE_BITS, TYPE_BITS} from '../journal/change-log.js'
+import {sha256} from '../journal/file-digest.js'
 import {EDIT_MAX_FILE_BYTES} from '../limits.js'
 import {runtimeService, settleJournal} from '../runtime.js'
 import {joinBytes, parentOf, type Workspace} from '../workspace.js'
-import {removeStaleTemporaries, writeTemporary} from './atomic-write.js'
+import {PERMISSION_BITS, removeStaleTemporaries, writeTemporary} from './atomic-write.js'
 import {ConfinedFolder, FILE_OPEN_FLAGS} from './confined-open.js'
 import {TEMPORARY_NAME, isRunning, temporaryName} from './replace-lock.js'
 
 /** The runtime service key of the recovery (run once per runtime). */
 const CHANGE_RECOVERY_SERVICE = 'change-recovery'
-/** File-type bits of a mode, and those of a symbolic link (change-engine.ts records a deleted link so). */
-const TYPE_BITS = 0o170000
-const SYMLINK_TYPE_BITS = 0o120000
-const PERMISSION_BITS = 0o7777
-
-function sha256(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex')
-}
 
 /** What lies at an entry now: nothing, a link (its target) or a regular file (its digest). */
 type Found = {kind: 'none'} | {kind: 'link'; target: Buffer} | {kind: 'file'; info: Stats; sha256: string} | {kind: 'other'}

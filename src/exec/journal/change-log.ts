@@ -13,6 +13,11 @@
  * are half-applied, for the engine to roll back and then `abandon`.
  */
 
+/** The file-type bits of a mode. */
+export const TYPE_BITS = 0o170000
+/** The file-type bits of a symbolic link, kept in a recorded mode so that a recorded link comes back as a link. */
+export const SYMLINK_TYPE_BITS = 0o120000
+
 /**
  * A file's permission bits (`mode & 0o7777`) and content; for a symbolic link, its mode with the
  * link's type bits (`0o120000 | permission bits`) and its target as the content.

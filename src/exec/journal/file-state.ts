@@ -9,12 +9,8 @@ import {ConfinedFolder, FILE_OPEN_FLAGS} from '../files/confined-open.js'
 import {displayName} from '../display-name.js'
 import {errorCode} from '../fs-errors.js'
 import {joinBytes, parentOf, type Workspace} from '../workspace.js'
-import type {FileDigest} from './change-log.js'
-import {sha256} from './journal.js'
-
-/** The file-type bits of a mode, and those of a symbolic link (a recorded link keeps them in its mode). */
-export const TYPE_BITS = 0o170000
-export const SYMLINK_TYPE_BITS = 0o120000
+import {type FileDigest, SYMLINK_TYPE_BITS, TYPE_BITS} from './change-log.js'
+import {sha256} from './file-digest.js'
 
 /**
  * A path's state: nothing there, a regular file (content, permission bits, fstat), a symbolic link

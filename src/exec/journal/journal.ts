@@ -23,7 +23,6 @@
  * while its change is made, so that a crash can still be repaired, and goes with its content once
  * the change is applied.
  */
-import {createHash} from 'node:crypto'
 import {lstat, readdir, rename, unlink} from 'node:fs/promises'
 import path from 'node:path'
 
@@ -37,7 +36,7 @@ import {JOURNAL_DEFAULT_MAX_BYTES, JOURNAL_ENTRY_MAX_BYTES} from '../limits.js'
 import {Workspace} from '../workspace.js'
 import type {ChangeLog, FileChange, PendingChange} from './change-log.js'
 import {JOURNAL_ENTRY_VERSION, type JournalEntry, type StoredChange, isOwnerAlive, parseJournalEntry, pathOf} from './journal-entry.js'
-import {RECORDED_MODE_BITS} from './file-digest.js'
+import {RECORDED_MODE_BITS, sha256} from './file-digest.js'
 import {PRIVATE_FILE_MODE, StateFolderError, defaultStateFolder, openPrivateFolder, shownPath} from './state-folder.js'
 
 /** Where a journal is kept and how much it may hold, as `createAgentExec` and `ak exec serve` take it. */
@@ -60,11 +59,6 @@ const LAST_ID = 'last-id'
 const LOCK_SUBJECT = Buffer.from('journal')
 const ENTRY_NAME = /^([1-9]\d{0,15})\.json$/
 const BLOB_NAME = /^[0-9a-f]{64}$/
-
-/** The SHA-256 of `bytes`, hex. */
-export function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex')
-}
 
 /** The name of a workspace's journal folder: 32 hex digits of the SHA-256 of its real path. */
 export function journalName(workspaceRoot: string): string {

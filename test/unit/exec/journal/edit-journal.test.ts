@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {createExecConnection, createExecRuntime} from '../../../../src/exec/runtime.js'
-import {sha256} from '../../../../src/exec/journal/journal.js'
+import {sha256} from '../../../../src/exec/journal/file-digest.js'
 import {editTool} from '../../../../src/exec/tools/edit.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
 import {runTool} from '../../../helpers/exec-context.js'

@@ -4,7 +4,8 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import type {FileChange} from '../../../../src/exec/journal/change-log.js'
-import {Journal, journalName, sha256} from '../../../../src/exec/journal/journal.js'
+import {sha256} from '../../../../src/exec/journal/file-digest.js'
+import {Journal, journalName} from '../../../../src/exec/journal/journal.js'
 import {undoneIds} from '../../../../src/exec/journal/journal-entry.js'
 import {StateFolderError, defaultStateFolder} from '../../../../src/exec/journal/state-folder.js'
 

@@ -3,6 +3,7 @@ import {lstat, mkdtemp, readlink, realpath, rm, symlink, unlink, writeFile} from
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
+import {sha256} from '../../../../src/exec/journal/file-digest.js'
 import {Journal} from '../../../../src/exec/journal/journal.js'
 import {applyUndo, describeUndoPlan, planUndo, UndoRefusedError} from '../../../../src/exec/journal/undo.js'
 import {Workspace} from '../../../../src/exec/workspace.js'
@@ -48,7 +49,7 @@ describe('undo of recorded changes', () => {
   it('refuses when a link now stands where the change left a file, naming it', async () => {
     await writeFile(path.join(ws, 'a.txt'), 'new')
     const change = await journal.begin('edit', [
-      {path: Buffer.from('a.txt'), operation: 'updated', before: {content: Buffer.from('old'), mode: 0o644}, after: {sha256: (await import('../../../../src/exec/journal/journal.js')).sha256(Buffer.from('new')), mode: 0o644}},
+      {path: Buffer.from('a.txt'), operation: 'updated', before: {content: Buffer.from('old'), mode: 0o644}, after: {sha256: sha256(Buffer.from('new')), mode: 0o644}},
     ])
     await change.commit()
     await unlink(path.join(ws, 'a.txt'))
