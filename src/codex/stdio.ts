@@ -2,7 +2,7 @@ import {serveMcpStdio} from '../mcp/serve-stdio.js'
 import {ConnectionClient} from '../mcp/text-first-clients.js'
 import type {StdioEnd} from '../mcp/stdio-transport.js'
 import type {CodexAgentRuntime} from './runtime.js'
-import {agentTaskStore, createCodexAgentServer} from './server.js'
+import {createCodexAgentServer} from './server.js'
 
 /**
  * Serves the runtime over stdio (both MCP protocol eras from one server factory) until the client

@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {IGNORE_FILE_MAX_BYTES, IGNORE_FILE_MAX_LINE_BYTES} from '../../src/exec/limits.js'
-import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
+import {CLIENT_LINES, type TestClient, connectStdio} from '../helpers/clients.js'
 import {serverFilesOrSkip, waitUntilGone, writeEntryAs} from '../helpers/processes.js'
 
 // Files ak opens because of their name (edit locks, temporary files, ignore files), planted by

@@ -4,7 +4,7 @@ import {chmod, chown, mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/pro
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {CLIENT_LINES, RUN_JS, type TestClient, connectStdio} from '../helpers/clients.js'
+import {CLIENT_LINES, type TestClient, connectStdio} from '../helpers/clients.js'
 import {serverFilesOrSkip, writeEntryAs} from '../helpers/processes.js'
 
 const SERVE = ['exec', 'serve', '--level', 'read', '--quiet', '--workspace']

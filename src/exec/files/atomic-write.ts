@@ -3,15 +3,14 @@
  * a mix: the new bytes go to a temporary file in the same folder, are flushed to disk, and the
  * temporary file then takes the final name in one step (rename, or link for a new file).
  */
-import type {Stats} from 'node:fs'
-import {link, lstat, mkdir, open, readdir, rename, unlink} from 'node:fs/promises'
+import {lstat, mkdir, open, readdir, unlink} from 'node:fs/promises'
 
 import {BadInputError} from '../../errors.js'
 import {NAMED_FILE_CREATE_FLAGS} from '../../named-file.js'
 import type {Workspace} from '../workspace.js'
 import {ConfinedFolder} from './confined-open.js'
 import {errorCode} from '../fs-errors.js'
-import {CLAIM_NAME, LOCK_NAME, TEMPORARY_NAME, isRunning, removeStaleLock, temporaryName, withReplaceLock} from './replace-lock.js'
+import {CLAIM_NAME, LOCK_NAME, TEMPORARY_NAME, isRunning, removeStaleLock, temporaryName} from './replace-lock.js'
 
 /** Permission bits of a file mode (including setuid, setgid and sticky). */
 export const PERMISSION_BITS = 0o7777
@@ -97,50 +96,6 @@ export async function writeTemporary(folder: ConfinedFolder, data: Uint8Array, k
 }
 
 /**
- * Replaces the regular file `name` of `folder` with `data`, atomically: a temporary file in the
- * same folder, flushed, given the original's mode and owner, then renamed over `name`. Both are
- * reached through the folder's descriptor, so the write lands in the folder that was verified
- * even if its path is swapped meanwhile. `name` must not be a symlink (the caller resolved it).
- *
- * The new file is a new inode: other hard links to the old one keep the old content (see
- * docs/tools.md), and extended attributes and ACLs are not carried over.
- *
- * @param original the `fstat` of the file taken before its content was read; if the entry
- *   changed since then (another inode, size, modification or change time), nothing is written.
- *   The check runs right before the rename, but another process writing in between still races.
- * @throws BadInputError when the file changed meanwhile or its owner cannot be kept
- */
-export async function replaceFileAtomically(folder: ConfinedFolder, name: Buffer, data: Uint8Array, original: Stats): Promise<void> {
-  const temporary = await writeTemporary(folder, data, {
-    mode: original.mode & PERMISSION_BITS,
-    uid: original.uid,
-    gid: original.gid,
-  })
-  try {
-    // Checked as late as possible, under the lock other ak servers take too: only another
-    // program writing between this stat and the rename can still be lost (edits from this
-    // server never race here: they hold the path's lock).
-    await withReplaceLock(folder, name, async () => {
-      const now = await lstat(folder.entry(name))
-      const isSame =
-        now.ino === original.ino &&
-        now.dev === original.dev &&
-        now.size === original.size &&
-        now.mtimeMs === original.mtimeMs &&
-        now.ctimeMs === original.ctimeMs
-      if (!isSame) {
-        throw new BadInputError('The file changed on disk while it was being edited. Read it again and retry the edit.')
-      }
-      await rename(folder.entry(temporary), folder.entry(name))
-    })
-  } catch (error) {
-    await unlink(folder.entry(temporary)).catch(() => undefined)
-    throw error
-  }
-  await syncFolder(folder)
-}
-
-/**
  * Opens the folder `names` below `folder`, creating each missing one, each verified inside the
  * workspace and reached through its parent's descriptor. Closes `folder` (and every folder on
  * the way) except the one returned.
@@ -161,36 +116,4 @@ export async function openCreatingFolders(workspace: Workspace, folder: Confined
     }
   }
   return current
-}
-
-/**
- * Creates the file `name` in `folder` with `data`, never overwriting or following anything
- * already there (a file, a folder or a dangling symlink): the content is written to a temporary
- * file (created with `wx`) and flushed, then linked to `name`, which fails if anything exists
- * there. Where the file system has no hard links, `name` is written directly with `wx` instead.
- * @param requested the path as the caller gave it, for messages
- * @throws BadInputError when something already exists at `name`
- */
-export async function createFileExclusively(folder: ConfinedFolder, name: Buffer, data: Uint8Array, requested: string): Promise<void> {
-  const exists = () =>
-    new BadInputError(`"${requested}" already exists. To change it, pass the text to replace as old_text; an empty old_text only creates new files.`)
-  const temporary = await writeTemporary(folder, data)
-  try {
-    await link(folder.entry(temporary), folder.entry(name))
-  } catch (error) {
-    if (errorCode(error) === 'EEXIST') throw exists()
-    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes(errorCode(error) ?? '')) throw error
-    const handle = await open(folder.entry(name), 'wx', NEW_FILE_MODE).catch((cause: unknown) => {
-      throw errorCode(cause) === 'EEXIST' ? exists() : cause
-    })
-    try {
-      await handle.writeFile(data)
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-  } finally {
-    await unlink(folder.entry(temporary)).catch(() => undefined)
-  }
-  await syncFolder(folder)
 }

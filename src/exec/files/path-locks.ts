@@ -3,7 +3,7 @@
  * real path from reading the file to renaming the new content over it, so two edits of the same
  * file (from one connection or several) never both read the old text and lose one change.
  * Other processes writing the file are not covered; the "changed on disk" check catches most
- * of those (see replaceFileAtomically).
+ * of those (see isUnchanged in change-engine.ts).
  */
 import type {RuntimeService} from '../runtime.js'
 

@@ -9,7 +9,7 @@ import {ConfinedFolder, FILE_OPEN_FLAGS} from '../files/confined-open.js'
 import {displayName} from '../display-name.js'
 import {errorCode} from '../fs-errors.js'
 import {joinBytes, parentOf, type Workspace} from '../workspace.js'
-import {type FileDigest, SYMLINK_TYPE_BITS, TYPE_BITS} from './change-log.js'
+import {type FileDigest, TYPE_BITS} from './change-log.js'
 import {sha256} from './file-digest.js'
 
 /**

@@ -2,7 +2,7 @@ import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {closeSync, openSync} from 'node:fs'
 
-import {closeInheritedDescriptors, inheritableDescriptors, withoutInheritedDescriptors} from '../../../../src/exec/terminal/inherited-descriptors.js'
+import {inheritableDescriptors, withoutInheritedDescriptors} from '../../../../src/exec/terminal/inherited-descriptors.js'
 
 describe('descriptors a child would inherit', () => {
   it('finds none of Node\'s own, close-on-exec descriptors', function () {
