@@ -71,6 +71,20 @@ export interface WaitOptions {
   signal: AbortSignal
 }
 
+/**
+ * Settles, never rejecting, once the command of `session` ends (its output read), it is retired,
+ * `ms` pass or `signal` aborts, whichever comes first. Aborting `over` drops its timer and its
+ * listener on `signal`: the caller aborts it once it stops waiting.
+ */
+function endOrYield(session: CommandSession, ms: number, signal: AbortSignal, over: AbortSignal): Promise<unknown> {
+  const deadline = delay(ms, undefined, {signal: over}).catch(() => undefined)
+  const cancelled = new Promise<void>((resolve) => {
+    if (signal.aborted) resolve()
+    signal.addEventListener('abort', () => resolve(), {once: true, signal: over})
+  })
+  return Promise.race([deadline, session.ended, session.retired, cancelled])
+}
+
 function preview(command: string): string {
   const line = command.replace(/\s+/g, ' ').trim()
   return line.length > COMMAND_PREVIEW_CHARS ? `${line.slice(0, COMMAND_PREVIEW_CHARS - 1)}…` : line
@@ -277,17 +291,11 @@ export class CommandSessions implements RuntimeService {
   wait(session: CommandSession, options: WaitOptions, before?: (until: Promise<unknown>) => Promise<unknown>): Promise<CommandAnswer> {
     return session.serialize(async () => {
       if (session.isRetired) this.find(session.id, session.owner)
-      this.busy.set(session.id, (this.busy.get(session.id) ?? 0) + 1)
       // Polled: what comes next is kept in full again.
-      session.setOutputCapacity(this.bufferChars)
+      const release = this.follow(session)
       const waitOver = new AbortController()
       try {
-        const deadline = delay(options.yieldTimeMs, undefined, {signal: waitOver.signal}).catch(() => undefined)
-        const cancelled = new Promise<void>((resolve) => {
-          if (options.signal.aborted) resolve()
-          options.signal.addEventListener('abort', () => resolve(), {once: true, signal: waitOver.signal})
-        })
-        const until = Promise.race([deadline, session.ended, session.retired, cancelled])
+        const until = endOrYield(session, options.yieldTimeMs, options.signal, waitOver.signal)
         if (before) await before(until)
         await until
         if (session.isRetired) this.find(session.id, session.owner)
@@ -304,8 +312,7 @@ export class CommandSessions implements RuntimeService {
         })
       } finally {
         waitOver.abort()
-        this.busy.set(session.id, (this.busy.get(session.id) ?? 1) - 1)
-        this.touch(session)
+        release()
       }
     })
   }
@@ -320,11 +327,7 @@ export class CommandSessions implements RuntimeService {
     const release = this.follow(session)
     const waitOver = new AbortController()
     try {
-      const cancelled = new Promise<void>((resolve) => {
-        if (signal.aborted) resolve()
-        signal.addEventListener('abort', () => resolve(), {once: true, signal: waitOver.signal})
-      })
-      await Promise.race([delay(ms, undefined, {signal: waitOver.signal}).catch(() => undefined), session.ended, session.retired, cancelled])
+      await endOrYield(session, ms, signal, waitOver.signal)
       return session.hasEnded
     } finally {
       waitOver.abort()
@@ -333,10 +336,11 @@ export class CommandSessions implements RuntimeService {
   }
 
   /**
-   * Counts `session` as waited on until the returned function is called (a task following its
-   * command, DESIGN §4.11): it is not stopped at the idle limit, nor dropped unread, and keeps its
-   * whole output (OUTPUT_BUFFER_CHARS), without holding its turn, so write_stdin still types into
-   * it meanwhile. The function is idempotent.
+   * Counts `session` as waited on until the returned function is called (a call waiting on it, or
+   * a task following its command, DESIGN §4.11): it is not stopped at the idle limit, nor dropped
+   * unread, and keeps its whole output (OUTPUT_BUFFER_CHARS). Following does not hold its turn, so
+   * write_stdin still types into it while a task follows it. The function is idempotent, and does
+   * nothing once the session is retired.
    */
   follow(session: CommandSession): () => void {
     this.busy.set(session.id, (this.busy.get(session.id) ?? 0) + 1)

@@ -262,6 +262,14 @@ describe('CommandSessions', () => {
     expectThrows(() => sessions.find(first.session.id, OWNER), NotFoundError)
   })
 
+  it('keeps no count of waiting calls for a command whose end an answer reported (a long-lived server would gather one per command)', async () => {
+    for (let round = 0; round < 3; round++) expect((await run(sessions, 'true')).answer.exit_code).to.equal(0)
+    const first = await run(sessions, 'sleep 0.3', 50)
+    await finish(sessions, first.session.id, first.answer)
+    // The count is private: this reads it, since nothing a client sees shows it until memory runs out.
+    expect((sessions as unknown as {busy: Map<string, number>}).busy.size).to.equal(0)
+  })
+
   it('answers two concurrent calls on one session in turn', async () => {
     const {session} = await run(sessions, 'sleep 0.5; echo end', 250)
     const [a, b] = await Promise.allSettled([
