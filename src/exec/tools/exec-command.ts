@@ -26,6 +26,7 @@ import {commandSessionsFor} from '../terminal/runtime-sessions.js'
 import {NO_SANDBOX, type SandboxPolicy, describeSandbox} from '../terminal/sandbox-policy.js'
 import {ignoredArgumentsNote} from '../../mcp/tool-input.js'
 import {TASK_STATUS_MESSAGE_CHARS} from '../../mcp/tasks/limits.js'
+import {boundedStatusMessage} from '../../mcp/tasks/task-store.js'
 import type {ToolTask} from '../context.js'
 import {clampedNumberField, textField} from './input-fields.js'
 import {type ToolAnswer, defineTool} from './tool.js'
@@ -213,10 +214,9 @@ function commandTask(
     release,
     cancel: () => sessions.stop(session),
     statusMessage() {
-      const line = session.lastOutputLine.trim()
       const head = `session_id ${session.id}: `
-      const room = TASK_STATUS_MESSAGE_CHARS - head.length
-      return line === '' ? `session_id ${session.id}: running, no output yet` : head + (line.length <= room ? line : `…${line.slice(line.length - room + 1)}`)
+      // Cut here, not by the task store, so that the session_id stays when the line is long.
+      return head + (boundedStatusMessage(session.lastOutputLine, TASK_STATUS_MESSAGE_CHARS - head.length) ?? 'running, no output yet')
     },
   }
 }
