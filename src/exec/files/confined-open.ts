@@ -157,6 +157,8 @@ export class ConfinedFolder {
     readonly handle: FileHandle,
     /** The folder's real path as bytes, when it was opened. */
     readonly real: Buffer,
+    /** `fstat` of the descriptor, when it was opened. */
+    readonly info: Stats,
   ) {
     this.base = folderBase(handle.fd, real)
   }
@@ -173,8 +175,8 @@ export class ConfinedFolder {
     action: 'look' | 'write' = 'look',
     via: Buffer = real,
   ): Promise<ConfinedFolder> {
-    const {handle} = await openVerified(workspace, via, FOLDER_OPEN_FLAGS, requested, action)
-    return new ConfinedFolder(handle, real)
+    const {handle, info} = await openVerified(workspace, via, FOLDER_OPEN_FLAGS, requested, action)
+    return new ConfinedFolder(handle, real, info)
   }
 
   /** The real path of the entry `name` (for opening it as a folder of its own). */

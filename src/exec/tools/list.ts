@@ -1,4 +1,4 @@
-import {fstatSync, lstatSync, type Stats} from 'node:fs'
+import {lstatSync, type Stats} from 'node:fs'
 import {readlink} from 'node:fs/promises'
 import {setImmediate as setImmediatePromise} from 'node:timers/promises'
 import {z} from 'zod'
@@ -223,7 +223,7 @@ export const listTool = defineTool({
   async run(input, {workspace}) {
     const target = await workspace.resolve(input.path, {mustExist: true})
     return withFolder(workspace, target.real, input.path, async (folder) => {
-      const window = await folderWindow(folderPass(folder.self, fstatSync(folder.handle.fd).size), input.offset, input.limit).catch((error: unknown) => {
+      const window = await folderWindow(folderPass(folder.self, folder.info.size), input.offset, input.limit).catch((error: unknown) => {
         throw explainFsError(error, input.path)
       })
       const {total} = window
