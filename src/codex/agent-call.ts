@@ -10,7 +10,7 @@ import {mcpServersOf} from './mcp-servers.js'
 import type {AgentPolicy} from './policy.js'
 import type {CodexAgentRuntime} from './runtime.js'
 import {toolNameOf} from './slug.js'
-import {TOKEN_ENV} from '../token-env.js'
+import {CHILD_ENV_REMOVED} from '../token-env.js'
 
 /** The arguments of an `agent_<slug>` tool. */
 export interface AgentCallInput {
@@ -190,15 +190,11 @@ export function agentAnswer(agent: AgentDefinition, outcome: DispatchOutcome): A
 }
 
 /**
- * Variables a dispatched `codex exec` never inherits: AgentExec's HTTP bearer token, which ak
- * keeps out of its own commands too (an agent has no use for it, and every process it starts would
- * see it).
+ * The environment of a dispatched run: `env` less CHILD_ENV_REMOVED (AgentExec's HTTP bearer
+ * token, which every process ak starts would otherwise see), with `overrides` on top.
  */
-export const DISPATCH_ENV_REMOVED: readonly string[] = [TOKEN_ENV]
-
-/** The environment of a dispatched run: `env` less DISPATCH_ENV_REMOVED, with `overrides` on top. */
 export function dispatchEnvironment(env: NodeJS.ProcessEnv, overrides: Record<string, string>): NodeJS.ProcessEnv {
   const result: NodeJS.ProcessEnv = {...env, ...overrides}
-  for (const name of DISPATCH_ENV_REMOVED) delete result[name]
+  for (const name of CHILD_ENV_REMOVED) delete result[name]
   return result
 }

@@ -1,6 +1,8 @@
 import {accessSync, constants, statSync} from 'node:fs'
 import path from 'node:path'
 
+import {CHILD_ENV_REMOVED} from '../../token-env.js'
+
 /**
  * Shells `$SHELL` may name to be used as is. They all take `-l -c` and speak the POSIX syntax
  * that models trained on Codex write; anything else (fish, nologin, a program) is passed over for
@@ -29,12 +31,6 @@ export const COMMAND_ENV_OVERRIDES: Readonly<Record<string, string>> = {
   GIT_PAGER: 'cat',
   GH_PAGER: 'cat',
 }
-
-/**
- * Variables removed from every command's environment: the HTTP bearer token is the server's
- * secret, not the command's.
- */
-export const COMMAND_ENV_REMOVED: readonly string[] = ['AGENTEXEC_TOKEN']
 
 /**
  * The variable that tags every process of a command: a comma-separated list of random tags (any
@@ -66,12 +62,12 @@ export function resolveShell(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * The environment of one command: `base` without COMMAND_ENV_REMOVED, plus COMMAND_ENV_OVERRIDES,
+ * The environment of one command: `base` without CHILD_ENV_REMOVED, plus COMMAND_ENV_OVERRIDES,
  * plus COMMAND_TAG_VARIABLE with `tags` appended to any inherited value.
  */
 export function commandEnvironment(base: NodeJS.ProcessEnv, tags: string[]): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {...base, ...COMMAND_ENV_OVERRIDES}
-  for (const name of COMMAND_ENV_REMOVED) delete env[name]
+  for (const name of CHILD_ENV_REMOVED) delete env[name]
   const inherited = base[COMMAND_TAG_VARIABLE]
   env[COMMAND_TAG_VARIABLE] = [...(inherited ? [inherited] : []), ...tags].join(',')
   return env
