@@ -79,7 +79,7 @@ const AGENT_TASK_OWNER = 'stdio'
 const agentTaskStores = new WeakMap<CodexAgentRuntime, TaskStore>()
 
 /** The tasks of `runtime`'s agent calls (DESIGN §4.11), shared by its server instances. */
-export function agentTaskStore(runtime: CodexAgentRuntime): TaskStore {
+function agentTaskStore(runtime: CodexAgentRuntime): TaskStore {
   let store = agentTaskStores.get(runtime)
   if (!store) agentTaskStores.set(runtime, (store = new TaskStore()))
   return store
