@@ -1,8 +1,9 @@
 // Entry of the one-file AgentExec bundle dist/agentexec-bundle.cjs (scripts/build.js): the server
 // and the library, with no code run at import. Its users check the Node.js version first, then
-// import it: the launcher dist/agentexec.js (scripts/agentexec-launcher.js), the library entry
-// dist/exec.js (scripts/agentexec-library.cjs) and bin/run.js (`ak exec serve`). Each part is
-// imported dynamically, so a start evaluates only the modules the part it runs needs.
+// load it: the launcher dist/agentexec.js (scripts/agentexec-launcher.js), which carries it after
+// its own code, the CommonJS library entry dist/exec.cjs (scripts/agentexec-library.cjs) and
+// bin/run.js (`ak exec serve`). The server's parts are imported dynamically, so a start evaluates
+// only the modules the part it runs needs.
 
 /** Runs the `agentexec` command with `args` (see runAgentExec in src/agentexec-main.ts). */
 export async function runAgentExec(args) {
@@ -15,11 +16,6 @@ export async function runAgentExec(args) {
  */
 export async function serveDirectly(args) {
   return (await import('../dist/agentexec-main.js')).serveDirectly(args)
-}
-
-/** The library (src/index.ts): createAgentExec, LEVELS, SANDBOX_MODES. */
-export function loadLibrary() {
-  return import('../dist/index.js')
 }
 
 /**

@@ -225,8 +225,9 @@ async function bundleStandaloneServer() {
 /**
  * Writes the two entries over the AgentExec bundle, each one small file that checks the Node.js
  * version (one line naming the version needed, then exit 1) before it loads the bundle:
- * dist/agentexec.js, the `agentexec` command (it loads the bundle with its V8 code cache, see
- * bin/bundle-loader.js), and dist/exec.js, the library.
+ * dist/agentexec.js, the `agentexec` command (embedStandaloneBundle then appends the bundle, which
+ * it loads with its V8 code cache, see bin/bundle-loader.js), and dist/exec.cjs, the library
+ * (dist/exec.js, its ES module form, is written by writeLibraryTypes).
  */
 async function bundleCheckedEntries() {
   const {build} = await import('esbuild')
