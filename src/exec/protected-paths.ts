@@ -143,12 +143,26 @@ export interface Protection {
 }
 
 /** `name` with ASCII letters in lower case (case-insensitive file systems fold them; nothing else is folded). */
-function foldCase(name: string): string {
+export function foldCase(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => letter.toLowerCase())
 }
 
 const BY_NAME = new Map(PROTECTED_NAMES.map((rule) => [rule.name, rule]))
 const GIT_CONTROL_BY_NAME = new Map(GIT_CONTROL_ENTRIES.map((rule) => [rule.name, rule]))
+
+/** The entry of PROTECTED_NAMES that the file or folder name `name` is (matched ignoring ASCII case), or undefined. */
+export function protectedNameOf(name: string): ProtectedName | undefined {
+  return BY_NAME.get(foldCase(name))
+}
+
+/**
+ * The git folder the text of a `.git` file names (its `gitdir:` line), resolved against `folder`,
+ * the folder that holds the `.git` file; undefined when it names none. Pure.
+ */
+export function gitdirOf(text: string, folder: string): string | undefined {
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(text)
+  return match ? nodePath.resolve(folder, match[1] as string) : undefined
+}
 
 /**
  * The protection that covers `relative` (a path relative to the workspace in the display form, as
@@ -160,8 +174,7 @@ export function protectionOf(relative: string): Protection | undefined {
   const names = relative.split('/')
   let isInGit = false
   for (let index = 0; index < names.length; index++) {
-    const name = foldCase(names[index] as string)
-    const rule = BY_NAME.get(name)
+    const rule = protectedNameOf(names[index] as string)
     if (!rule) continue
     if (rule.kind !== 'git' || index === names.length - 1) return {path: names.slice(0, index + 1).join('/'), rule}
     isInGit = true
@@ -192,10 +205,8 @@ export function hooksPathProtectionOf(real: Uint8Array, relative: string): Prote
     const info = lstatSync(dotGit, {throwIfNoEntry: false})
     let gitFolder: string | undefined
     if (info?.isDirectory()) gitFolder = dotGit
-    else if (info?.isFile()) {
-      const match = /^gitdir:\s*(.+?)\s*$/m.exec(readConfigSync(dotGit) ?? '')
-      if (match) gitFolder = nodePath.resolve(folder, match[1] as string)
-    } else if (lstatSync(nodePath.join(folder, GIT_HEAD_RULE.name), {throwIfNoEntry: false})) gitFolder = folder
+    else if (info?.isFile()) gitFolder = gitdirOf(readConfigSync(dotGit) ?? '', folder)
+    else if (lstatSync(nodePath.join(folder, GIT_HEAD_RULE.name), {throwIfNoEntry: false})) gitFolder = folder
     const hooks = gitFolder === undefined ? undefined : hooksFolderOf(gitFolder, folder)
     if (hooks === undefined) continue
     let hooksReal = hooks
@@ -323,8 +334,13 @@ export class AllowedProtectedPaths {
 
   /** Whether `relative` (display form, relative to the workspace) is a folder on the way to an allowed path. */
   leadsTo(relative: string): boolean {
+    return this.below(relative).length > 0
+  }
+
+  /** The allowed paths that lie below the folder `relative` (display form, relative to the workspace). */
+  below(relative: string): string[] {
     const folded = `${foldCase(relative)}/`
-    return this.paths.some((allowed) => foldCase(allowed).startsWith(folded))
+    return this.paths.filter((allowed) => foldCase(allowed).startsWith(folded))
   }
 
   /** Whether `relative` (display form, relative to the workspace) is an allowed path or lies below one. */

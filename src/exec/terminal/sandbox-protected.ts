@@ -59,10 +59,14 @@ import {
   ALLOW_PROTECTED_FLAG,
   type AllowedProtectedPaths,
   GIT_CONTROL_ENTRIES,
+  GIT_HEAD_RULE,
   GIT_NAME,
   GIT_NESTED_FOLDERS,
   PROTECTED_NAMES,
   type ProtectedName,
+  foldCase,
+  gitdirOf,
+  protectedNameOf,
 } from '../protected-paths.js'
 
 /** Folders the walk for nested protected paths visits per writable root, at most (breadth first). */
@@ -105,12 +109,8 @@ export interface ProtectedMountPlan {
   isWalkCut: boolean
 }
 
-/** The entry `name` of a folder as a protected name, matched as protected-paths.ts matches (ASCII case folded). */
-function fold(name: string): string {
-  return name.replace(/[A-Z]/g, (letter) => letter.toLowerCase())
-}
-
-const BY_NAME = new Map(PROTECTED_NAMES.filter((rule) => rule.kind !== 'git').map((rule) => [rule.name, rule]))
+/** The protected names other than `.git`, which has rules of its own here (gitEntry). */
+const NAMES_BUT_GIT = PROTECTED_NAMES.filter((rule) => rule.kind !== 'git')
 
 function symlinkRefusal(file: string, workspace: string): SandboxProtectionError {
   const shown = escapeControls(path.relative(workspace, file) || file)
@@ -160,9 +160,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
   }
   /** Allowed paths below the protected folder `file` that exist: bound writable again. */
   const reopenAllowedBelow = async (file: string) => {
-    const prefix = `${fold(relative(file))}/`
-    for (const allowedPath of allowed.paths) {
-      if (!fold(allowedPath).startsWith(prefix)) continue
+    for (const allowedPath of allowed.below(relative(file))) {
       const inside = path.join(workspace, allowedPath)
       const info = await lstatOrUndefined(inside)
       if (info && !info.isSymbolicLink()) plan.writable.push(inside)
@@ -210,7 +208,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
     for (const entry of entries) {
       if (!entry.isDirectory()) continue
       const child = path.join(folder, entry.name)
-      if (await lstatOrUndefined(path.join(child, 'HEAD'))) await gitFolder(child, depth + 1)
+      if (await lstatOrUndefined(path.join(child, GIT_HEAD_RULE.name))) await gitFolder(child, depth + 1)
       else await nestedGitFolders(child, depth + 1)
     }
   }
@@ -227,15 +225,14 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
     if (info.isDirectory()) return gitFolder(file, 0, path.dirname(file))
     await protect(file)
     // A .git file points git at its git folder; protect that one too when a command could write it.
-    const text = await readSmallFile(file, GIT_FILE_MAX_BYTES)
-    const match = text ? /^gitdir:\s*(.+?)\s*$/m.exec(text) : null
-    if (!match) return
-    const target = await realpath(path.resolve(path.dirname(file), match[1] as string)).catch(() => undefined)
+    const gitdir = gitdirOf((await readSmallFile(file, GIT_FILE_MAX_BYTES)) ?? '', path.dirname(file))
+    if (gitdir === undefined) return
+    const target = await realpath(gitdir).catch(() => undefined)
     if (target && isInsideRoots(target) && (await lstatOrUndefined(target))?.isDirectory()) await gitFolder(target, 0, path.dirname(file))
   }
 
-  const protectedEntry = async (file: string, rule: ProtectedName | undefined, isRoot: boolean, info?: Dirent): Promise<void> => {
-    if (!rule || isAllowed(file)) return
+  const protectedEntry = async (file: string, rule: ProtectedName, isRoot: boolean, info?: Dirent): Promise<void> => {
+    if (isAllowed(file)) return
     const stats = info ?? (await lstatOrUndefined(file))
     const placeholder: Placeholder = {path: file, kind: rule.kind === 'file' ? 'file' : 'folder', content: ''}
     // A placeholder (another command's, or one a killed server left) is taken as one, not as the user's.
@@ -251,7 +248,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
   for (const root of roots) {
     // The root's own protected names, present or not.
     await gitEntry(path.join(root, GIT_NAME), true)
-    for (const rule of BY_NAME.values()) await protectedEntry(path.join(root, rule.name), rule, true)
+    for (const rule of NAMES_BUT_GIT) await protectedEntry(path.join(root, rule.name), rule, true)
     // Nested ones, breadth first.
     const queue = [root]
     let visited = 0
@@ -265,17 +262,17 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
       const entries = await readdir(folder, {withFileTypes: true}).catch(() => [] as Dirent[])
       // A folder git takes for a git folder by its own rule (HEAD, objects/, refs/): a bare repository.
       const byName = new Map(entries.map((entry) => [entry.name, entry]))
-      const head = byName.get('HEAD')
+      const head = byName.get(GIT_HEAD_RULE.name)
       if (head && !head.isDirectory() && byName.get('objects')?.isDirectory() && byName.get('refs')?.isDirectory()) {
         await gitFolder(folder, 0, folder)
       }
       for (const entry of entries) {
-        const name = fold(entry.name)
+        const rule = protectedNameOf(entry.name)
         const file = path.join(folder, entry.name)
-        if (folder === root && (name === GIT_NAME || BY_NAME.has(name))) continue // done above
-        if (name === GIT_NAME) await gitEntry(file, false)
-        else if (BY_NAME.has(name)) await protectedEntry(file, BY_NAME.get(name), false, entry)
-        else if (entry.isDirectory() && !SKIPPED_FOLDERS.has(name)) queue.push(file)
+        if (folder === root && rule) continue // done above
+        if (rule?.kind === 'git') await gitEntry(file, false)
+        else if (rule) await protectedEntry(file, rule, false, entry)
+        else if (entry.isDirectory() && !SKIPPED_FOLDERS.has(foldCase(entry.name))) queue.push(file)
       }
     }
   }
