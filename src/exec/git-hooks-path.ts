@@ -76,7 +76,11 @@ export function readConfigSync(file: string): string | undefined {
  * one); undefined when it is unset or uses `~`.
  */
 export function hooksFolderOf(gitFolder: string, base: string): string | undefined {
-  const config = readConfigSync(path.join(gitFolder, 'config'))
+  return hooksFolderIn(readConfigSync(path.join(gitFolder, 'config')), base)
+}
+
+/** The same for the text of the config (readConfigSync's), when the caller has read it already. Pure. */
+export function hooksFolderIn(config: string | undefined, base: string): string | undefined {
   const value = config === undefined ? undefined : parseHooksPath(config)
   if (value === undefined || value.startsWith('~')) return undefined
   return path.resolve(base, value)

@@ -53,7 +53,7 @@ import path from 'node:path'
 import {BadInputError} from '../../errors.js'
 import type {Logger} from '../../log.js'
 import {escapeControls} from '../../text-escape.js'
-import {hooksFolderOf} from '../git-hooks-path.js'
+import {hooksFolderIn, readConfigSync} from '../git-hooks-path.js'
 import {CAN_VERIFY_DESCRIPTORS, FOLDER_OPEN_FLAGS, descriptorPath} from '../files/confined-open.js'
 import {
   ALLOW_PROTECTED_FLAG,
@@ -75,8 +75,6 @@ export const PROTECTED_WALK_MAX_FOLDERS = 20_000
 const GIT_MODULES_MAX_DEPTH = 8
 /** Longest `.git` file read for its `gitdir:` line, in bytes. */
 const GIT_FILE_MAX_BYTES = 4096
-/** Longest config read to see whether it enables config.worktree, in bytes. */
-const GIT_CONFIG_MAX_BYTES = 1024 * 1024
 /** Folders the walk never enters: dependencies installed by tools, not the project's own folders. */
 const SKIPPED_FOLDERS = new Set(['node_modules'])
 
@@ -171,16 +169,18 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
     await reopenAllowedBelow(file)
   }
 
-  /** The folder the git folder's core.hooksPath names (resolved against `base`), bound read-only when it is a folder inside the roots. */
-  const hooksPathFolder = async (folder: string, base: string) => {
-    const hooks = hooksFolderOf(folder, base)
+  /** The folder core.hooksPath names in a git folder's `config` (resolved against `base`), bound read-only when it is a folder inside the roots. */
+  const hooksPathFolder = async (config: string | undefined, base: string) => {
+    const hooks = hooksFolderIn(config, base)
     const real = hooks === undefined ? undefined : await realpath(hooks).catch(() => undefined)
     if (real === undefined || roots.includes(real) || !isInsideRoots(real) || isAllowed(real)) return
     if ((await lstatOrUndefined(real))?.isDirectory()) await protect(real)
   }
 
   const gitFolder = async (folder: string, depth = 0, base?: string): Promise<void> => {
-    if (base !== undefined) await hooksPathFolder(folder, base)
+    // Read once: for core.hooksPath, and for whether it turns config.worktree on.
+    const config = readConfigSync(path.join(folder, 'config'))
+    if (base !== undefined) await hooksPathFolder(config, base)
     if (gitFolders.has(folder) || isAllowed(folder)) return
     gitFolders.add(folder)
     plan.writable.push(folder)
@@ -192,11 +192,8 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
       if (info?.isSymbolicLink()) throw symlinkRefusal(file, workspace)
       if (info && !(await isPlaceholder(placeholder))) await protect(file)
       else if (entry.name !== 'config.worktree') plan.placeholders.push(placeholder)
-      else {
-        // Read only when the (protected) config turns it on.
-        const config = await readSmallFile(path.join(folder, 'config'), GIT_CONFIG_MAX_BYTES)
-        if (config && /worktreeconfig\s*=\s*(true|yes|on|1)\b/i.test(config)) plan.placeholders.push(placeholder)
-      }
+      // config.worktree is held only when the (protected) config turns it on.
+      else if (config && /worktreeconfig\s*=\s*(true|yes|on|1)\b/i.test(config)) plan.placeholders.push(placeholder)
     }
     for (const nested of GIT_NESTED_FOLDERS) await nestedGitFolders(path.join(folder, nested), depth)
   }

@@ -88,6 +88,15 @@ describe('sandbox binds of protected paths (planProtectedMounts, prepareProtecte
     expect(relative(plan.placeholders.map((placeholder) => placeholder.path))).to.include('store.git/info').and.not.include('docs/config')
   })
 
+  it('holds a missing config.worktree with a placeholder only when the config turns it on, and reads core.hooksPath from the same config', async () => {
+    const placeholders = async () => relative((await planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)).placeholders.map((placeholder) => placeholder.path))
+    expect(await placeholders()).not.to.include('.git/config.worktree')
+    await mkdir(at('tools', 'hooks'), {recursive: true})
+    await writeFile(at('.git', 'config'), '[core]\n\thooksPath = tools/hooks\n[extensions]\n\tworktreeConfig = true\n')
+    expect(await placeholders()).to.include('.git/config.worktree')
+    expect(relative((await planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)).readOnly)).to.include('tools/hooks')
+  })
+
   it('refuses a protected name that is a symbolic link, saying how to fix it', async () => {
     await mkdir(at('editor'))
     await symlink('editor', at('.vscode'))
