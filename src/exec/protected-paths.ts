@@ -23,13 +23,13 @@
  * and `search` are not affected. The operator may make named protected paths writable
  * (`--allow-protected`, `createAgentExec({allowProtected})`).
  */
-import {lstatSync, readlinkSync, realpathSync} from 'node:fs'
+import {lstatSync, realpathSync} from 'node:fs'
 import nodePath from 'node:path'
 
 import {BadInputError, ProtectedPathError} from '../errors.js'
 import {escapeControls} from '../text-escape.js'
 import {hooksFolderOf, readConfigSync} from './git-hooks-path.js'
-import {CAN_VERIFY_DESCRIPTORS, type ConfinedFolder, descriptorPath} from './files/confined-open.js'
+import type {ConfinedFolder} from './files/confined-open.js'
 import {joinBytes, type ResolvedPath, type Workspace} from './workspace.js'
 
 /** One protected name, and why it is protected. */
@@ -422,7 +422,7 @@ export function assertWritableEntry(
   action: WriteAction,
   requested: string,
 ): void {
-  const real = CAN_VERIFY_DESCRIPTORS ? readlinkSync(descriptorPath(folder.handle.fd), {encoding: 'buffer'}) : folder.real
+  const real = folder.realNow
   // A folder found outside is refused by confinement's own checks; only inside is judged here.
   if (!workspace.isInside(real)) return
   const full = joinBytes(real, name)

@@ -45,6 +45,14 @@ export function descriptorPath(fd: number): string {
 }
 
 /**
+ * Where the object open at `fd` really is now, whatever happened to its path since it was opened:
+ * the target of its `/proc/self/fd` link. Linux only (CAN_VERIFY_DESCRIPTORS).
+ */
+export function descriptorTarget(fd: number): Buffer {
+  return readlinkSync(descriptorPath(fd), {encoding: 'buffer'})
+}
+
+/**
  * The path that names the folder open at `fd` (real path `real`) and, with a name appended, its
  * entries through the descriptor: `/proc/self/fd/N` on Linux, the real path elsewhere.
  */
@@ -59,7 +67,7 @@ export function folderBase(fd: number, real: Buffer): Buffer {
  */
 export function verifyDescriptor(workspace: Workspace, fd: number, requested: string): void {
   if (!CAN_VERIFY_DESCRIPTORS) return
-  if (!workspace.isInside(readlinkSync(descriptorPath(fd), {encoding: 'buffer'}))) throw new OutsideWorkspaceError(requested)
+  if (!workspace.isInside(descriptorTarget(fd))) throw new OutsideWorkspaceError(requested)
 }
 
 /** A regular file of the workspace, open for reading. Close `handle` when done. */
@@ -177,6 +185,11 @@ export class ConfinedFolder {
   ): Promise<ConfinedFolder> {
     const {handle, info} = await openVerified(workspace, via, FOLDER_OPEN_FLAGS, requested, action)
     return new ConfinedFolder(handle, real, info)
+  }
+
+  /** Where the folder really is now: its descriptorTarget on Linux, its real path when it was opened elsewhere. */
+  get realNow(): Buffer {
+    return CAN_VERIFY_DESCRIPTORS ? descriptorTarget(this.handle.fd) : this.real
   }
 
   /** The real path of the entry `name` (for opening it as a folder of its own). */

@@ -46,7 +46,7 @@
  * `core.bare false` and `core.worktree`) runs its config at the user's next `git status` there.
  * Binds hold only what exists when the command starts.
  */
-import {type Dirent, constants, readlinkSync} from 'node:fs'
+import {type Dirent, constants} from 'node:fs'
 import {type FileHandle, lstat, mkdir, open, readdir, realpath, rmdir, unlink} from 'node:fs/promises'
 import path from 'node:path'
 
@@ -54,7 +54,7 @@ import {BadInputError} from '../../errors.js'
 import type {Logger} from '../../log.js'
 import {escapeControls} from '../../text-escape.js'
 import {hooksFolderIn, readConfigSync} from '../git-hooks-path.js'
-import {CAN_VERIFY_DESCRIPTORS, FOLDER_OPEN_FLAGS, descriptorPath} from '../files/confined-open.js'
+import {CAN_VERIFY_DESCRIPTORS, FOLDER_OPEN_FLAGS, descriptorPath, descriptorTarget} from '../files/confined-open.js'
 import {
   ALLOW_PROTECTED_FLAG,
   type AllowedProtectedPaths,
@@ -316,7 +316,7 @@ async function openPlaceholderFolder(placeholder: Placeholder): Promise<FileHand
   if (!handle) return undefined
   const isThere = (() => {
     try {
-      return readlinkSync(descriptorPath(handle.fd)) === folder
+      return descriptorTarget(handle.fd).toString() === folder
     } catch {
       return false
     }
