@@ -1,7 +1,7 @@
 import {lstat} from 'node:fs/promises'
 import path from 'node:path'
 
-import {ALLOW_PROTECTED_FLAG, PROTECTED_NAMES, describeProtectedNames} from '../exec/protected-paths.js'
+import {ALLOW_PROTECTED_FLAG, ALLOW_PROTECTED_SEPARATOR, PROTECTED_NAMES, describeProtectedNames} from '../exec/protected-paths.js'
 import {escapeControls} from '../text-escape.js'
 import {type CheckResult, type DoctorEnvironment, ok, warn} from './check.js'
 
@@ -28,6 +28,6 @@ export async function checkProtectedPaths(environment: DoctorEnvironment): Promi
   return warn(
     'protected paths',
     `${detail}; ${shown} ${links.length === 1 ? 'is a symbolic link' : 'are symbolic links'}, which the sandbox cannot keep read-only, so exec serve --sandbox workspace-write runs no command here`,
-    `replace ${shown} by what ${links.length === 1 ? 'it points' : 'they point'} to, or serve with ${ALLOW_PROTECTED_FLAG} ${links.join(',')}`,
+    `replace ${shown} by what ${links.length === 1 ? 'it points' : 'they point'} to, or serve with ${ALLOW_PROTECTED_FLAG} ${links.join(ALLOW_PROTECTED_SEPARATOR)}`,
   )
 }
