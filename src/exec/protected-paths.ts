@@ -380,8 +380,9 @@ function refusal(requested: string, protection: Protection, action: WriteAction)
  * replace, delete or move onto, with what `Workspace.resolve` gave for it (its real path, so a
  * symlink or a case-folding spelling cannot hide a protected path). A path that does not exist yet
  * is judged with every missing folder that creating it would make (`a/.git/HEAD` creates `a/.git`).
- * Reads the file system only to find folders holding a HEAD (gitFolderProtectionOf); call `assertWritableEntry` too once the folder that will hold the path is open, to judge
- * the folder actually opened.
+ * Reads the file system to find folders holding a HEAD and the folders core.hooksPath names
+ * (refuseProtected); call `assertWritableEntry` too once the folder that will hold the path is
+ * open, to judge the folder actually opened.
  * @param target the resolved path
  * @param allowed the operator's allowance (`runtime.allowedProtected`)
  * @param action what is about to happen, for the message
@@ -394,9 +395,7 @@ export function assertWritablePath(
   action: WriteAction,
   requested: string = target.relative,
 ): void {
-  const protection =
-    protectionOf(target.relative) ?? gitFolderProtectionOf(target.real, target.relative) ?? hooksPathProtectionOf(target.real, target.relative)
-  if (protection && !allowed.covers(target.relative)) throw refusal(requested, protection, action)
+  refuseProtected(target.real, target.relative, allowed, action, requested)
   // The missing folders on the way are created too (the last missing name is the target itself);
   // an allowed path may be created with the folders that lead to it.
   const names = target.relative.split('/')
@@ -426,7 +425,16 @@ export function assertWritableEntry(
   // A folder found outside is refused by confinement's own checks; only inside is judged here.
   if (!workspace.isInside(real)) return
   const full = joinBytes(real, name)
-  const relative = workspace.relativeOf(full)
-  const protection = protectionOf(relative) ?? gitFolderProtectionOf(full, relative) ?? hooksPathProtectionOf(full, relative)
+  refuseProtected(full, workspace.relativeOf(full), allowed, action, requested)
+}
+
+/**
+ * Refuses a write to `relative` (display form, relative to the workspace), whose real path is
+ * `real`, unless `allowed` covers it: protected by its names (protectionOf), by a HEAD beside a
+ * control entry (gitFolderProtectionOf) or by a core.hooksPath (hooksPathProtectionOf), judged in
+ * that order, so the file system is read only when the names alone do not protect it.
+ */
+function refuseProtected(real: Uint8Array, relative: string, allowed: AllowedProtectedPaths, action: WriteAction, requested: string): void {
+  const protection = protectionOf(relative) ?? gitFolderProtectionOf(real, relative) ?? hooksPathProtectionOf(real, relative)
   if (protection && !allowed.covers(relative)) throw refusal(requested, protection, action)
 }
