@@ -4,10 +4,10 @@
  * while it is made), and, given `--ak-base CHECKOUT` (a built ak from before the journal), against
  * an ak with no journal at all.
  */
-import {copyFileSync, mkdirSync, readFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync} from 'node:fs'
 import path from 'node:path'
 import {akLauncher, type AkLauncher, type BenchContext} from '../lib/contenders.js'
-import {sampleLines, sizeOf, writeBigTextFile} from '../lib/corpus.js'
+import {sizeOf, writeEditableTextFile} from '../lib/corpus.js'
 import {alternate, timed, type Contender} from '../lib/measure.js'
 import {connectServer, type McpServer, type ServerLine} from '../lib/mcp.js'
 import {ratioVerdict, type CaseReport} from '../lib/report.js'
@@ -33,11 +33,7 @@ export async function editJournalCase(context: BenchContext, baseCheckout?: stri
   mkdirSync(workspace, {recursive: true})
   const original = path.join(workspace, 'original.txt')
   const fileBytes = context.quick ? QUICK_FILE_BYTES : FULL_FILE_BYTES
-  const lineCount = await writeBigTextFile(original, sampleLines([path.join(context.repoRoot, 'node_modules')], 20_000), fileBytes)
-  const middle = Math.floor(lineCount / 2)
-  const text = readFileSync(original, 'utf8')
-  const start = text.indexOf(`\n${middle} `) + 1
-  const line = `\n${text.slice(start, text.indexOf('\n', start))}`
+  const {middle, middleLine: line} = await writeEditableTextFile(original, context.repoRoot, fileBytes)
   context.setup.push(`- edit-journal: a generated text file of ${mib(sizeOf(original))}; line ${middle} gets a new counter at each edit.`)
 
   const servers: McpServer[] = []

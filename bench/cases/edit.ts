@@ -1,8 +1,8 @@
 /** `edit` of one line in a 50 MB text file, against the official server's `edit_file`. */
-import {copyFileSync, mkdirSync, readFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync} from 'node:fs'
 import path from 'node:path'
 import {filesystemLine, type BenchContext} from '../lib/contenders.js'
-import {sampleLines, sizeOf, writeBigTextFile} from '../lib/corpus.js'
+import {sizeOf, writeEditableTextFile} from '../lib/corpus.js'
 import {alternate, timed, type Contender} from '../lib/measure.js'
 import {connectServer, type McpServer} from '../lib/mcp.js'
 import {ratioVerdict, type CaseReport} from '../lib/report.js'
@@ -22,12 +22,7 @@ export async function editCase(context: BenchContext): Promise<CaseReport> {
   mkdirSync(workspace, {recursive: true})
   const original = path.join(workspace, 'original.txt')
   const fileBytes = context.quick ? QUICK_FILE_BYTES : FULL_FILE_BYTES
-  const lineCount = await writeBigTextFile(original, sampleLines([path.join(context.repoRoot, 'node_modules')], 20_000), fileBytes)
-  const middle = Math.floor(lineCount / 2)
-  const text = readFileSync(original, 'utf8')
-  const start = text.indexOf(`\n${middle} `) + 1
-  // With the newline before it the text is unique: "12 x" also occurs inside "112 x".
-  const before = `\n${text.slice(start, text.indexOf('\n', start))}`
+  const {lineCount, middle, middleLine: before} = await writeEditableTextFile(original, context.repoRoot, fileBytes)
   const after = `${before} // edited`
   context.setup.push(`- edit: a generated text file of ${mib(sizeOf(original))} and ${lineCount.toLocaleString('en')} lines; line ${middle} toggles between two texts.`)
 

@@ -137,6 +137,31 @@ export async function writeBigTextFile(file: string, lines: string[], bytes: num
   return count
 }
 
+/** A big generated text file to edit (see writeEditableTextFile). */
+export interface EditableTextFile {
+  /** Lines written. */
+  lineCount: number
+  /** The number of the line in the middle. */
+  middle: number
+  /**
+   * That line's text with the newline before it: unique in the file ("12 x" also occurs inside
+   * "112 x"), so an edit's old text can name it.
+   */
+  middleLine: string
+}
+
+/**
+ * Writes a text file of about `bytes` bytes (writeBigTextFile, from lines of the packages in
+ * `repoRoot`'s node_modules) and finds its middle line, for the edit cases.
+ */
+export async function writeEditableTextFile(file: string, repoRoot: string, bytes: number): Promise<EditableTextFile> {
+  const lineCount = await writeBigTextFile(file, sampleLines([path.join(repoRoot, 'node_modules')], 20_000), bytes)
+  const middle = Math.floor(lineCount / 2)
+  const text = readFileSync(file, 'utf8')
+  const start = text.indexOf(`\n${middle} `) + 1
+  return {lineCount, middle, middleLine: `\n${text.slice(start, text.indexOf('\n', start))}`}
+}
+
 /** Size of a file in bytes. */
 export function sizeOf(file: string): number {
   return statSync(file).size
