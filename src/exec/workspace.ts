@@ -1,4 +1,4 @@
-import {lstat, readlink, realpath, stat} from 'node:fs/promises'
+import {realpath, stat} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import path from 'node:path'
 
@@ -6,6 +6,7 @@ import {BadInputError, NotFoundError, OutsideWorkspaceError, SymlinkLoopError} f
 import {escapeControls} from '../text-escape.js'
 import {displayName, parseDisplayPath} from './display-name.js'
 import {explainFsError} from './fs-errors.js'
+import {type FolderCursor, openFolderCursor} from './workspace-walk.js'
 
 /** Symlinks followed while resolving one path before giving up (Linux's own limit is 40). */
 export const MAX_SYMLINK_HOPS = 40
@@ -46,11 +47,6 @@ export interface ResolvedPath {
    * to an existing file is refused by `resolve`; one that does not exist yet must become a folder.
    */
   namesFolder?: true
-}
-
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code
-  return code === 'ENOENT' || code === 'ENOTDIR'
 }
 
 /** The path `folder/name` as bytes. */
@@ -96,8 +92,10 @@ export function parentOf(real: Buffer): Buffer {
  * ends the walk as "outside" without looking at the target. So a refusal reads the same whether
  * the outside path exists or not.
  *
- * Resolving is a check on names; src/exec/files/confined-open.ts then opens the object and
- * verifies what was opened, so a path swapped after this check cannot move the work outside.
+ * Below the root the walk looks at each name through the folder it is in (workspace-walk.ts), so
+ * that what it answers (missing, a file, a link leading outside) is about an object proven to lie
+ * inside. src/exec/files/confined-open.ts then opens the object the same way and verifies what
+ * was opened, so a path swapped after this check cannot move the work outside.
  */
 export class Workspace {
   /** The root's names, outermost first (empty when the root is `/`). */
@@ -226,7 +224,9 @@ export class Workspace {
    * folder reached so far (not of the path as written), and a symlink's target continues the walk
    * from the real folder holding the link. Above the root the walk is lexical (see the class
    * comment). The first missing name ends the walk; the rest is kept as written, but a `..` in
-   * it is refused, since the kernel fails such a path (ENOENT).
+   * it is refused, since the kernel fails such a path (ENOENT). Below the root it looks at each
+   * name through the folder it is in (see workspace-walk.ts), so every answer is about an object
+   * proven to lie inside.
    */
   private async walk(bytes: Buffer, requested: string, hopsBefore = 0): Promise<ResolvedPath> {
     const shown = escapeControls(requested)
@@ -241,72 +241,92 @@ export class Workspace {
     if (real === undefined && this.rootNames.length === 0) real = this.rootBytes
     let isFolder = true
     let hops = hopsBefore
-    for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
-      if (!isFolder) {
-        const note = requested.endsWith('/') ? ' (a path ending in "/" names a folder)' : ''
-        throw new BadInputError(`A part of "${shown}" is a file, not a folder${note}. Check the path with the list tool.`)
-      }
-      if (name.equals(DOT)) continue
-      if (real === undefined) {
-        // Above the root: only the root's own names lead back in.
-        if (name.equals(DOT_DOT)) depth = Math.max(0, depth - 1)
-        else if (name.equals(this.rootNames[depth] as Buffer)) depth++
-        else throw outside()
-        if (depth === this.rootNames.length) real = this.rootBytes
-        continue
-      }
-      if (name.equals(DOT_DOT)) {
-        if (real.equals(this.rootBytes)) {
-          if (this.rootNames.length > 0) {
-            real = undefined
-            depth = this.rootNames.length - 1
-          }
-        } else {
-          real = parentOf(real)
+    // The folder the walk is in: `real` whenever a name is looked up (a last folder is not entered).
+    let cursor: FolderCursor | undefined
+    try {
+      cursor = openFolderCursor(this.rootBytes, real, requested)
+      for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+        if (!isFolder) {
+          const note = requested.endsWith('/') ? ' (a path ending in "/" names a folder)' : ''
+          throw new BadInputError(`A part of "${shown}" is a file, not a folder${note}. Check the path with the list tool.`)
         }
-        continue
-      }
-      if (name.length > MAX_NAME_BYTES) {
-        throw new BadInputError(
-          `A name in "${shown}" is ${name.length} bytes long; file systems allow at most ${MAX_NAME_BYTES} bytes per name. Use a shorter name.`,
-        )
-      }
-      const next = joinBytes(real, name)
-      let info
-      try {
-        info = await lstat(next)
-      } catch (error) {
-        if (!isMissing(error)) throw explainFsError(error, requested)
-        const tail = [name, ...pending.reverse()].filter((rest) => !rest.equals(DOT))
-        if (tail.some((rest) => rest.equals(DOT_DOT))) {
+        if (name.equals(DOT)) continue
+        if (real === undefined) {
+          // Above the root: only the root's own names lead back in.
+          if (name.equals(DOT_DOT)) depth = Math.max(0, depth - 1)
+          else if (name.equals(this.rootNames[depth] as Buffer)) depth++
+          else throw outside()
+          if (depth === this.rootNames.length) {
+            real = this.rootBytes
+            cursor.toRoot()
+          }
+          continue
+        }
+        if (name.equals(DOT_DOT)) {
+          if (real.equals(this.rootBytes)) {
+            if (this.rootNames.length > 0) {
+              real = undefined
+              depth = this.rootNames.length - 1
+              cursor.leave()
+            }
+          } else {
+            real = parentOf(real)
+            cursor.up(real)
+          }
+          continue
+        }
+        if (name.length > MAX_NAME_BYTES) {
           throw new BadInputError(
-            `"${shown}" goes up ("..") out of a folder that does not exist, which the system refuses too. ` +
-              'Remove the "..", or create the folder first.',
+            `A name in "${shown}" is ${name.length} bytes long; file systems allow at most ${MAX_NAME_BYTES} bytes per name. Use a shorter name.`,
           )
         }
-        const full = joinBytes(real, Buffer.concat(tail.flatMap((rest, index) => (index === 0 ? [rest] : [SLASH_BYTES, rest]))))
-        return {real: full, relative: this.relativeOf(full), exists: false, missing: tail, ...(namesFolder ? {namesFolder} : {})}
-      }
-      if (info.isSymbolicLink()) {
-        if (++hops > MAX_SYMLINK_HOPS) throw new SymlinkLoopError(requested)
-        const target = await readlink(next, {encoding: 'buffer'}).catch((error: unknown) => {
-          // EINVAL or ENOENT: the link was replaced or removed since the lstat above.
-          throw new BadInputError(`"${shown}" changed while it was being resolved (a link on the way was replaced). Retry.`)
-        })
-        if (target[0] === SLASH) {
-          const unaliased = this.unaliased(target)
-          pending.push(...namesOf(unaliased).reverse())
-          real = this.rootNames.length === 0 ? this.rootBytes : undefined
-          depth = 0
-        } else {
-          pending.push(...namesOf(target).reverse())
+        const next = joinBytes(real, name)
+        const kind = await cursor.kindOf(name)
+        if (kind === 'missing') {
+          const tail = [name, ...pending.reverse()].filter((rest) => !rest.equals(DOT))
+          if (tail.some((rest) => rest.equals(DOT_DOT))) {
+            throw new BadInputError(
+              `"${shown}" goes up ("..") out of a folder that does not exist, which the system refuses too. ` +
+                'Remove the "..", or create the folder first.',
+            )
+          }
+          cursor.finish()
+          const full = joinBytes(real, Buffer.concat(tail.flatMap((rest, index) => (index === 0 ? [rest] : [SLASH_BYTES, rest]))))
+          return {real: full, relative: this.relativeOf(full), exists: false, missing: tail, ...(namesFolder ? {namesFolder} : {})}
         }
-        continue
+        if (kind === 'link') {
+          if (++hops > MAX_SYMLINK_HOPS) throw new SymlinkLoopError(requested)
+          const target = await Promise.resolve(cursor.readLink(name)).catch(() => {
+            // EINVAL or ENOENT: the link was replaced or removed since kindOf.
+            throw new BadInputError(`"${shown}" changed while it was being resolved (a link on the way was replaced). Retry.`)
+          })
+          if (target[0] === SLASH) {
+            const unaliased = this.unaliased(target)
+            pending.push(...namesOf(unaliased).reverse())
+            depth = 0
+            if (this.rootNames.length === 0) {
+              real = this.rootBytes
+              cursor.toRoot()
+            } else {
+              real = undefined
+              cursor.leave()
+            }
+          } else {
+            pending.push(...namesOf(target).reverse())
+          }
+          continue
+        }
+        isFolder = kind === 'folder'
+        if (isFolder && pending.length > 0) cursor.enter(name, next)
+        real = next
       }
-      real = next
-      isFolder = info.isDirectory()
+      if (real === undefined) throw outside()
+      cursor.finish()
+      return {real, relative: this.relativeOf(real), exists: true, missing: [], ...(namesFolder ? {namesFolder} : {})}
+    } catch (error) {
+      throw explainFsError(error, requested)
+    } finally {
+      cursor?.release()
     }
-    if (real === undefined) throw outside()
-    return {real, relative: this.relativeOf(real), exists: true, missing: [], ...(namesFolder ? {namesFolder} : {})}
   }
 }

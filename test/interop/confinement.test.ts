@@ -407,13 +407,19 @@ describe('a racing process swapping a workspace folder and a link to the outside
 })
 
 
-describe('search under a compiled swapper of a workspace folder and a link to the outside', function () {
+describe('search and the file tools under a compiled swapper of a workspace folder and a link to the outside', function () {
   this.timeout(240_000)
   const RACE_SECONDS = 6
   /** Files of the inside folder that also exist outside: text outside matching the right prefix, or binary. */
   const SHARED = 30
   /** Files of the inside folder that do not exist outside. */
   const INSIDE_ONLY = 10
+  /**
+   * How often an answer must come for one name, and never for the other, to tell them apart. An
+   * answer that does not depend on the name falls on either with even odds, so all 12 on one side
+   * happen by chance once in 2,048; the oracle this guards against gave 116 to 0 in one run.
+   */
+  const ORACLE_MIN_COUNT = 12
   let base: string
   let ws: string
   let swapper: string
@@ -434,6 +440,9 @@ describe('search under a compiled swapper of a workspace folder and a link to th
       await writeFile(path.join(outside, name), index % 3 === 2 ? 'root:x\0binary\n' : `root:x:0:0:${SECRET}\n`, {mode: 0o600})
     }
     for (let index = 0; index < INSIDE_ONLY; index++) await writeFile(path.join(ws, 'dir', `only${index}.txt`), 'an inside line\n')
+    // Names that exist only outside (a file and a folder), for the path-walk oracle.
+    await writeFile(path.join(outside, 'shadow.txt'), `root:x:0:0:${SECRET}\n`, {mode: 0o600})
+    await mkdir(path.join(outside, 'shadowdir'), {mode: 0o700})
     await symlink(outside, path.join(ws, 'link'))
     client = await connectStdio('v2 (2026-07-28)', ['exec', 'serve', '--workspace', ws, '--level', 'files', '--quiet'], {env: {HOME: base}})
   })
@@ -462,6 +471,51 @@ describe('search under a compiled swapper of a workspace folder and a link to th
       expect(text).to.not.match(/"dir\/[^"]*" is not a folder/)
       expect(text).to.not.include(SECRET)
       expect(text).to.not.match(/Internal error|\bE[A-Z]{3,}\b/)
+    }
+  })
+
+  it('answers read, list and edit of a name that exists only outside exactly as of a name that exists nowhere', async () => {
+    const racer = spawn(swapper, [path.join(ws, 'dir'), path.join(ws, 'link'), String(RACE_SECONDS)], {stdio: 'ignore'})
+    const raced = new Promise((resolve) => racer.once('exit', resolve))
+    // For each call, the answer (with its name replaced by NAME) and how often it came, for the right and the wrong outside name.
+    const seen = new Map<string, Map<string, number>>()
+    const calls = (name: string, folder: string): Array<[string, Record<string, unknown>]> => [
+      ['read', {path: `dir/${name}`}],
+      ['list', {path: `dir/${folder}`}],
+      ['edit', {path: `dir/${name}`, old_text: 'root', new_text: 'root'}],
+      ['edit', {path: `dir/${folder}/file.txt`, old_text: 'root', new_text: 'root'}],
+    ]
+    const note = (tool: string, name: string, text: string) => {
+      const key = `${tool} ${name === 'shadow' ? 'right' : 'wrong'}`
+      const counts = seen.get(key) ?? new Map<string, number>()
+      const shape = text.replaceAll(/shadow|nowhere/g, 'NAME')
+      counts.set(shape, (counts.get(shape) ?? 0) + 1)
+      seen.set(key, counts)
+    }
+    const deadline = Date.now() + RACE_SECONDS * 1000
+    const caller = async () => {
+      while (Date.now() < deadline) {
+        for (const name of ['shadow', 'nowhere']) {
+          for (const [tool, args] of calls(`${name}.txt`, `${name}dir`)) {
+            const answer = await client.call(tool, args)
+            expect(answer.text).to.not.include(SECRET)
+            note(`${tool} ${String(args.path).replace(name, '')}`, name, answer.text)
+          }
+        }
+      }
+    }
+    await Promise.all([caller(), caller(), caller()])
+    await raced
+    const tools = new Set([...seen.keys()].map((key) => key.replace(/ (right|wrong)$/, '')))
+    for (const tool of tools) {
+      const right = seen.get(`${tool} right`) ?? new Map<string, number>()
+      const wrong = seen.get(`${tool} wrong`) ?? new Map<string, number>()
+      // An answer that came several times for one name and never for the other tells the names apart.
+      for (const [mine, theirs] of [[right, wrong], [wrong, right]] as const) {
+        for (const [shape, count] of mine) {
+          expect(count >= ORACLE_MIN_COUNT && !theirs.has(shape), `${tool}: ${count} × "${shape}" for one name, never for the other`).to.equal(false)
+        }
+      }
     }
   })
 

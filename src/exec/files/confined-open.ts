@@ -6,6 +6,9 @@
  * - Files and folders are opened with `O_NOFOLLOW` (a link swapped in at the last name fails)
  *   and `O_NONBLOCK` (a FIFO or device swapped in cannot hang the call); the type is then taken
  *   from `fstat` of the descriptor, not from the path.
+ * - On Linux the object is reached from the root through held folders, each opened through the
+ *   one before without following a link, so no folder on the way can be swapped for a link to the
+ *   outside, and a name found missing is missing inside.
  * - On Linux the descriptor names its object: the target of `/proc/self/fd/N` is where the
  *   opened file or folder really is, whatever happened to the path meanwhile. It must lie inside
  *   the workspace, or the call is refused as outside.
@@ -16,15 +19,18 @@
  * resolved without following swapped links at the last name, but a swap of a folder higher up,
  * at the right instant, is not detected (the README says so).
  */
-import {existsSync, constants as fsConstants, readlinkSync} from 'node:fs'
+import {closeSync, constants as fsConstants, openSync} from 'node:fs'
 import type {Stats} from 'node:fs'
 import {type FileHandle, lstat, open} from 'node:fs/promises'
 import {resolve as resolvePath} from 'node:path'
 
 import {BadInputError, OutsideWorkspaceError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
-import {joinBytes, type ResolvedPath, type Workspace} from '../workspace.js'
+import {joinBytes, type ResolvedPath, splitPath, type Workspace} from '../workspace.js'
 import {explainFsError} from '../fs-errors.js'
+import {CAN_VERIFY_DESCRIPTORS, descriptorEntry, descriptorPath, descriptorTarget, FOLDER_PATH_FLAGS} from './descriptors.js'
+
+export {CAN_VERIFY_DESCRIPTORS, descriptorPath, descriptorTarget} from './descriptors.js'
 
 const {O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY} = fsConstants
 
@@ -32,25 +38,6 @@ const {O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY} = fsConstants
 export const FILE_OPEN_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK
 /** Flags for opening a folder. */
 export const FOLDER_OPEN_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK
-
-/** Where an open descriptor's object can be named: `/proc/self/fd` on Linux, nowhere elsewhere. */
-const PROC_FDS = '/proc/self/fd'
-
-/** Whether this system lets a descriptor name its object (Linux with /proc mounted). */
-export const CAN_VERIFY_DESCRIPTORS = process.platform === 'linux' && existsSync(PROC_FDS)
-
-/** The `/proc/self/fd/N` path of an open descriptor (Linux). */
-export function descriptorPath(fd: number): string {
-  return `${PROC_FDS}/${fd}`
-}
-
-/**
- * Where the object open at `fd` really is now, whatever happened to its path since it was opened:
- * the target of its `/proc/self/fd` link. Linux only (CAN_VERIFY_DESCRIPTORS).
- */
-export function descriptorTarget(fd: number): Buffer {
-  return readlinkSync(descriptorPath(fd), {encoding: 'buffer'})
-}
 
 /**
  * The path that names the folder open at `fd` (real path `real`) and, with a name appended, its
@@ -70,6 +57,39 @@ export function verifyDescriptor(workspace: Workspace, fd: number, requested: st
   if (!workspace.isInside(descriptorTarget(fd))) throw new OutsideWorkspaceError(requested)
 }
 
+/** A path to open an object by, and what to let go once it is opened. */
+interface Reach {
+  path: Buffer
+  release(): void
+}
+
+/**
+ * A path that reaches the object at the real path `real` (inside the workspace) from the root
+ * through held folders (Linux): each folder on the way is opened through the one before, without
+ * following a link (synchronously, as in workspace-walk.ts), and the object is reached as an entry
+ * of the last (`/proc/self/fd/N/name`). So no folder on the way can be swapped for a link, and a
+ * missing name is missing inside. Elsewhere, and for the root itself, the path is `real`.
+ * @throws the system's error (ENOENT, ENOTDIR) when a folder on the way is gone or no longer a folder.
+ */
+function reachBeneath(workspace: Workspace, real: Buffer): Reach {
+  const root = workspace.rootBytes
+  if (!CAN_VERIFY_DESCRIPTORS || real.length <= root.length || !workspace.isInside(real)) return {path: real, release() {}}
+  const names = splitPath(real.subarray(root.length))
+  let fd = openSync(root, FOLDER_PATH_FLAGS)
+  try {
+    for (const name of names.slice(0, -1)) {
+      const next = openSync(descriptorEntry(fd, name), FOLDER_PATH_FLAGS)
+      closeSync(fd)
+      fd = next
+    }
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
+  const held = fd
+  return {path: descriptorEntry(held, names.at(-1) as Buffer), release: () => closeSync(held)}
+}
+
 /** A regular file of the workspace, open for reading. Close `handle` when done. */
 export interface OpenedFile {
   handle: FileHandle
@@ -78,13 +98,23 @@ export interface OpenedFile {
   path: ResolvedPath
 }
 
-async function openVerified(workspace: Workspace, real: Buffer, flags: number, requested: string, action: 'look' | 'write' = 'look') {
+/**
+ * Opens the object at the real path `real` with `flags`, reached through held folders (see
+ * reachBeneath) or by `via` (an entry of another open folder), and verifies it lies inside.
+ */
+async function openVerified(workspace: Workspace, real: Buffer, flags: number, requested: string, action: 'look' | 'write' = 'look', via?: Buffer) {
   let handle: FileHandle
+  let reach: Reach | undefined
   try {
-    handle = await open(real, flags)
+    reach = via === undefined ? reachBeneath(workspace, real) : {path: via, release() {}}
+    handle = await open(reach.path, flags)
   } catch (error) {
-    if ((flags & O_DIRECTORY) !== 0 && (error as NodeJS.ErrnoException).code === 'ENOTDIR') throw await notAFolderError(workspace, real, requested)
+    if (reach && (flags & O_DIRECTORY) !== 0 && (error as NodeJS.ErrnoException).code === 'ENOTDIR') {
+      throw await notAFolderError(workspace, real, reach.path, requested)
+    }
     throw explainFsError(error, requested, action)
+  } finally {
+    reach?.release()
   }
   try {
     verifyDescriptor(workspace, handle.fd, requested)
@@ -109,16 +139,17 @@ export async function statConfined(workspace: Workspace, real: Buffer, requested
 /**
  * Why a folder open failed with ENOTDIR: what is there is not a folder, or it changed after the
  * path was resolved (it became a symbolic link: O_NOFOLLOW with O_DIRECTORY fails that way too; or
- * it was swapped and is a folder again). The folder opened may be the one `requested` names or the
+ * it was swapped and is a folder again), judged by looking again at `at`, the path it was opened by.
+ * The folder opened may be the one `requested` names or the
  * folder of a file it names (an edit opens the file's folder): the message names the folder, and
  * `requested` when that is a file in it, so it never says a file "is not a folder".
  */
-async function notAFolderError(workspace: Workspace, real: Buffer, requested: string): Promise<BadInputError> {
+async function notAFolderError(workspace: Workspace, real: Buffer, at: Buffer, requested: string): Promise<BadInputError> {
   const shown = escapeControls(requested)
   const folder = workspace.isInside(real) ? workspace.relativeOf(real) : undefined
   const isRequested = folder === undefined || samePath(workspace, requested, folder)
   const subject = isRequested ? `"${shown}"` : `The folder "${folder}" of "${shown}"`
-  const now = await lstat(real).catch(() => undefined)
+  const now = await lstat(at).catch(() => undefined)
   if (now === undefined || now.isSymbolicLink() || now.isDirectory()) {
     const what = now?.isSymbolicLink() ? 'it became a symbolic link' : now === undefined ? 'it was removed' : 'it was replaced meanwhile'
     return new BadInputError(`${subject} changed while it was being opened (${what}). Retry; if it keeps failing, look at it with the list tool.`)
@@ -181,9 +212,9 @@ export class ConfinedFolder {
     real: Buffer,
     requested: string,
     action: 'look' | 'write' = 'look',
-    via: Buffer = real,
+    via?: Buffer,
   ): Promise<ConfinedFolder> {
-    const {handle, info} = await openVerified(workspace, via, FOLDER_OPEN_FLAGS, requested, action)
+    const {handle, info} = await openVerified(workspace, real, FOLDER_OPEN_FLAGS, requested, action, via)
     return new ConfinedFolder(handle, real, info)
   }
 
