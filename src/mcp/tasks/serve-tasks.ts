@@ -1,4 +1,4 @@
-import type {McpServer, ServerContext} from '@modelcontextprotocol/server'
+import {type McpServer, PROTOCOL_VERSION_META_KEY, type ServerContext} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
 import {TASKS_EXTENSION_ID, capabilitiesDeclareTasks, requestDeclaresTasks, tasksNotDeclaredError} from './task-extension.js'
@@ -117,15 +117,32 @@ export function serveTasks(
     offerFor(ctx) {
       const slot = offers.get(ctx.mcpReq.id)
       if (!slot) return undefined
+      const isModern = isModernRequest(ctx)
       return {
         start(work) {
           if (slot.created || !store.canStart) return false
-          slot.created = store.start(owner, work)
+          slot.created = store.start(owner, isModern ? {...work, outcome: work.outcome.then(asCompleteResult)} : work)
           return true
         },
       }
     },
   }
+}
+
+/** Whether the request of `ctx` was sent for a 2026-07-28 revision (its `_meta` envelope names one). */
+function isModernRequest(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined
+  return typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string'
+}
+
+/**
+ * A task's CallToolResult as a 2026-07-28 request would have been answered: with
+ * `resultType: "complete"`, which that revision requires of every result. The extension's
+ * DetailedTask `result` "matches the result type of the original request", and a requester
+ * checks it as one (`@modelcontextprotocol/ext-tasks` refuses it without).
+ */
+function asCompleteResult(result: Record<string, unknown>): Record<string, unknown> {
+  return {resultType: 'complete', ...result}
 }
 
 /** A task as a result object (tasks/get, notifications): the DetailedTask's fields. */
