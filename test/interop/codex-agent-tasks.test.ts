@@ -1,14 +1,18 @@
+import {type ToolExecution, resultFromTaskOutcome} from '@modelcontextprotocol/ext-tasks/client'
 import {expect} from 'chai'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 
 import {eventually, isAlive, tempDir, trustConfig, writeStandInCodex, writeTree} from '../helpers/codex-fixtures.js'
-import {RawConnection} from '../helpers/raw-mcp.js'
+import {type TasksConnection, connectTasksStdio} from '../helpers/tasks-client.js'
+
+type CallToolResult = {content: Array<{type: string; text?: string}>; isError?: boolean}
 
 /**
  * agent_<slug> calls as MCP tasks (DESIGN §4.11) through the built `ak codex-agent-runtime serve`
  * over stdio with a stand-in `codex` on PATH, for a client that declares the Tasks extension
- * (2026-07-28, per request): a run longer than AGENT_CALL_YIELD_MS becomes a task that completes
+ * (2026-07-28, per request: the official `@modelcontextprotocol/client` with the extension's
+ * requester `@modelcontextprotocol/ext-tasks`, test/helpers/tasks-client.ts): a run longer than AGENT_CALL_YIELD_MS becomes a task that completes
  * with the agent's answer, tasks/cancel stops the run, a quick failure answers at once.
  */
 describe('agent calls as MCP tasks', function () {
@@ -16,7 +20,9 @@ describe('agent calls as MCP tasks', function () {
   let dir: string
   let remove: () => Promise<void>
   let record: string
-  let connection: RawConnection
+  let connection: TasksConnection
+  const callAgent = (prompt: string): Promise<ToolExecution<CallToolResult>> =>
+    connection.session!.callTool<CallToolResult>('agent_helper', {prompt})
 
   before(async () => {
     ;({dir, remove} = await tempDir('ak-agent-tasks-'))
@@ -26,8 +32,9 @@ describe('agent calls as MCP tasks', function () {
     await writeTree(project, {'.git/HEAD': '', '.codex/agents/helper.toml': 'description = "Helps."\n'})
     await writeTree(codexHome, {'config.toml': trustConfig({[project]: 'trusted'})})
     await writeStandInCodex(path.join(dir, 'bin'), record)
-    connection = await RawConnection.open(project, '2026-07-28', true, ['codex-agent-runtime', 'serve', '--codex-home', codexHome], {
-      PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH}`,
+    connection = await connectTasksStdio(project, true, {
+      args: ['codex-agent-runtime', 'serve', '--codex-home', codexHome],
+      env: {PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH}`},
     })
   })
   after(async () => {
@@ -36,26 +43,28 @@ describe('agent calls as MCP tasks', function () {
   })
 
   it('answers a long run with a task that completes with the agent’s final message', async () => {
-    const created = await connection.call({prompt: 'SLOW please'}, 'agent_helper')
-    expect(created.resultType).to.equal('task')
-    const ended = await connection.settle(String(created.taskId))
-    expect(ended.status).to.equal('completed')
-    expect(JSON.stringify(ended.result)).to.contain('answer: SLOW please')
+    const execution = await callAgent('SLOW please')
+    expect(execution.kind).to.equal('task')
+    const {outcome} = await execution.settle()
+    expect(outcome.status).to.equal('completed')
+    expect(JSON.stringify(resultFromTaskOutcome(outcome).content)).to.contain('answer: SLOW please')
   })
 
   it('answers a run that fails at once without a task', async () => {
-    const answer = await connection.call({prompt: 'FAIL now'}, 'agent_helper')
-    expect(answer).not.to.have.property('taskId')
+    const execution = await callAgent('FAIL now')
+    expect(execution.kind).to.equal('immediate')
+    const answer = resultFromTaskOutcome(await execution.result())
     expect(answer.isError).to.equal(true)
     expect(JSON.stringify(answer.content)).to.contain('model exploded')
   })
 
   it('stops the run on tasks/cancel', async () => {
-    const created = await connection.call({prompt: 'HANG here'}, 'agent_helper')
-    expect(created.resultType).to.equal('task')
+    const execution = await callAgent('HANG here')
+    expect(execution.kind).to.equal('task')
     const pids = JSON.parse(await readFile(`${record}.pids`, 'utf8')) as number[]
-    await connection.request('tasks/cancel', {taskId: created.taskId})
-    expect((await connection.request('tasks/get', {taskId: created.taskId})).result!.status).to.equal('cancelled')
+    await execution.cancel()
+    expect((await execution.result()).status).to.equal('cancelled')
+    expect((await connection.session!.task(execution.handle!.taskId).snapshot()).status).to.equal('cancelled')
     await eventually(() => pids.every((pid) => !isAlive(pid)))
   })
 })
