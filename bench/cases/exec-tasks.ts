@@ -65,8 +65,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const seconds = Number(values.seconds)
   const workspace = mkdtempSync(path.join(tmpdir(), 'ak-bench-tasks-'))
   try {
-    const polling = await followCommand(workspace, seconds, false)
-    const task = await followCommand(workspace, seconds, true)
+    // Side by side: each counts only its own connection's calls, so running both at once changes no figure.
+    const [polling, task] = await Promise.all([followCommand(workspace, seconds, false), followCommand(workspace, seconds, true)])
     console.log(`| a ${seconds} s command | calls to the server | bytes to the server | model turns |`)
     console.log('|---|---|---|---|')
     console.log(`| polled with write_stdin (30 s yields) | ${polling.calls} | ${polling.bytes} | ${polling.calls} |`)
