@@ -1,7 +1,9 @@
 /**
- * A JSON-RPC client of its own over stdio for the MCP Tasks extension's tests: it declares the
- * extension (or not) in each request's `_meta` (2026-07-28) or at `initialize` (2025-11-25), so
- * every frame is exactly what the extension specifies.
+ * A JSON-RPC client of its own over stdio for the MCP Tasks extension: it declares the extension
+ * (or not) in each request's `_meta` (2026-07-28) or at `initialize` (2025-11-25). The tests use
+ * the official clients where they can (test/helpers/tasks-client.ts); this one is kept for what
+ * no official client sends, the extension declared at a 2025-era `initialize`, and for
+ * bench/cases/exec-tasks.ts, which counts the bytes a client writes to the server's stdin.
  */
 import {type ChildProcess, spawn} from 'node:child_process'
 import readline from 'node:readline'
