@@ -24,6 +24,14 @@ import {BadInputError} from '../errors.js'
 import {escapeControls} from '../text-escape.js'
 import {CAN_VERIFY_DESCRIPTORS, descriptorEntry, descriptorPath, FOLDER_PATH_FLAGS} from './files/descriptors.js'
 
+const SLASH = 0x2f
+
+/** A folder handed over by a walk: `via` reaches the object through it; `release` closes it. */
+export interface Handed {
+  via?: Buffer
+  release(): void
+}
+
 /** What a name in a folder is, as `lstat` sees it (a link is not followed). */
 export type EntryKind = 'missing' | 'folder' | 'link' | 'other'
 
@@ -58,7 +66,13 @@ export interface FolderCursor {
    * @throws BadInputError when it is not (it was moved or replaced during the walk).
    */
   finish(): void
-  /** Lets the folder go (after an error); harmless after finish. */
+  /**
+   * Checks as `finish` does, and hands the folder over instead of letting it go: `via` reaches the
+   * object at `real` (the folder itself, or one of its entries) through it; `release` closes it.
+   * `via` is undefined where there is no folder to hand (no descriptors, or the root is gone).
+   */
+  hand(real: Buffer): Handed
+  /** Lets the folder go (after an error); harmless after finish or hand. */
   release(): void
 }
 
@@ -142,6 +156,28 @@ class DescriptorCursor implements FolderCursor {
     this.release()
   }
 
+  hand(real: Buffer): Handed {
+    const folder = this.real as Buffer
+    const cut = real.lastIndexOf(SLASH)
+    const isSelf = folder.equals(real)
+    const name = isSelf ? Buffer.from('.') : real.subarray(cut + 1)
+    // The walk ends in the object's folder or in the folder itself; anything else is opened from the root.
+    if (this.fd === -1 || !(isSelf || folder.equals(real.subarray(0, Math.max(cut, 1))))) {
+      this.finish()
+      return {release() {}}
+    }
+    this.check()
+    let fd = this.fd
+    this.fd = -1
+    return {
+      via: descriptorEntry(fd, name),
+      release() {
+        if (fd !== -1) closeSync(fd)
+        fd = -1
+      },
+    }
+  }
+
   release(): void {
     if (this.fd !== -1) closeSync(this.fd)
     this.fd = -1
@@ -205,6 +241,10 @@ class PathCursor implements FolderCursor {
   }
 
   finish(): void {}
+
+  hand(): Handed {
+    return {release() {}}
+  }
 
   release(): void {}
 }

@@ -49,6 +49,18 @@ export interface ResolvedPath {
   namesFolder?: true
 }
 
+/** An existing path inside the workspace whose folder is held open to reach it (Workspace.resolveHeld). */
+export interface HeldPath extends ResolvedPath {
+  /**
+   * A path that reaches the object at `real` through the held folder (`/proc/self/fd/N/name`, or
+   * `/proc/self/fd/N/.` for the folder itself) on Linux; undefined where no folder is held (open
+   * `real` from the root then, see confined-open.ts).
+   */
+  via?: Buffer
+  /** Closes the held folder; call it once the object is open (a second call does nothing). */
+  release(): void
+}
+
 /** The path `folder/name` as bytes. */
 export function joinBytes(folder: Uint8Array, name: Uint8Array): Buffer {
   return folder.length === 1 && folder[0] === SLASH
@@ -169,8 +181,9 @@ export class Workspace {
    * @throws SymlinkLoopError (a BadInputError) after MAX_SYMLINK_HOPS symlinks.
    * @throws OutsideWorkspaceError when the path leads outside the workspace.
    * @throws NotFoundError when `mustExist` and nothing is there.
+   * With `hold`, an existing path comes back as a HeldPath (see resolveHeld).
    */
-  async resolve(requested: string, options: {mustExist?: boolean} = {}): Promise<ResolvedPath> {
+  async resolve(requested: string, options: {mustExist?: boolean; hold?: boolean} = {}): Promise<ResolvedPath> {
     const shown = escapeControls(requested.slice(0, 200)) + (requested.length > 200 ? '…' : '')
     if (requested.length === 0) throw new BadInputError('The path is empty. Pass a path inside the workspace ("." for its root).')
     if (requested.length > MAX_PATH_ARGUMENT_CHARS) {
@@ -191,11 +204,22 @@ export class Workspace {
       )
     }
     if (bytes.includes(0)) throw new BadInputError(`The path "${shown}" contains a NUL byte, which no file name can hold. Pass a plain path.`)
-    const resolved = await this.walk(this.unaliased(bytes), requested)
+    const resolved = await this.walk(this.unaliased(bytes), requested, 0, options.hold === true)
     if (options.mustExist && !resolved.exists) {
       throw new NotFoundError(`Nothing exists at "${shown}" in the workspace. Check the path with the list tool.`)
     }
     return resolved
+  }
+
+  /**
+   * Resolves `requested` as `resolve` with `mustExist` does, and keeps the folder the walk ended in
+   * open: open the object by `via` (through that folder, so neither a second walk nor a swap of a
+   * folder on the way stands between the check and the open), then call `release`.
+   * @throws as `resolve` does.
+   */
+  async resolveHeld(requested: string): Promise<HeldPath> {
+    const resolved = (await this.resolve(requested, {mustExist: true, hold: true})) as Partial<HeldPath> & ResolvedPath
+    return {...resolved, release: resolved.release ?? (() => undefined)}
   }
 
   /**
@@ -228,7 +252,7 @@ export class Workspace {
    * name through the folder it is in (see workspace-walk.ts), so every answer is about an object
    * proven to lie inside.
    */
-  private async walk(bytes: Buffer, requested: string, hopsBefore = 0): Promise<ResolvedPath> {
+  private async walk(bytes: Buffer, requested: string, hopsBefore = 0, hold = false): Promise<ResolvedPath | HeldPath> {
     const shown = escapeControls(requested)
     const outside = () => new OutsideWorkspaceError(requested)
     // A stack: the next name is last, so following a link pushes its names in one step.
@@ -321,8 +345,10 @@ export class Workspace {
         real = next
       }
       if (real === undefined) throw outside()
+      const found: ResolvedPath = {real, relative: this.relativeOf(real), exists: true, missing: [], ...(namesFolder ? {namesFolder} : {})}
+      if (hold) return {...found, ...cursor.hand(real)}
       cursor.finish()
-      return {real, relative: this.relativeOf(real), exists: true, missing: [], ...(namesFolder ? {namesFolder} : {})}
+      return found
     } catch (error) {
       throw explainFsError(error, requested)
     } finally {

@@ -19,7 +19,7 @@
  * resolved without following swapped links at the last name, but a swap of a folder higher up,
  * at the right instant, is not detected (the README says so).
  */
-import {closeSync, constants as fsConstants, openSync} from 'node:fs'
+import {closeSync, constants as fsConstants, fstatSync, openSync} from 'node:fs'
 import type {Stats} from 'node:fs'
 import {type FileHandle, lstat, open} from 'node:fs/promises'
 import {resolve as resolvePath} from 'node:path'
@@ -118,7 +118,8 @@ async function openVerified(workspace: Workspace, real: Buffer, flags: number, r
   }
   try {
     verifyDescriptor(workspace, handle.fd, requested)
-    return {handle, info: await handle.stat()}
+    // Synchronous, as the walk's calls are: fstat of an open descriptor takes microseconds.
+    return {handle, info: fstatSync(handle.fd)}
   } catch (error) {
     await handle.close().catch(() => undefined)
     throw explainFsError(error, requested, action)
@@ -126,14 +127,15 @@ async function openVerified(workspace: Workspace, real: Buffer, flags: number, r
 }
 
 /**
- * The `fstat` of the object at the real path `real` (a file or a folder), opened without
- * following a link or blocking and verified inside the workspace.
- * @throws OutsideWorkspaceError when it is not inside, and the errors of `explainFsError`.
+ * Resolves `requested` (which must exist) and takes the `fstat` of the object there (a file or a
+ * folder), opened without following a link or blocking and verified inside the workspace.
+ * @throws as `Workspace.resolve` does, OutsideWorkspaceError when it is not inside, and the errors of `explainFsError`.
  */
-export async function statConfined(workspace: Workspace, real: Buffer, requested: string): Promise<Stats> {
-  const {handle, info} = await openVerified(workspace, real, FILE_OPEN_FLAGS, requested)
+export async function statPath(workspace: Workspace, requested: string): Promise<{path: ResolvedPath; info: Stats}> {
+  const {release, via, ...path} = await workspace.resolveHeld(requested)
+  const {handle, info} = await openVerified(workspace, path.real, FILE_OPEN_FLAGS, requested, 'look', via).finally(release)
   await handle.close()
-  return info
+  return {path, info}
 }
 
 /**
@@ -174,8 +176,8 @@ function samePath(workspace: Workspace, requested: string, relative: string): bo
  * @throws as `Workspace.resolve` does, and the errors of `explainFsError`.
  */
 export async function openFile(workspace: Workspace, requested: string): Promise<OpenedFile> {
-  const path = await workspace.resolve(requested, {mustExist: true})
-  const {handle, info} = await openVerified(workspace, path.real, FILE_OPEN_FLAGS, requested)
+  const {release, via, ...path} = await workspace.resolveHeld(requested)
+  const {handle, info} = await openVerified(workspace, path.real, FILE_OPEN_FLAGS, requested, 'look', via).finally(release)
   const shown = escapeControls(requested)
   if (!info.isFile()) {
     await handle.close()
@@ -240,6 +242,26 @@ export class ConfinedFolder {
 
   async close(): Promise<void> {
     await this.handle.close().catch(() => undefined)
+  }
+}
+
+/**
+ * Resolves `requested` (which must exist) and runs `action` with the folder there open (see
+ * withFolder), reached through the folder the walk held.
+ * @throws as `Workspace.resolve` and ConfinedFolder.open do.
+ */
+export async function withResolvedFolder<T>(
+  workspace: Workspace,
+  requested: string,
+  action: (folder: ConfinedFolder, path: ResolvedPath) => Promise<T>,
+): Promise<T> {
+  const {release, via, ...path} = await workspace.resolveHeld(requested)
+  const folder = await ConfinedFolder.open(workspace, path.real, requested, 'look', via).finally(release)
+  try {
+    return await action(folder, path)
+  } finally {
+    // Not awaited: the answer need not wait a round trip to the thread pool for the close.
+    void folder.close()
   }
 }
 

@@ -1,7 +1,7 @@
 import {BadInputError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
 import {codePointCount} from '../code-points.js'
-import {statConfined} from '../files/confined-open.js'
+import {statPath} from '../files/confined-open.js'
 import {SEARCH_MAX_ANSWER_CHARS} from '../limits.js'
 import type {Workspace} from '../workspace.js'
 import {compileGlobs, folderFilterBases} from './glob-filter.js'
@@ -55,8 +55,7 @@ export async function listMatchingFiles(options: {
 }): Promise<FileListOutcome> {
   const {workspace, pool, request, signal} = options
   const glob = compileGlobs(request.globs)
-  const target = await workspace.resolve(request.path, {mustExist: true})
-  const info = await statConfined(workspace, target.real, request.path)
+  const {path: target, info} = await statPath(workspace, request.path)
   const outcome: FileListOutcome = {target: target.relative, paths: [], isCut: false, unreadable: []}
   if (!info.isFile() && !info.isDirectory()) {
     throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a regular file (a FIFO, socket or device is never searched). Pass a folder or a file to search.`)

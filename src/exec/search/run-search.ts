@@ -1,6 +1,6 @@
 import {BadInputError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
-import {statConfined} from '../files/confined-open.js'
+import {statPath} from '../files/confined-open.js'
 import {codePointCount} from '../code-points.js'
 import {BINARY_SNIFF_BYTES, SEARCH_MAX_ANSWER_CHARS, SEARCH_MAX_FILE_BYTES, SEARCH_MAX_LINE_CHARS} from '../limits.js'
 import type {ResolvedPath, Workspace} from '../workspace.js'
@@ -76,8 +76,7 @@ export async function runSearch(options: {
   const {workspace, pool, request} = options
   const query = withPrefilter(compileQuery(request.query))
   const glob = compileGlobs(request.globs)
-  const target = await workspace.resolve(request.path, {mustExist: true})
-  const info = await statConfined(workspace, target.real, request.path)
+  const {path: target, info} = await statPath(workspace, request.path)
   if (!info.isFile() && !info.isDirectory()) {
     throw new BadInputError(`"${escapeControls(request.path)}" is neither a folder nor a regular file (a FIFO, socket or device is never searched). Pass a folder or a file to search.`)
   }

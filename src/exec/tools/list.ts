@@ -6,7 +6,7 @@ import {z} from 'zod'
 import {AkError, BadInputError, OutsideWorkspaceError, SymlinkLoopError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
 import {displayName} from '../display-name.js'
-import {type ConfinedFolder, withFolder} from '../files/confined-open.js'
+import {type ConfinedFolder, withResolvedFolder} from '../files/confined-open.js'
 import {type FolderEntry, folderPass, folderWindow} from '../folder-window.js'
 import {explainFsError} from '../fs-errors.js'
 import {LIST_MAX_ENTRIES} from '../limits.js'
@@ -221,8 +221,7 @@ export const listTool = defineTool({
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   describeTarget: (input) => input.path,
   async run(input, {workspace}) {
-    const target = await workspace.resolve(input.path, {mustExist: true})
-    return withFolder(workspace, target.real, input.path, async (folder) => {
+    return withResolvedFolder(workspace, input.path, async (folder, target) => {
       const window = await folderWindow(folderPass(folder.self, folder.info.size), input.offset, input.limit).catch((error: unknown) => {
         throw explainFsError(error, input.path)
       })

@@ -282,7 +282,8 @@ export const readTool = defineTool({
       if (window.offset < 0) return await readLastLines(file.handle, file.info.size, input.path, file.path.relative, window, first.bytes, signal)
       return await readFirstLines(file, input.path, window, first, signal)
     } finally {
-      await file.handle.close()
+      // Not awaited: the answer need not wait a round trip to the thread pool for the close.
+      file.handle.close().catch(() => undefined)
     }
   },
 })

@@ -1,11 +1,12 @@
 import {expect} from 'chai'
-import {mkdir, mkdtemp, realpath, rename, rm, symlink, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readFile, realpath, rename, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {BadInputError} from '../../../src/errors.js'
 import {CAN_VERIFY_DESCRIPTORS} from '../../../src/exec/files/descriptors.js'
 import {type FolderCursor, openFolderCursor} from '../../../src/exec/workspace-walk.js'
+import {Workspace} from '../../../src/exec/workspace.js'
 
 describe('the folder cursor of a path walk, on Linux', function () {
   let base: string
@@ -69,6 +70,24 @@ describe('the folder cursor of a path walk, on Linux', function () {
     await symlink(outside, path.join(ws, 'dir'))
     const held = cursor
     expect(() => held.enter(Buffer.from('dir'), Buffer.from(path.join(ws, 'dir')))).to.throw(BadInputError, /changed while it was being resolved/)
+  })
+
+  it('hands over the folder a path ends in, so the object is opened there even after the path was swapped for a link', async () => {
+    const workspace = await Workspace.open(ws)
+    const held = await workspace.resolveHeld('dir/inside.txt')
+    const folder = await workspace.resolveHeld('dir/')
+    try {
+      await rename(path.join(ws, 'dir'), path.join(ws, 'moved'))
+      await symlink(outside, path.join(ws, 'dir'))
+      await writeFile(path.join(outside, 'inside.txt'), 'outside\n')
+      expect(held.real.toString()).to.equal(path.join(ws, 'dir', 'inside.txt'))
+      expect(await readFile(held.via as Buffer, 'utf8')).to.equal('inside\n')
+      expect(await readFile(Buffer.concat([folder.via as Buffer, Buffer.from('/inside.txt')]), 'utf8')).to.equal('inside\n')
+    } finally {
+      held.release()
+      folder.release()
+      held.release()
+    }
   })
 
   it('takes every name as missing when the root itself is gone', async () => {
