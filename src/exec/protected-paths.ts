@@ -132,6 +132,40 @@ export const HOOKS_PATH_RULE: ProtectedName = {
   runBy: "git runs the hooks in the folder its config's core.hooksPath names at commits, merges and checkouts",
 }
 
+/**
+ * The config keys a git folder made by a sandboxed command keeps (sandbox-leftovers.ts), as
+ * `section.key` or `section.*.key` (any subsection), matched ignoring case but for the
+ * subsection: what `git init` and `git clone` write (also `--bare`, `--filter`, `--no-tags`, a
+ * sha256 or reftable repository) and the identity a command sets for its commits. None names a
+ * program or another file git reads: every other key (`core.fsmonitor`, `core.hooksPath`,
+ * `core.sshCommand`, `core.pager`, `core.editor`, `core.worktree`, aliases, filters, diff and
+ * merge drivers, `include.path`, `submodule.*.update`, `remote.*.uploadpack`…) is moved out with
+ * the original file. `core.worktree` is left out too: it is what makes a bare repository found by
+ * git in a folder work on the folder around it, and a submodule's work tree is found through its
+ * `.git` file without it.
+ */
+export const NEW_REPOSITORY_CONFIG_KEYS: readonly string[] = [
+  'core.repositoryformatversion',
+  'core.filemode',
+  'core.bare',
+  'core.logallrefupdates',
+  'core.ignorecase',
+  'core.precomposeunicode',
+  'core.symlinks',
+  'extensions.objectformat',
+  'extensions.refstorage',
+  'extensions.partialclone',
+  'remote.*.url',
+  'remote.*.fetch',
+  'remote.*.tagopt',
+  'remote.*.promisor',
+  'remote.*.partialclonefilter',
+  'branch.*.remote',
+  'branch.*.merge',
+  'user.name',
+  'user.email',
+]
+
 /** Folders of a git folder that hold the git folders of submodules (`modules`) and linked work trees (`worktrees`). */
 export const GIT_NESTED_FOLDERS: readonly string[] = ['modules', 'worktrees']
 

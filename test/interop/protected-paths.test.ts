@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {execFile} from 'node:child_process'
-import {link, mkdir, mkdtemp, readFile, realpath, rename, rm, stat, symlink, writeFile} from 'node:fs/promises'
+import {link, mkdir, mkdtemp, readFile, readdir, realpath, rename, rm, stat, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {setTimeout as delay} from 'node:timers/promises'
@@ -292,6 +292,101 @@ for (const user of ['root', 'an unprivileged user'] as const) {
       expect(code, text).to.equal(0)
       expect(text).to.include('exit=1').and.to.include('Read-only file system')
       expect(await exists(path.join(ws, 'vendor', 'lib', '.git', 'hooks', 'post-checkout'))).to.equal(false)
+    })
+
+    /** Every file below `folder`, relative to it (none when it does not exist). */
+    const filesBelow = async (folder: string): Promise<string[]> => {
+      const entries = await readdir(folder, {recursive: true, withFileTypes: true}).catch(() => [])
+      return entries.filter((entry) => !entry.isDirectory()).map((entry) => path.relative(folder, path.join(entry.parentPath, entry.name)))
+    }
+    const quarantined = () => filesBelow(path.join(home, '.local', 'state', 'ak', 'quarantine'))
+    /** The host's git commands a user runs after the session, in `folder`; failures are fine, running a planted program is not. */
+    const hostGit = async (folder: string) => {
+      for (const args of [['status', '--porcelain'], ['diff'], ['-c', 'user.name=a', '-c', 'user.email=a@example.com', 'commit', '-q', '--allow-empty', '-m', 'host']]) {
+        await git(folder, '-c', 'safe.directory=*', ...args).catch(() => undefined)
+      }
+    }
+
+    it('neutralises a new nested repository the command adds to the index: git status at the root runs nothing', async () => {
+      const {code, text} = await run(
+        `git init -q n && git -C n config core.fsmonitor "touch ${marker}; false" && git -C n config alias.st "!touch ${marker}" && ` +
+          `git -C n config remote.origin.url https://example.com/n.git && git -C n -c user.name=a -c user.email=a@example.com commit -q --allow-empty -m n && ` +
+          `printf '#!/bin/sh\ntouch ${marker}\n' > n/.git/hooks/pre-commit && chmod +x n/.git/hooks/pre-commit && git add n && echo done`,
+      )
+      expect(code, text).to.equal(0)
+      expect(text).to.include('n/.git/config').and.to.include('core.fsmonitor').and.to.include('n/.git/hooks/pre-commit')
+      const config = await readFile(path.join(ws, 'n', '.git', 'config'), 'utf8')
+      expect(config).to.not.include('fsmonitor').and.to.not.include('touch')
+      // What git init and clone write is kept, so the repository still works.
+      expect(config).to.include('https://example.com/n.git').and.to.include('repositoryformatversion')
+      expect(await exists(path.join(ws, 'n', '.git', 'hooks', 'pre-commit'))).to.equal(false)
+      expect(await exists(path.join(ws, 'n', '.git', 'hooks', 'pre-commit.sample'))).to.equal(true)
+      const kept = await quarantined()
+      expect(kept.some((file) => file.endsWith(path.join('n', '.git', 'config'))), kept.join(', ')).to.equal(true)
+      expect(kept.some((file) => file.endsWith(path.join('n', '.git', 'hooks', 'pre-commit'))), kept.join(', ')).to.equal(true)
+      await hostGit(ws)
+      await hostGit(path.join(ws, 'n'))
+      await git(path.join(ws, 'n'), '-c', 'safe.directory=*', 'log', '--oneline')
+      expect(await exists(marker), 'a git command on the host ran what the sandbox planted').to.equal(false)
+    })
+
+    it('finds a new repository the command adds to the index where the walk does not go (node_modules)', async () => {
+      const {code, text} = await run(
+        `git init -q node_modules/x && git -C node_modules/x config core.fsmonitor "touch ${marker}; false" && ` +
+          'git -C node_modules/x -c user.name=a -c user.email=a@example.com commit -q --allow-empty -m x && git add -f node_modules/x && echo done',
+      )
+      expect(code, text).to.equal(0)
+      expect(text).to.include('node_modules/x/.git/config').and.to.include('core.fsmonitor')
+      await hostGit(ws)
+      expect(await exists(marker), 'a git command on the host ran what the sandbox planted').to.equal(false)
+    })
+
+    it('neutralises a new bare repository made to work on the folder around it', async () => {
+      const {code, text} = await run(
+        `git init -q --bare b && git -C b config core.bare false && git -C b config core.worktree .. && git -C b config core.fsmonitor "touch ${marker}; false" && echo done`,
+      )
+      expect(code, text).to.equal(0)
+      expect(text).to.include('b/config').and.to.include('core.worktree')
+      const config = await readFile(path.join(ws, 'b', 'config'), 'utf8')
+      expect(config).to.not.include('fsmonitor').and.to.not.include('worktree')
+      await hostGit(path.join(ws, 'b'))
+      expect(await exists(marker), 'a git command on the host ran what the sandbox planted').to.equal(false)
+    })
+
+    it('moves new protected names out of the workspace, and says where', async () => {
+      const {code, text} = await run('mkdir -p sub/deep sub2/.vscode && printf "touch /tmp/x" > sub/deep/.envrc && echo {} > sub2/.vscode/tasks.json && echo done')
+      expect(code, text).to.equal(0)
+      expect(text).to.include('sub/deep/.envrc').and.to.include('sub2/.vscode').and.to.include('direnv')
+      expect(await exists(path.join(ws, 'sub', 'deep', '.envrc'))).to.equal(false)
+      expect(await exists(path.join(ws, 'sub2', '.vscode'))).to.equal(false)
+      expect(await exists(path.join(ws, 'sub', 'deep')), 'the ordinary folders stay').to.equal(true)
+      const kept = await quarantined()
+      expect(kept.some((file) => file.endsWith(path.join('sub', 'deep', '.envrc'))), kept.join(', ')).to.equal(true)
+      expect(kept.some((file) => file.endsWith(path.join('sub2', '.vscode', 'tasks.json'))), kept.join(', ')).to.equal(true)
+    })
+
+    it('leaves a plain git init and its commits untouched, and says nothing', async () => {
+      const {code, text} = await run('git init -q plain && cd plain && echo x > a && git add a && git -c user.name=a -c user.email=a@example.com commit -qm a && echo done')
+      expect(code, text).to.equal(0)
+      expect(text.trim()).to.equal('done')
+      const config = await readFile(path.join(ws, 'plain', '.git', 'config'), 'utf8')
+      expect(config).to.include('[core]').and.to.include('repositoryformatversion')
+      expect(await git(path.join(ws, 'plain'), '-c', 'safe.directory=*', 'log', '--format=%s')).to.equal('a\n')
+      const again = await run('cd plain && git -c user.name=a -c user.email=a@example.com commit -q --allow-empty -m b && git log --oneline | wc -l')
+      expect(again.text.trim()).to.equal('2')
+      expect(await readFile(path.join(ws, 'plain', '.git', 'config'), 'utf8')).to.equal(config)
+    })
+
+    it('checks while a command runs, at each answer', async () => {
+      const started = await client.call('exec_command', {cmd: `git init -q live && git -C live config core.pager "touch ${marker}"; echo planted; sleep 60`, yield_time_ms: 3000})
+      const answer = started.structured as {exit_code: number | 'running'; session_id: string; text: string}
+      expect(answer.exit_code, started.text).to.equal('running')
+      expect(answer.text).to.include('live/.git/config').and.to.include('core.pager')
+      expect(await readFile(path.join(ws, 'live', '.git', 'config'), 'utf8')).to.not.include('pager')
+      const stopped = await client.call('write_stdin', {session_id: answer.session_id, chars: '\u0003', yield_time_ms: 10_000})
+      expect((stopped.structured as {exit_code: number | 'running'}).exit_code, stopped.text).to.not.equal('running')
+      await hostGit(path.join(ws, 'live'))
+      expect(await exists(marker)).to.equal(false)
     })
 
     it('lets a command write the project\'s other files, .gitignore and .github', async () => {

@@ -21,6 +21,8 @@ import {newProcessTag, newSessionId} from './session-id.js'
 import {AllowedProtectedPaths} from '../protected-paths.js'
 import {bwrapArguments} from './sandbox.js'
 import {type ProtectedMounts, prepareProtectedMounts} from './sandbox-protected.js'
+import {LeftoverChecks} from './sandbox-leftovers.js'
+import {defaultStateFolder} from '../journal/state-folder.js'
 import {NO_SANDBOX, type Sandbox} from './sandbox-policy.js'
 import {commandEnvironment, resolveShell} from './shell.js'
 import {ShellSnapshots} from './shell-snapshot.js'
@@ -52,6 +54,8 @@ export interface CommandSessionsOptions {
   sandbox?: Sandbox
   /** Protected paths the operator made writable; the sandbox binds the others read-only. Default none. */
   allowedProtected?: AllowedProtectedPaths
+  /** ak's state folder, where the sandbox quarantines what a command left behind (sandbox-leftovers.ts). Default: the journal's default. */
+  stateFolder?: string
   /**
    * Where a process that escaped a stop is reported, and where the shell snapshot says why
    * commands run in a login shell. Default: nowhere.
@@ -142,6 +146,9 @@ export class CommandSessions implements RuntimeService {
   private readonly workspace: string | undefined
   private readonly sandbox: Sandbox
   private readonly allowedProtected: AllowedProtectedPaths
+  private readonly stateFolder: string
+  /** The checks for what each sandboxed command leaves behind, until its end is reported. */
+  private readonly leftovers = new Map<CommandSession, LeftoverChecks>()
   private readonly log: Logger
   private shell: string | undefined
   private snapshots: ShellSnapshots | undefined
@@ -160,6 +167,7 @@ export class CommandSessions implements RuntimeService {
     this.workspace = options.workspace
     this.sandbox = options.sandbox ?? NO_SANDBOX
     this.allowedProtected = options.allowedProtected ?? AllowedProtectedPaths.NONE
+    this.stateFolder = options.stateFolder ?? defaultStateFolder()
     this.log = options.log ?? silentLogger
   }
 
@@ -236,8 +244,13 @@ export class CommandSessions implements RuntimeService {
     } finally {
       this.starting--
     }
-    // Its sandbox, and so every mount on the placeholders, is gone once the command has ended.
-    if (mounts) void session.ended.then(() => mounts.release())
+    // Its sandbox, and so every mount on the placeholders, is gone once the command has ended;
+    // then what it left behind is checked a last time.
+    if (mounts) {
+      const checks = new LeftoverChecks(mounts.baseline, this.stateFolder, this.log)
+      this.leftovers.set(session, checks)
+      checks.finishAfter(session.ended.then(() => mounts.release()))
+    }
     this.sessions.set(id, session)
     this.openOutputs.add(session)
     void session.outputClosed.then(() => this.openOutputs.delete(session))
@@ -300,16 +313,23 @@ export class CommandSessions implements RuntimeService {
         await until
         if (session.isRetired) this.find(session.id, session.owner)
         if (options.signal.aborted) throw new BadInputError('The call was cancelled; the command keeps running.')
+        // What a sandboxed command left behind is checked at each answer, and a last time at its end.
+        const checks = this.leftovers.get(session)
+        if (checks && !session.hasEnded) await checks.check()
         const output = session.takeOutput()
         const hasEnded = session.hasEnded
+        if (checks && hasEnded) await checks.finished()
+        const notice = checks?.take()
         if (hasEnded) this.retire(session)
-        return commandAnswer({
+        const answer = commandAnswer({
           exitCode: hasEnded ? session.exitCode! : 'running',
           elapsedMs: performance.now() - options.callStartedAt,
           sessionId: hasEnded ? NO_SESSION : session.id,
           output,
           maxOutputTokens: options.maxOutputTokens,
         })
+        if (notice !== undefined) answer.text += `${answer.text === '' || answer.text.endsWith('\n') ? '' : '\n'}${notice}\n`
+        return answer
       } finally {
         waitOver.abort()
         release()
@@ -466,6 +486,7 @@ export class CommandSessions implements RuntimeService {
 
   private retire(session: CommandSession): void {
     this.unreadEnded.delete(session)
+    this.leftovers.delete(session)
     session.retire()
     if (this.sessions.get(session.id) === session) this.sessions.delete(session.id)
     clearTimeout(this.idleTimers.get(session.id))

@@ -1,4 +1,5 @@
-import {runtimeService} from '../runtime.js'
+import {JOURNAL_SERVICE, runtimeService} from '../runtime.js'
+import type {Journal} from '../journal/journal.js'
 import type {ToolContext} from '../context.js'
 import {CommandSessions} from './command-sessions.js'
 
@@ -18,6 +19,8 @@ export function commandSessionsFor(context: Pick<ToolContext, 'runtime' | 'conne
         workspace: context.runtime.workspace.root,
         sandbox: context.runtime.sandbox,
         allowedProtected: context.runtime.allowedProtected,
+        // The sandbox's quarantine lies beside the journal (sandbox-leftovers.ts).
+        stateFolder: (context.runtime.services.get(JOURNAL_SERVICE) as Journal | undefined)?.folder,
         log: context.runtime.log,
       }),
   )

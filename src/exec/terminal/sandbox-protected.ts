@@ -39,12 +39,10 @@
  * - Paths the operator allowed (AllowedProtectedPaths) are left writable; one inside a protected
  *   folder is bound writable again after it, if it exists when the command starts.
  *
- * What no bind prevents is said in docs/confinement.md: a command can create a new repository (or
- * a protected name) in a subfolder that has none; its settings matter to programs started there,
- * and, once the command adds the repository to the index, to the workspace's own `git status`.
- * A new bare repository (`git init --bare .` in a workspace that is not a repository, then
- * `core.bare false` and `core.worktree`) runs its config at the user's next `git status` there.
- * Binds hold only what exists when the command starts.
+ * No bind can hold a folder that does not exist when the command starts: a new repository (`git
+ * init n` with `core.fsmonitor`, then `git add n`), a new bare one, or a protected name in a new
+ * folder. What the command leaves of those is neutralised after it, and at each answer while it
+ * runs, by sandbox-leftovers.ts, judged against this plan (ProtectedMounts.baseline).
  */
 import {type Dirent, constants} from 'node:fs'
 import {type FileHandle, lstat, mkdir, open, readdir, realpath, rmdir, unlink} from 'node:fs/promises'
@@ -53,6 +51,7 @@ import path from 'node:path'
 import {BadInputError} from '../../errors.js'
 import type {Logger} from '../../log.js'
 import {escapeControls} from '../../text-escape.js'
+import type {LeftoverBaseline} from './sandbox-leftovers.js'
 import {hooksFolderIn, readConfigSync} from '../git-hooks-path.js'
 import {CAN_VERIFY_DESCRIPTORS, FOLDER_OPEN_FLAGS, descriptorPath, descriptorTarget} from '../files/confined-open.js'
 import {
@@ -76,7 +75,7 @@ const GIT_MODULES_MAX_DEPTH = 8
 /** Longest `.git` file read for its `gitdir:` line, in bytes. */
 const GIT_FILE_MAX_BYTES = 4096
 /** Folders the walk never enters: dependencies installed by tools, not the project's own folders. */
-const SKIPPED_FOLDERS = new Set(['node_modules'])
+export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['node_modules'])
 
 /** Mode of a placeholder folder: empty, and writable by nobody but root. */
 const PLACEHOLDER_FOLDER_MODE = 0o555
@@ -105,6 +104,8 @@ export interface ProtectedMountPlan {
   placeholders: Placeholder[]
   /** Whether a walk stopped at PROTECTED_WALK_MAX_FOLDERS (deeper protected paths are not bound). */
   isWalkCut: boolean
+  /** The git folders found (bound writable, or allowed): what the check after the command leaves alone (sandbox-leftovers.ts). */
+  gitFolders: string[]
 }
 
 /** The protected names other than `.git`, which has rules of its own here (gitEntry). */
@@ -148,7 +149,7 @@ async function readSmallFile(file: string, limit: number): Promise<string | unde
  * @throws SandboxProtectionError when a protected name is a symbolic link
  */
 export async function planProtectedMounts(roots: readonly string[], workspace: string, allowed: AllowedProtectedPaths): Promise<ProtectedMountPlan> {
-  const plan: ProtectedMountPlan = {readOnly: [], writable: [], placeholders: [], isWalkCut: false}
+  const plan: ProtectedMountPlan = {readOnly: [], writable: [], placeholders: [], isWalkCut: false, gitFolders: []}
   const gitFolders = new Set<string>()
   const isInsideRoots = (file: string) => roots.some((root) => file === root || file.startsWith(root.endsWith('/') ? root : `${root}/`))
   const relative = (file: string) => path.relative(workspace, file)
@@ -183,6 +184,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
     if (base !== undefined) await hooksPathFolder(config, base)
     if (gitFolders.has(folder) || isAllowed(folder)) return
     gitFolders.add(folder)
+    plan.gitFolders.push(folder)
     plan.writable.push(folder)
     for (const entry of GIT_CONTROL_ENTRIES) {
       const file = path.join(folder, entry.name)
@@ -393,6 +395,8 @@ export interface ProtectedMounts {
   args: string[]
   /** Removes the placeholders no other command of this server still uses. Idempotent. */
   release(): Promise<void>
+  /** What the sandbox bound and held, and when it looked: what the check after the command judges against. */
+  baseline: LeftoverBaseline
 }
 
 /** Components in `file`, to order binds parents first. */
@@ -422,7 +426,16 @@ async function holdProtectedMounts(
   allowed: AllowedProtectedPaths,
   log?: Logger,
 ): Promise<ProtectedMounts> {
+  const since = Date.now()
   const plan = await planProtectedMounts(roots, workspace, allowed)
+  const baseline: LeftoverBaseline = {
+    roots,
+    workspace,
+    allowed,
+    known: new Set([...plan.readOnly, ...plan.writable, ...plan.placeholders.map((placeholder) => placeholder.path), ...plan.gitFolders]),
+    gitFolders: new Set(plan.gitFolders),
+    since,
+  }
   if (plan.isWalkCut) {
     log?.warn(
       `the sandbox looked for protected paths in ${PROTECTED_WALK_MAX_FOLDERS} folders of the workspace and stopped there: ` +
@@ -465,5 +478,5 @@ async function holdProtectedMounts(
   }
   // Parents first; at one depth a writable git folder comes before the read-only entries in it.
   binds.sort((a, b) => depthOf(a.file) - depthOf(b.file))
-  return {args: binds.flatMap(({file, flag}) => [flag, file, file]), release: () => inTurn(releaseHeld)}
+  return {args: binds.flatMap(({file, flag}) => [flag, file, file]), release: () => inTurn(releaseHeld), baseline}
 }
