@@ -117,7 +117,7 @@ export const GIT_CONTROL_ENTRIES: readonly ProtectedName[] = [
  * folder (git refuses one without HEAD), so this one rule covers the folders `.git` files point
  * at, as the sandbox's binds do. The sandbox binds the control entries of `.git` folders, of
  * gitdir targets and of their submodules' and work trees' folders, but not of every folder
- * holding a HEAD, and no bind stops a command from creating HEAD (docs/confinement.md).
+ * holding a HEAD; what a command makes that way is neutralised after it (sandbox-leftovers.ts).
  */
 export const GIT_HEAD_RULE: ProtectedName = {
   name: 'HEAD',
