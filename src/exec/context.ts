@@ -50,6 +50,8 @@ export interface ToolContext {
   signal: AbortSignal
   /** Names of the tool's `ignoredArguments` this call gave (see `parseToolInput`); none when absent. */
   ignoredArguments?: readonly string[]
+  /** The request's `_meta` (e.g. Codex's sandbox state, codex-sandbox-state.ts); none when absent. */
+  meta?: Readonly<Record<string, unknown>>
   /** Present when the call's client declared the MCP Tasks extension: the call may become a task (DESIGN §4.11). */
   task?: ToolTaskOffer
 }

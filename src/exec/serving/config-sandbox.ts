@@ -14,7 +14,8 @@ export interface ConfigSandbox {
 /** The line that says an unconfined terminal block can do anything the user can, and how to confine it. */
 const UNCONFINED =
   'commands an agent runs through this block can read, change and delete anything your user can, outside the workspace too, ' +
-  "whatever sandbox the client itself was started with (a client's sandbox does not reach the MCP servers it starts)"
+  "whatever sandbox the client itself was started with (a client's sandbox does not reach the MCP servers it starts; " +
+  "only Codex's, which Codex sends with each call, is followed)"
 
 /**
  * The sandbox `ak exec config` writes into a block. At `terminal` without `--sandbox`: ak's

@@ -4,6 +4,7 @@ import {escapeControls} from '../../text-escape.js'
 import {AK_VERSION} from '../../version.js'
 import {type Level, levelIncludes} from '../level.js'
 import {describeSandbox} from '../terminal/sandbox-policy.js'
+import {CODEX_SANDBOX_STATE_META} from '../terminal/codex-sandbox-state.js'
 import {type ConnectionClient, type TextFirstSwitch, textFirstSwitch} from '../../mcp/text-first-clients.js'
 import {type ServedTasks, type TaskOffer, serveTasks} from '../../mcp/tasks/serve-tasks.js'
 import {advertisedInputSchema, parseToolInput} from '../../mcp/tool-input.js'
@@ -41,7 +42,9 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
   const server = new McpServer(
     {name: EXEC_SERVER_NAME, version: AK_VERSION},
     {
-      capabilities: {tools: {}},
+      // Codex sends its sandbox state in each tools/call's _meta to a server that declares this
+      // (codex-sandbox-state.ts); only commands read it.
+      capabilities: {tools: {}, ...(levelIncludes(runtime.level, 'terminal') ? {experimental: {[CODEX_SANDBOX_STATE_META]: {}}} : {})},
       instructions:
         `${LEVEL_OFFERS[runtime.level]}, confined to the workspace ${runtime.workspace.root}. ` +
         `Relative paths are resolved against it; paths outside it are refused. ` +
@@ -131,6 +134,7 @@ function registerExecTool(
           connection,
           signal: ctx.mcpReq.signal,
           ignoredArguments,
+          ...(ctx.mcpReq._meta ? {meta: ctx.mcpReq._meta as Record<string, unknown>} : {}),
           ...(task ? {task} : {}),
         })
         runtime.log.info(logLine(tool.name, target, started, isTask ? 'running as a task' : 'ok'))

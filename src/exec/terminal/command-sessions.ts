@@ -19,7 +19,8 @@ import {
 import {type StopTarget, describeProcess, pipeHolders, stopProcessTree} from './process-tree.js'
 import {newProcessTag, newSessionId} from './session-id.js'
 import {AllowedProtectedPaths} from '../protected-paths.js'
-import {bwrapArguments} from './sandbox.js'
+import {SandboxUnavailableError, bwrapArguments, openSandbox} from './sandbox.js'
+import {type CallSandboxPolicy, type CodexSandboxRequest, realCodexRequest, sandboxForCall} from './codex-sandbox-state.js'
 import {type ProtectedMounts, prepareProtectedMounts} from './sandbox-protected.js'
 import {LeftoverChecks} from './sandbox-leftovers.js'
 import {defaultStateFolder} from '../journal/state-folder.js'
@@ -154,6 +155,8 @@ export class CommandSessions implements RuntimeService {
   private snapshots: ShellSnapshots | undefined
   private starting = 0
   private isClosed = false
+  /** Sandboxes opened for calls Codex sent its sandbox state with, by mode and network. */
+  private readonly callSandboxes = new Map<string, Promise<Sandbox>>()
 
   constructor(options: CommandSessionsOptions = {}) {
     this.idleLimitMs = options.idleLimitMs ?? COMMAND_IDLE_LIMIT_MS
@@ -204,8 +207,10 @@ export class CommandSessions implements RuntimeService {
    * @throws LimitReachedError when `maxRunning` commands run, listing the caller's running
    *   commands (id, age, command) and counting the others'.
    * @throws DispatchFailedError when the shell cannot start.
+   * @throws SandboxUnavailableError when `codex` (Codex's sandbox for the call) asks for a sandbox
+   *   that cannot run here: the command is refused, never run weaker.
    */
-  async start(command: string, cwd: string, owner: string | undefined): Promise<CommandSession> {
+  async start(command: string, cwd: string, owner: string | undefined, codex?: CodexSandboxRequest): Promise<CommandSession> {
     if (this.isClosed) throw new LimitReachedError('The server is shutting down; no new command can start.')
     if (this.runningCount + this.starting >= this.maxRunning) throw new LimitReachedError(this.limitMessage(owner))
     let ownerTag = this.ownerTags.get(owner)
@@ -224,7 +229,10 @@ export class CommandSessions implements RuntimeService {
     let session: CommandSession
     let mounts: ProtectedMounts | undefined
     try {
-      mounts = await this.protectedMounts(this.workspace ?? cwd)
+      const root = this.workspace ?? cwd
+      const policy = codex ? sandboxForCall(this.sandbox, await realCodexRequest(codex, root), root) : undefined
+      const sandbox = policy ? await this.sandboxOf(policy, root) : this.sandbox
+      mounts = await this.protectedMounts(root, sandbox)
       session = await CommandSession.start({
         id,
         command,
@@ -235,8 +243,8 @@ export class CommandSessions implements RuntimeService {
         env: commandEnvironment(this.env, [ownerTag, tag]),
         bufferChars: this.bufferChars,
         snapshotFile,
-        wrapper: this.wrapper(this.workspace ?? cwd, undefined, mounts?.args),
-        seccompProgram: this.sandbox.seccompProgram,
+        wrapper: this.wrapper(root, undefined, mounts?.args, sandbox, policy),
+        seccompProgram: sandbox.seccompProgram,
       })
     } catch (error) {
       await mounts?.release()
@@ -412,10 +420,44 @@ export class CommandSessions implements RuntimeService {
    * The sandbox's wrapper (`bwrap … --`) for a command of a workspace whose real path is `root`,
    * letting it read the snapshot files; undefined without a sandbox.
    */
-  private wrapper(root: string, snapshotDir = this.snapshots?.snapshotDir, protectedMounts?: readonly string[]): string[] | undefined {
-    const {bwrap} = this.sandbox
+  private wrapper(
+    root: string,
+    snapshotDir = this.snapshots?.snapshotDir,
+    protectedMounts?: readonly string[],
+    sandbox = this.sandbox,
+    call?: CallSandboxPolicy,
+  ): string[] | undefined {
+    const {bwrap} = sandbox
     if (!bwrap) return undefined
-    return [bwrap, ...bwrapArguments(this.sandbox, {workspace: root, readOnlyPaths: snapshotDir ? [snapshotDir] : [], protectedMounts})]
+    // Codex's read-only paths are bound after the protected ones; the snapshot folder stays readable.
+    const readOnlyPaths = [...(call?.readOnlyPaths ?? []), ...(snapshotDir ? [snapshotDir] : [])]
+    return [bwrap, ...bwrapArguments(sandbox, {workspace: root, readOnlyPaths, protectedMounts, writableRoots: call?.writableRoots})]
+  }
+
+  /**
+   * The sandbox of a call Codex sent its state with (`policy` from sandboxForCall), checked to
+   * work here once per mode and network. `root` is the workspace's real path.
+   * @throws SandboxUnavailableError when bubblewrap cannot build it, saying Codex asked for it.
+   */
+  private async sandboxOf(policy: CallSandboxPolicy, root: string): Promise<Sandbox> {
+    if (policy.mode === 'off') return NO_SANDBOX
+    const {mode, network} = policy
+    if (this.sandbox.bwrap && this.sandbox.mode === mode && this.sandbox.network === network) return this.sandbox
+    const key = `${mode}/${network}`
+    let opened = this.callSandboxes.get(key)
+    if (!opened) {
+      opened = openSandbox({mode, network}, {workspace: root, level: 'terminal', env: this.env, log: this.log})
+      this.callSandboxes.set(key, opened)
+      opened.catch(() => this.callSandboxes.delete(key))
+    }
+    try {
+      return await opened
+    } catch (error) {
+      throw new SandboxUnavailableError(
+        `Codex runs this turn in a ${mode} sandbox, so the command must run in one too, and it was not run: ` +
+          `${(error as Error).message} Or run Codex with a sandbox ak's server already allows.`,
+      )
+    }
   }
 
   /**
@@ -423,8 +465,8 @@ export class CommandSessions implements RuntimeService {
    * command, under `workspace-write`; undefined otherwise.
    * @throws SandboxProtectionError (a tool error) when a protected path cannot be protected
    */
-  private async protectedMounts(root: string): Promise<ProtectedMounts | undefined> {
-    if (!this.sandbox.bwrap || this.sandbox.mode !== 'workspace-write') return undefined
+  private async protectedMounts(root: string, sandbox = this.sandbox): Promise<ProtectedMounts | undefined> {
+    if (!sandbox.bwrap || sandbox.mode !== 'workspace-write') return undefined
     return prepareProtectedMounts([root], root, this.allowedProtected, this.log)
   }
 

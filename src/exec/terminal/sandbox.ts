@@ -74,13 +74,22 @@ export const PROC_READ_ONLY: readonly string[] = ['/proc/sys', '/proc/sysrq-trig
 export interface SandboxLayout {
   /** Real path of the workspace. */
   workspace: string
-  /** Further paths the command may read even when they lie in the host's `/tmp` (the shell snapshot). */
+  /**
+   * Further paths bound read-only, last: ones the command may read even when they lie in the
+   * host's `/tmp` (the shell snapshot), and ones it may not write inside its writable roots
+   * (Codex's read-only paths, codex-sandbox-state.ts).
+   */
   readOnlyPaths?: readonly string[]
   /**
    * The binds that keep protected paths read-only inside the workspace (sandbox-protected.ts's
    * `args`), applied after the workspace's own bind under `workspace-write`.
    */
   protectedMounts?: readonly string[]
+  /**
+   * Under `workspace-write`, the real paths inside the workspace the command may write, when
+   * narrower than the workspace (Codex's writable roots, codex-sandbox-state.ts); default the workspace.
+   */
+  writableRoots?: readonly string[]
 }
 
 /**
@@ -95,8 +104,10 @@ export function bwrapArguments(sandbox: SandboxPolicy, layout: SandboxLayout): s
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
   for (const entry of PROC_READ_ONLY) args.push('--ro-bind-try', entry, entry)
   args.push('--tmpfs', '/tmp')
-  const workspaceBind = sandbox.mode === 'workspace-write' ? '--bind' : '--ro-bind'
+  const narrowed = layout.writableRoots !== undefined && !layout.writableRoots.includes(layout.workspace)
+  const workspaceBind = sandbox.mode === 'workspace-write' && !narrowed ? '--bind' : '--ro-bind'
   args.push(workspaceBind, layout.workspace, layout.workspace)
+  if (sandbox.mode === 'workspace-write' && narrowed) for (const root of layout.writableRoots ?? []) args.push('--bind', root, root)
   if (sandbox.mode === 'workspace-write') args.push(...(layout.protectedMounts ?? []))
   for (const file of layout.readOnlyPaths ?? []) args.push('--ro-bind', file, file)
   if (sandbox.mode === 'read-only') args.push('--remount-ro', '/tmp')

@@ -22,6 +22,7 @@ import {
   execYieldTimeMs,
   maxOutputTokens,
 } from '../terminal/limits.js'
+import {parseCodexSandboxState} from '../terminal/codex-sandbox-state.js'
 import {commandSessionsFor} from '../terminal/runtime-sessions.js'
 import {NO_SANDBOX, type SandboxPolicy, describeSandbox} from '../terminal/sandbox-policy.js'
 import {ignoredArgumentsNote} from '../../mcp/tool-input.js'
@@ -115,8 +116,10 @@ export const execCommandTool = defineTool({
     const callStartedAt = performance.now()
     const {workspace, connection, signal} = context
     checkCommand(input.cmd)
+    // Codex's sandbox for this call, if it sent one: the command runs in a sandbox no weaker.
+    const codexSandbox = parseCodexSandboxState(context.meta)
     const sessions = commandSessionsFor(context)
-    const session = await startInWorkdir(workspace, input.workdir, (cwd) => sessions.start(input.cmd, cwd, connection.id))
+    const session = await startInWorkdir(workspace, input.workdir, (cwd) => sessions.start(input.cmd, cwd, connection.id, codexSandbox))
     // Codex shows the model only structuredContent, so the note goes into the answer's text.
     const note = ignoredArgumentsNote({ignoredArguments: IGNORED_CODEX_ARGUMENTS}, context.ignoredArguments ?? [])
     const render = (answer: CommandAnswer): ToolAnswer => {
