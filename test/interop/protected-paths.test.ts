@@ -174,6 +174,16 @@ describe('protected paths at the files level, through ak exec serve', function (
     const answer = await client.call('edit', {path: 'config-copy', old_text: '[core]', new_text: '[core]\n\tfsmonitor = evil'})
     expect(answer.isError, answer.text).to.equal(false)
     expect(await readFile(config, 'utf8')).to.equal(before)
+    // The same for a hook, in both forms of edit: the other name gets its own copy.
+    const hook = path.join(ws, '.git', 'hooks', 'post-merge')
+    await writeFile(hook, '#!/bin/sh\n', {mode: 0o755})
+    await link(hook, path.join(ws, 'hook-copy'))
+    const patched = await client.call('edit', {patch: ['*** Begin Patch', '*** Update File: hook-copy', '@@', ' #!/bin/sh', `+touch ${marker}`, '*** End Patch'].join('\n')})
+    expect(patched.isError, patched.text).to.equal(false)
+    const edited = await client.call('edit', {path: 'hook-copy', old_text: '#!/bin/sh', new_text: '#!/bin/bash'})
+    expect(edited.isError, edited.text).to.equal(false)
+    expect(await readFile(hook, 'utf8')).to.equal('#!/bin/sh\n')
+    expect(await readFile(path.join(ws, 'hook-copy'), 'utf8')).to.equal(`#!/bin/bash\ntouch ${marker}\n`)
   })
 
   it('still edits ordinary files, .gitignore and .github, and reads .git/config', async () => {
@@ -389,6 +399,32 @@ for (const user of ['root', 'an unprivileged user'] as const) {
       expect(await exists(marker)).to.equal(false)
     })
 
+    it('refuses to run while a protected file has another name (a hard link), naming it and how to fix it', async () => {
+      const hook = path.join(ws, '.git', 'hooks', 'post-merge')
+      await writeFile(hook, '#!/bin/sh\n', {mode: 0o755})
+      await mkdir(path.join(ws, 'notes'), {recursive: true})
+      await link(hook, path.join(ws, 'notes', 'x'))
+      if (runAs) await execFileAsync('chown', ['-R', `${UNPRIVILEGED_UID}:${UNPRIVILEGED_UID}`, ws])
+      const answer = await client.call('exec_command', {cmd: `echo "touch ${marker}" >> notes/x`, yield_time_ms: 30_000})
+      expect(answer.isError, answer.text).to.equal(true)
+      expect(answer.text).to.include('.git/hooks/post-merge').and.to.include('hard link').and.to.include('--allow-protected')
+      expect(await readFile(hook, 'utf8')).to.equal('#!/bin/sh\n')
+      // A protected file itself, not in a protected folder.
+      await rm(path.join(ws, 'notes', 'x'))
+      await mkdir(path.join(ws, 'tools'), {recursive: true})
+      await writeFile(path.join(ws, 'tools', '.envrc'), 'export A=1\n')
+      await link(path.join(ws, 'tools', '.envrc'), path.join(ws, 'notes', 'envrc'))
+      const again = await client.call('exec_command', {cmd: 'echo "touch /x" >> notes/envrc', yield_time_ms: 30_000})
+      expect(again.isError, again.text).to.equal(true)
+      expect(again.text).to.include('tools/.envrc')
+      expect(await readFile(path.join(ws, 'tools', '.envrc'), 'utf8')).to.equal('export A=1\n')
+      // Once the link is broken, commands run again; and they cannot make such a link themselves.
+      await rm(path.join(ws, 'notes'), {recursive: true})
+      expect((await run('echo ok')).code).to.equal(0)
+      const linked = await run('for f in .git/config .git/hooks/post-merge tools/.envrc; do ln "$f" "link-${f##*/}" && echo "linked $f"; done; echo end')
+      expect(linked.text).to.include('Invalid cross-device link').and.to.not.include('linked ')
+    })
+
     it('lets a command write the project\'s other files, .gitignore and .github', async () => {
       const {code, text} = await run('mkdir -p src .github/workflows && echo x > src/a.ts && echo x > .gitignore && echo x > .github/workflows/ci.yml && echo ok')
       expect(code, text).to.equal(0)
@@ -433,6 +469,8 @@ describe('--allow-protected and createAgentExec({allowProtected})', function () 
 
   it('lets a sandboxed command write only the named protected paths', async function () {
     if (!SANDBOX.ok) skipBecause(this, `${SANDBOX.reason}; ${SANDBOX.fix}`)
+    // An allowed file may have another name: commands may change it anyway.
+    await link(path.join(ws, '.envrc'), path.join(ws, 'envrc-link'))
     const client = await connectStdio(
       'v2 (2026-07-28)',
       ['exec', 'serve', '--workspace', ws, '--level', 'terminal', '--sandbox', 'workspace-write', '--allow-protected', '.envrc,.vscode/settings.json', '--quiet'],

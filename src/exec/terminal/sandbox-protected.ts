@@ -70,6 +70,8 @@ import {
 
 /** Folders the walk for nested protected paths visits per writable root, at most (breadth first). */
 export const PROTECTED_WALK_MAX_FOLDERS = 20_000
+/** Entries looked at, at most, in each read-only protected folder for a file with more than one name (a hard link). */
+export const HARD_LINK_SCAN_MAX_ENTRIES = 10_000
 /** Depth of submodule git folders below `.git/modules` the walk looks into (a submodule's name may hold slashes). */
 const GIT_MODULES_MAX_DEPTH = 8
 /** Longest `.git` file read for its `gitdir:` line, in bytes. */
@@ -120,6 +122,16 @@ function symlinkRefusal(file: string, workspace: string): SandboxProtectionError
   )
 }
 
+function hardLinkRefusal(file: string, names: number, workspace: string): SandboxProtectionError {
+  const shown = escapeControls(path.relative(workspace, file) || file)
+  return new SandboxProtectionError(
+    `The sandbox cannot protect "${shown}": it is a hard link (one file with ${names} names), and a read-only bind holds only ` +
+      'this name, so a command could change the file through another one. No command runs until it is fixed: give it a copy of ' +
+      `its own (cp -p "${shown}" "${shown}.copy" && mv "${shown}.copy" "${shown}"), or, if commands may change it, start the ` +
+      `server with ${ALLOW_PROTECTED_FLAG} ${shown}.`,
+  )
+}
+
 async function lstatOrUndefined(file: string) {
   return lstat(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
@@ -146,7 +158,7 @@ async function readSmallFile(file: string, limit: number): Promise<string | unde
  * Finds the protected paths of `roots` (real paths of writable roots) and decides how to bind
  * each (see the module comment). `workspace` is the real path the operator's `allowed` paths are
  * relative to.
- * @throws SandboxProtectionError when a protected name is a symbolic link
+ * @throws SandboxProtectionError when a protected name is a symbolic link, or a protected file a hard link
  */
 export async function planProtectedMounts(roots: readonly string[], workspace: string, allowed: AllowedProtectedPaths): Promise<ProtectedMountPlan> {
   const plan: ProtectedMountPlan = {readOnly: [], writable: [], placeholders: [], isWalkCut: false, gitFolders: []}
@@ -244,6 +256,28 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
     await protect(file)
   }
 
+  /**
+   * A read-only protected file with another name (a hard link) could be written through that name:
+   * judged on the object, each protected file, and each file in a protected folder (up to
+   * HARD_LINK_SCAN_MAX_ENTRIES entries a folder), refuses the command unless it is allowed.
+   */
+  const refuseHardLinks = async () => {
+    for (const file of plan.readOnly) {
+      let budget = HARD_LINK_SCAN_MAX_ENTRIES
+      const visit = async (entry: string): Promise<void> => {
+        if (isAllowed(entry)) return
+        const info = await lstatOrUndefined(entry)
+        if (info?.isFile() && info.nlink > 1) throw hardLinkRefusal(entry, info.nlink, workspace)
+        if (!info?.isDirectory()) return
+        for (const name of await readdir(entry).catch(() => [] as string[])) {
+          if (--budget < 0) return
+          await visit(path.join(entry, name))
+        }
+      }
+      await visit(file)
+    }
+  }
+
   for (const root of roots) {
     // The root's own protected names, present or not.
     await gitEntry(path.join(root, GIT_NAME), true)
@@ -275,6 +309,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
       }
     }
   }
+  await refuseHardLinks()
   return plan
 }
 

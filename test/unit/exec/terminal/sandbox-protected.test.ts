@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {spawn} from 'node:child_process'
-import {lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile} from 'node:fs/promises'
+import {link, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -106,6 +106,20 @@ describe('sandbox binds of protected paths (planProtectedMounts, prepareProtecte
     )
     expect(error).to.be.instanceOf(SandboxProtectionError)
     expect(error?.message).to.include('".vscode": it is a symbolic link').and.to.include('--allow-protected .vscode')
+  })
+
+  it('refuses a protected file with another name (a hard link), in a protected folder too, unless it is allowed', async () => {
+    const refusal = () => planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE).then(() => undefined, (caught: Error) => caught)
+    await writeFile(at('.git', 'hooks', 'pre-push'), '#!/bin/sh\n')
+    await link(at('.git', 'hooks', 'pre-push'), at('x'))
+    const error = await refusal()
+    expect(error).to.be.instanceOf(SandboxProtectionError)
+    expect(error?.message).to.include('".git/hooks/pre-push": it is a hard link (one file with 2 names)').and.to.include('cp -p').and.to.include('--allow-protected .git/hooks/pre-push')
+    expect((await planProtectedMounts([ws], ws, AllowedProtectedPaths.parse(['.git/hooks/pre-push']))).readOnly).to.include(at('.git', 'hooks'))
+    await rm(at('x'))
+    expect(await refusal()).to.equal(undefined)
+    await link(at('.git', 'config'), at('y'))
+    expect((await refusal())?.message).to.include('".git/config": it is a hard link')
   })
 
   it('leaves allowed paths writable, binding one inside a protected folder writable again', async () => {
