@@ -7,21 +7,25 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {RUN_JS} from '../helpers/clients.js'
+import {type TappedMessage, writeMcpTap} from '../helpers/mcp-tap.js'
 import {type MockMessagesProvider, startMockMessagesProvider, toolOffer, toolResults} from '../helpers/mock-messages-provider.js'
 
 /**
  * Claude Code 2.1.332 following a long exec_command as an MCP task. It declares the Tasks
- * extension only in its interactive CLI (the feature is on by default for the `cli` entrypoint,
- * off for headless `claude -p`), so the test runs it interactively in a pseudo-terminal
- * (`script`), scripted end to end by a mock Messages API on loopback: the model calls
- * exec_command of a 12 s command (longer than its default 10 s yield), and must receive the
- * command's output without any write_stdin call.
+ * extension only in its interactive CLI: the feature's default is on for the `cli` entrypoint
+ * and off for headless `claude -p` (`sdk-cli`; CLAUDE_CODE_ENTRYPOINT=cli is turned back into
+ * `sdk-cli` under -p, and no setting turns the feature on, CLAUDE_CODE_DISABLE_MCP_TASKS only
+ * off). So the test runs it interactively in a pseudo-terminal (`script`), scripted end to end by
+ * a mock Messages API on loopback: the model calls exec_command of a 60 s command (far past its
+ * default 10 s yield), and must receive the command's output without any write_stdin call. A tap
+ * between Claude Code and ak (test/helpers/mcp-tap.ts) records what Claude Code sent.
  */
 const CLAUDE_PACKAGE = '@anthropic-ai/claude-code'
 const PROMPT = 'Run the long build.'
-const COMMAND = 'sleep 12; echo build-$((6*7))-finished'
+const COMMAND_SECONDS = 60
+const COMMAND = `sleep ${COMMAND_SECONDS}; echo build-$((6*7))-finished`
 const OUTPUT = 'build-42-finished'
-const RUN_LIMIT_MS = 120_000
+const RUN_LIMIT_MS = 240_000
 
 function claudeBinary(): string | undefined {
   try {
@@ -43,6 +47,7 @@ describe('Claude Code (interactive) following a long exec_command as an MCP task
   let delivered: string | undefined
   let firstAnswer: string | undefined
   const toolsCalled: string[] = []
+  let tapped: TappedMessage[] = []
 
   before(async function () {
     if (!claude || !existsSync('/usr/bin/script')) {
@@ -84,8 +89,9 @@ describe('Claude Code (interactive) following a long exec_command as an MCP task
       }
       return [{type: 'tool_use', id: 'toolu_build', name: tool, input: {cmd: COMMAND}}]
     })
+    const tap = await writeMcpTap(dir, [process.execPath, RUN_JS, 'exec', 'serve', '--workspace', workspace, '--level', 'terminal'])
     const config = path.join(dir, 'mcp.json')
-    await writeFile(config, JSON.stringify({mcpServers: {ak: {command: process.execPath, args: [RUN_JS, 'exec', 'serve', '--workspace', workspace, '--level', 'terminal']}}}))
+    await writeFile(config, JSON.stringify({mcpServers: {ak: {command: tap.command, args: tap.args}}}))
     const quoted = [claude!, PROMPT, '--mcp-config', config, '--strict-mcp-config', '--allowedTools', 'mcp__ak'].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ')
     const child = execa('script', ['-qfec', quoted, '/dev/null'], {
       cwd: workspace,
@@ -98,6 +104,7 @@ describe('Claude Code (interactive) following a long exec_command as an MCP task
     while (!delivered && Date.now() - started < RUN_LIMIT_MS - 5_000 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 500))
     child.kill('SIGTERM')
     await child
+    tapped = await tap.messages()
   })
 
   after(async () => {
@@ -105,13 +112,35 @@ describe('Claude Code (interactive) following a long exec_command as an MCP task
     if (dir) await rm(dir, {recursive: true, force: true})
   })
 
-  it('gets a task back from exec_command and tells the model it runs in the background', () => {
+  const calls = (name: string) =>
+    tapped.filter(({from, message}) => from === 'client' && message.method === 'tools/call' && message.params?.name === name)
+  const answerTo = (id: unknown) => tapped.find(({from, message}) => from === 'server' && message.id === id)?.message
+
+  it('declares the Tasks extension on its exec_command call and gets a task back', () => {
+    const [call] = calls('exec_command')
+    expect(call, 'the exec_command call on the wire').to.not.equal(undefined)
+    const meta = call!.message.params!._meta as Record<string, {extensions?: Record<string, unknown>}>
+    expect(meta['io.modelcontextprotocol/clientCapabilities']?.extensions).to.have.property('io.modelcontextprotocol/tasks')
+    expect(answerTo(call!.message.id)?.result).to.include({resultType: 'task', status: 'working'})
+  })
+
+  it('tells the model the call runs in the background', () => {
     expect(firstAnswer, 'the first tool result').to.match(/started server-side task/)
+  })
+
+  it('follows the task with tasks/get until it completes', () => {
+    const polls = tapped.filter(({from, message}) => from === 'client' && message.method === 'tasks/get')
+    // The command runs COMMAND_SECONDS, the task starts at the 10 s yield, and pollIntervalMs is 2 s.
+    expect(polls.length, 'tasks/get calls').to.be.greaterThan(5)
+    const last = answerTo(polls.at(-1)!.message.id)?.result
+    expect(last).to.include({status: 'completed'})
+    expect(JSON.stringify(last)).to.contain(OUTPUT)
   })
 
   it('delivers the command’s output to the model without a write_stdin call', () => {
     expect(delivered, 'a request carrying the output').to.be.a('string')
     expect(delivered).to.match(/task-notification/)
     expect(toolsCalled.filter((name) => name.endsWith('write_stdin'))).to.deep.equal([])
+    expect(calls('write_stdin')).to.deep.equal([])
   })
 })
