@@ -339,11 +339,15 @@ export class AllowedProtectedPaths {
   static readonly NONE = new AllowedProtectedPaths([])
 
   /**
-   * Checks and normalizes the operator's list.
+   * Checks and normalizes the operator's list. A path is protected by its names (protectionOf),
+   * or, judged on the disk of `workspace` when it is given, by a HEAD beside a control entry
+   * (gitFolderProtectionOf) or a repository's core.hooksPath (hooksPathProtectionOf): so
+   * `.githooks/pre-commit` is accepted where `core.hooksPath = .githooks`.
+   * @param workspace the workspace folder (any path to it); without it, only names are judged
    * @throws BadInputError for an empty, absolute or `..` path, or one that is not protected (the
    *   message names the protected names).
    */
-  static parse(paths: readonly string[] | undefined): AllowedProtectedPaths {
+  static parse(paths: readonly string[] | undefined, workspace?: string): AllowedProtectedPaths {
     if (!paths || paths.length === 0) return AllowedProtectedPaths.NONE
     const normalized = paths.map((given) => {
       const shown = escapeControls(given)
@@ -356,7 +360,11 @@ export class AllowedProtectedPaths {
       }
       const path = names.join('/')
       // A control entry's name may be protected by a HEAD beside it (gitFolderProtectionOf), which only the disk tells.
-      if (!protectionOf(path) && !names.some((name) => GIT_CONTROL_BY_NAME.has(foldCase(name)))) {
+      const isProtected =
+        protectionOf(path) !== undefined ||
+        names.some((name) => GIT_CONTROL_BY_NAME.has(foldCase(name))) ||
+        (workspace !== undefined && diskProtectionOf(workspace, path) !== undefined)
+      if (!isProtected) {
         throw new BadInputError(
           `${ALLOW_PROTECTED_FLAG} "${shown}" is not a protected path, so it is writable already. Protected are ${describeProtectedNames()}.`,
         )
@@ -385,6 +393,38 @@ export class AllowedProtectedPaths {
       return folded === prefix || folded.startsWith(`${prefix}/`)
     })
   }
+}
+
+/**
+ * The protection of `relative` (normalized, relative to the folder `workspace`) that only the disk
+ * tells: a HEAD beside a control entry, or a core.hooksPath. Judged on its real path: the real
+ * path of its nearest existing folder, then the names that do not exist yet. Undefined when
+ * neither protects it, or the workspace cannot be read.
+ */
+function diskProtectionOf(workspace: string, relative: string): Protection | undefined {
+  let root: string
+  try {
+    root = realpathSync(workspace)
+  } catch {
+    return undefined
+  }
+  let existing = nodePath.join(root, relative)
+  const missing: string[] = []
+  for (;;) {
+    try {
+      existing = realpathSync(existing)
+      break
+    } catch {
+      if (existing === root) return undefined
+      missing.unshift(nodePath.basename(existing))
+      existing = nodePath.dirname(existing)
+    }
+  }
+  const real = nodePath.join(existing, ...missing)
+  const inside = nodePath.relative(root, real)
+  if (inside === '' || inside.startsWith('..') || nodePath.isAbsolute(inside)) return undefined
+  const bytes = Buffer.from(real)
+  return gitFolderProtectionOf(bytes, inside) ?? hooksPathProtectionOf(bytes, inside)
 }
 
 /** The protected names for messages: `.git (config, hooks/, …), .codex/, …`. */

@@ -487,6 +487,31 @@ describe('--allow-protected and createAgentExec({allowProtected})', function () 
     expect(await readFile(path.join(ws, '.envrc'), 'utf8')).to.equal('export A=1\nexport B=2\n')
   })
 
+  it('accepts a path protected only by what is on disk (the folder core.hooksPath names), and allows only it', async function () {
+    await git(ws, 'config', 'core.hooksPath', '.githooks')
+    try {
+      const client = await connectStdio('v2 (2026-07-28)', ['exec', 'serve', '--workspace', ws, '--level', 'files', '--allow-protected', '.githooks/pre-commit', '--quiet'])
+      try {
+        const allowed = await client.call('edit', {path: '.githooks/pre-commit', old_text: '', new_text: '#!/bin/sh\nnpm test\n'})
+        expect(allowed.isError, allowed.text).to.equal(false)
+        const other = await client.call('edit', {path: '.githooks/post-checkout', old_text: '', new_text: '#!/bin/sh\n'})
+        expect(other.isError, other.text).to.equal(true)
+        expect(other.text).to.include('core.hooksPath')
+      } finally {
+        await client.close()
+      }
+      const {createAgentExec} = await import('../../src/exec/serving/create-agent-exec.js')
+      const exec = createAgentExec({workspace: ws, allowProtected: ['.githooks']})
+      await exec.ready
+      await exec.close()
+      // Not protected once core.hooksPath names another folder: refused as before.
+      await git(ws, 'config', 'core.hooksPath', 'hooks-elsewhere')
+      expect(() => createAgentExec({workspace: ws, allowProtected: ['.githooks/pre-commit']})).to.throw('is not a protected path')
+    } finally {
+      await git(ws, 'config', '--unset', 'core.hooksPath')
+    }
+  })
+
   it('exits 2 for a path that is not protected, in ak exec serve and createAgentExec', async () => {
     const result = await execFileAsync(process.execPath, [RUN_JS, 'exec', 'serve', '--workspace', ws, '--allow-protected', 'src/main.ts'], {encoding: 'utf8'}).then(
       () => ({code: 0, stderr: ''}),

@@ -56,7 +56,7 @@ The answer's text goes to stdout. When the tool answers with an error (isError),
     const {args, flags} = await this.parse(ExecCall)
     const level = parseLevel(flags.level)
     const sandboxPolicy = parseSandboxPolicy({sandbox: flags.sandbox, sandboxNetwork: flags['sandbox-network']})
-    const allowedProtected = AllowedProtectedPaths.parse(splitAllowProtectedFlag(flags['allow-protected']))
+    const allowedProtected = AllowedProtectedPaths.parse(splitAllowProtectedFlag(flags['allow-protected']), flags.workspace ?? process.cwd())
     const toolArgs = parseToolArgs(flags.arg ?? [])
     const workspace = await Workspace.open(flags.workspace ?? process.cwd())
     const log = stderrLogger({quiet: flags.quiet, prefix: 'ak exec'})

@@ -59,7 +59,7 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
     const {flags} = await this.parse(ExecConfig)
     const workspace = await Workspace.open(flags.workspace ?? process.cwd())
     const level = parseLevel(flags.level)
-    const allowedProtected = AllowedProtectedPaths.parse(splitAllowProtectedFlag(flags['allow-protected']))
+    const allowedProtected = AllowedProtectedPaths.parse(splitAllowProtectedFlag(flags['allow-protected']), workspace.root)
     const sandbox = await configSandbox(level, {sandbox: flags.sandbox, sandboxNetwork: flags['sandbox-network']}, {workspace: workspace.root, env: process.env})
     const address = flags.http === undefined ? undefined : parseListenAddress(flags.http)
     if (address?.port === 0) usageError(`--http "${flags.http}": give the port the server listens on (port 0 picks a different free port each time it starts).`)

@@ -109,7 +109,7 @@ export interface AgentExec {
 export function createAgentExec(options: AgentExecOptions): AgentExec {
   const level = parseLevel(options.level ?? DEFAULT_LEVEL)
   const sandboxPolicy = parseSandboxPolicy({sandbox: options.sandbox, sandboxNetwork: options.sandboxNetwork})
-  const allowedProtected = AllowedProtectedPaths.parse(options.allowProtected)
+  const allowedProtected = AllowedProtectedPaths.parse(options.allowProtected, options.workspace)
   checkWorkspaceFolder(options.workspace)
   const journal = checkJournalSetting(options.journal)
   const log = options.log ?? silentLogger

@@ -121,7 +121,7 @@ export interface ServeSettings {
 export function resolveServeSettings(values: ServeOptionValues, env: NodeJS.ProcessEnv, cwd: string): ServeSettings {
   const level = parseLevel(values.level ?? DEFAULT_LEVEL)
   const sandbox = parseSandboxPolicy({sandbox: values.sandbox, sandboxNetwork: values['sandbox-network'] === true})
-  const allowedProtected = AllowedProtectedPaths.parse(splitAllowProtectedFlag(values['allow-protected']))
+  const allowedProtected = AllowedProtectedPaths.parse(splitAllowProtectedFlag(values['allow-protected']), values.workspace ?? cwd)
   const settings: ServeSettings = {workspace: values.workspace ?? cwd, level, sandbox, allowedProtected}
   const journalMib = values['journal-max-mib']
   if (journalMib !== undefined) {

@@ -129,6 +129,22 @@ describe('protected paths', () => {
       expect(error.message).to.include('"src/index.ts" is not a protected path').and.to.include('.envrc')
     })
 
+    it('accepts, given the workspace, a path protected only by what is on disk: the folder core.hooksPath names, through a symlinked workspace too', async () => {
+      const base = await realpath(await mkdtemp(path.join(tmpdir(), 'ak-allow-disk-')))
+      try {
+        await mkdir(path.join(base, 'ws', '.git'), {recursive: true})
+        await writeFile(path.join(base, 'ws', '.git', 'config'), '[core]\n\thooksPath = tools/githooks\n')
+        await symlink('ws', path.join(base, 'link'))
+        for (const workspace of [path.join(base, 'ws'), path.join(base, 'link')]) {
+          expect(AllowedProtectedPaths.parse(['tools/githooks/pre-commit', 'tools/githooks'], workspace).paths).to.deep.equal(['tools/githooks/pre-commit', 'tools/githooks'])
+        }
+        expect(thrown(() => AllowedProtectedPaths.parse(['tools/githooks/pre-commit'])).message).to.include('is not a protected path')
+        expect(thrown(() => AllowedProtectedPaths.parse(['tools/other'], path.join(base, 'ws'))).message).to.include('is not a protected path')
+      } finally {
+        await rm(base, {recursive: true, force: true})
+      }
+    })
+
     for (const bad of ['', '/etc/passwd', '../.git/config', '~/.envrc', '.']) {
       it(`refuses "${bad}" as not a path inside the workspace`, () => {
         expect(thrown(() => AllowedProtectedPaths.parse([bad])).message).to.include('is not a path inside the workspace')
