@@ -5,8 +5,11 @@
  *   absolute entry file, as `akLaunch` gives them, since nothing of a clone is on PATH;
  * - an installed `@agentorg/ak` whose bin is the one on PATH (a global install): the bin's name,
  *   `agentexec` or `ak`, which survives upgrades and moves of Node.js;
- * - an installed `@agentorg/ak` whose bins are not on PATH (a project's dependency): `npx -y` of
- *   the package at this version, `@agentorg/exec` for AgentExec alone.
+ * - an installed `@agentorg/ak` whose bins are not on PATH (a project's dependency, a tarball
+ *   installed into a prefix): the absolute Node.js binary and the absolute file of the installed
+ *   package's bin (`bin/run.js` for `ak`, `dist/agentexec.js` for `agentexec`, as its package.json
+ *   names them), which is what starts that install; never `npx -y` of the package, which starts
+ *   another copy from the registry (and fails while the package is not published).
  * MCP clients start servers with a reduced environment, but PATH is among what they keep (Codex
  * passes HOME, PATH, SHELL, USER and a few more), so a bin name found on PATH now is found then.
  */
@@ -28,12 +31,16 @@ export type AkBin = 'ak' | 'agentexec'
 /** Where the running ak lives, as far as launch lines are concerned. */
 export type AkInstall =
   | {kind: 'clone'; node: string; entryFile: string}
-  | {kind: 'package'; version: string; binsOnPath: AkBin[]}
+  | {kind: 'package'; version: string; binsOnPath: AkBin[]; node: string; packageRoot: string}
+
+/** Where each bin of the `@agentorg/ak` package lies in it (its package.json's `bin`). */
+export const AK_BIN_FILES: Record<AkBin, string> = {ak: path.join('bin', 'run.js'), agentexec: path.join('dist', 'agentexec.js')}
 
 /**
  * Decides where ak runs from. `entryFile` (real path) inside `…/node_modules/@agentorg/ak/` is an
- * installed package, whose bins count as on PATH when the file PATH finds for them (real path,
- * given in `pathBins`) lies inside that same package; anything else is a clone. Pure.
+ * installed package (`packageRoot`, without the final separator), whose bins count as on PATH when
+ * the file PATH finds for them (real path, given in `pathBins`) lies inside that same package;
+ * anything else is a clone. Pure.
  */
 export function akInstallOf(input: {entryFile: string; node: string; version: string; pathBins: Partial<Record<AkBin, string>>}): AkInstall {
   const marker = `${path.sep}node_modules${path.sep}${AK_PACKAGE.split('/').join(path.sep)}${path.sep}`
@@ -41,21 +48,21 @@ export function akInstallOf(input: {entryFile: string; node: string; version: st
   if (at < 0) return {kind: 'clone', node: input.node, entryFile: input.entryFile}
   const packageRoot = input.entryFile.slice(0, at + marker.length)
   const binsOnPath = (['ak', 'agentexec'] as const).filter((bin) => input.pathBins[bin]?.startsWith(packageRoot))
-  return {kind: 'package', version: input.version, binsOnPath}
+  return {kind: 'package', version: input.version, binsOnPath, node: input.node, packageRoot: packageRoot.slice(0, -path.sep.length)}
 }
 
 /** The launch line of the AgentExec server with `serveArgs` (`--workspace`, `--level`, …). Pure. */
 export function agentExecLaunch(install: AkInstall, serveArgs: string[]): AkLaunch {
   if (install.kind === 'clone') return {command: install.node, args: [install.entryFile, 'exec', 'serve', ...serveArgs]}
   if (install.binsOnPath.includes('agentexec')) return {command: 'agentexec', args: serveArgs}
-  return {command: 'npx', args: ['-y', `${EXEC_PACKAGE}@${install.version}`, ...serveArgs]}
+  return {command: install.node, args: [path.join(install.packageRoot, AK_BIN_FILES.agentexec), ...serveArgs]}
 }
 
 /** The launch line of `ak <akArgs…>`. Pure. */
 export function akCommandLaunch(install: AkInstall, akArgs: string[]): AkLaunch {
   if (install.kind === 'clone') return {command: install.node, args: [install.entryFile, ...akArgs]}
   if (install.binsOnPath.includes('ak')) return {command: 'ak', args: akArgs}
-  return {command: 'npx', args: ['-y', `${AK_PACKAGE}@${install.version}`, ...akArgs]}
+  return {command: install.node, args: [path.join(install.packageRoot, AK_BIN_FILES.ak), ...akArgs]}
 }
 
 /** Where this very ak runs from: its entry file, the Node.js running it, and its bins on `searchPath` (default: PATH). */

@@ -11,7 +11,6 @@ import {parse as parseToml} from 'smol-toml'
 import {LEVELS} from '../../src/exec/level.js'
 import {checkSandbox} from '../../src/exec/terminal/sandbox.js'
 import {CODEX_STARTUP_TIMEOUT_SEC} from '../../src/launch/codex-server-start.js'
-import {AK_VERSION} from '../../src/version.js'
 import {EXEC_TOOLS} from '../../src/exec/tools/index.js'
 import {BUNDLE, STANDALONE_BUNDLE, STANDALONE_SERVER} from '../helpers/bundle.js'
 import {CLIENT_LINES, RUN_JS, connectStdio} from '../helpers/clients.js'
@@ -157,10 +156,20 @@ describe('ak exec config and ak exec tools against a served AgentExec', () => {
       }
     })
 
-    it('names npx of @agentorg/exec at its version when its bins are not on PATH', () => {
+    it("names the Node.js running it and the install's agentexec file when its bins are not on PATH, and that entry starts a working server", async () => {
       const server = printedEntry(['/usr/bin', '/bin'].join(path.delimiter))
-      expect(server.command).to.equal('npx')
-      expect(server.args).to.deep.equal(['-y', `@agentorg/exec@${AK_VERSION}`, '--workspace', workspace, '--level', 'files'])
+      expect(server.command).to.equal(process.execPath)
+      expect(server.args).to.deep.equal([path.join(packageRoot, 'dist', 'agentexec.js'), '--workspace', workspace, '--level', 'files'])
+      // Under the reduced environment Codex gives it: no node and no ak on PATH.
+      const transport = new StdioClientTransport({command: server.command, args: server.args, cwd: '/', env: reducedEnvironment(workspace), stderr: 'pipe'})
+      const client = new Client({name: 'ak-tests', version: '1.0.0'})
+      await client.connect(transport)
+      try {
+        const {tools} = await client.listTools()
+        expect(tools.map((tool) => tool.name)).to.include('edit')
+      } finally {
+        await client.close()
+      }
     })
   })
 

@@ -1,8 +1,11 @@
+import {Client} from '@modelcontextprotocol/client'
+import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {expect} from 'chai'
 import {execFileSync, spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {parse as parseToml} from 'smol-toml'
 
 import {AK_VERSION} from '../../src/version.js'
 import {REPO_ROOT, connectHttp} from '../helpers/clients.js'
@@ -238,17 +241,65 @@ describe('the npm packages, installed from their tarballs', function () {
     expect(help.stdout).to.contain('--codex-home')
   })
 
-  it("@agentorg/ak's ak exec config prints a block that starts the installed package, not a path into a clone", () => {
-    const folder = installs['@agentorg/ak']!
-    const ak = path.join(folder, 'node_modules', '.bin', 'ak')
-    const printed = spawnSync(ak, ['exec', 'config', '--client', 'codex', '--level', 'files', '--workspace', folder], {
-      env: {...process.env, PATH: NODE_22_PATH},
-      encoding: 'utf8',
-    })
+  /**
+   * The entry the installed `ak` at `bins` prints for `exec config --client codex` (or, with
+   * `register`, writes into a Codex home), run with Node.js 22 on PATH but not the install's bins.
+   */
+  function installedAkEntries(bins: string, workspace: string): {config: {command: string; args: string[]}; registered: {command: string; args: string[]}} {
+    const env = {...process.env, PATH: NODE_22_PATH}
+    const printed = spawnSync(path.join(bins, 'ak'), ['exec', 'config', '--client', 'codex', '--level', 'files', '--workspace', workspace, '--quiet'], {env, encoding: 'utf8'})
     expect(printed.status, printed.stderr).to.equal(0)
-    expect(printed.stdout).to.contain(`"@agentorg/exec@${pkg.version}"`).and.contain('default_tools_approval_mode = "approve"')
-    expect(printed.stdout).to.not.contain(REPO_ROOT)
-  })
+    expect(printed.stdout).to.contain('default_tools_approval_mode = "approve"').and.not.contain('npx')
+    // Nothing of the clone the tarballs came from, but the Node.js running the tests (which may lie in it).
+    expect(printed.stdout.replaceAll(JSON.stringify(realpathSync(process.execPath)), '')).to.not.contain(REPO_ROOT)
+    const codexHome = path.join(workspace, '.codex-home')
+    mkdirSync(codexHome, {recursive: true})
+    const registered = spawnSync(path.join(bins, 'ak'), ['codex-agent-runtime', 'register', '--codex-home', codexHome, '--plugin-root', workspace, '--yes'], {env, encoding: 'utf8'})
+    expect(registered.status, registered.stderr).to.equal(0)
+    const entries = (text: string) => Object.values((parseToml(text) as {mcp_servers: Record<string, {command: string; args: string[]}>}).mcp_servers)[0]!
+    return {config: entries(printed.stdout), registered: entries(readFileSync(path.join(codexHome, 'config.toml'), 'utf8'))}
+  }
+
+  /** Starts `entry` under the reduced environment Codex gives an MCP server (no node, no ak on PATH) and lists its tools. */
+  async function toolsOf(entry: {command: string; args: string[]}, workspace: string): Promise<string[]> {
+    const client = new Client({name: 'ak-tests', version: '1.0.0'})
+    const env = {HOME: workspace, PATH: '/usr/bin:/bin', SHELL: '/bin/sh', USER: 'nobody', LANG: 'C.UTF-8'}
+    await client.connect(new StdioClientTransport({command: entry.command, args: entry.args, cwd: '/', env, stderr: 'pipe'}))
+    try {
+      return (await client.listTools()).tools.map((tool) => tool.name)
+    } finally {
+      await client.close()
+    }
+  }
+
+  for (const where of ['a project', 'a prefix'] as const) {
+    it(`@agentorg/ak installed into ${where}, its bins not on PATH: exec config and register name the Node.js and files that start that install, never npx`, async () => {
+      let bins: string
+      let packageRoot: string
+      if (where === 'a project') {
+        bins = path.join(installs['@agentorg/ak']!, 'node_modules', '.bin')
+        packageRoot = path.join(installs['@agentorg/ak']!, 'node_modules', '@agentorg', 'ak')
+      } else {
+        const prefix = path.join(scratch, 'prefix')
+        const tarball = path.join(scratch, 'pack', `agentorg-ak-${pkg.version}.tgz`)
+        const install = spawnSync('npm', ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], {encoding: 'utf8'})
+        expect(install.status, install.stderr).to.equal(0)
+        bins = path.join(prefix, 'bin')
+        packageRoot = path.join(prefix, 'lib', 'node_modules', '@agentorg', 'ak')
+      }
+      packageRoot = realpathSync(packageRoot)
+      const workspace = mkdtempSync(path.join(scratch, 'workspace-entry-'))
+      const {config, registered} = installedAkEntries(bins, workspace)
+      const node = realpathSync(process.execPath)
+      expect(config).to.deep.include({command: node, args: [path.join(packageRoot, 'dist', 'agentexec.js'), '--workspace', workspace, '--level', 'files']})
+      expect(registered.command).to.equal(node)
+      expect(registered.args.slice(0, 3)).to.deep.equal([path.join(packageRoot, 'bin', 'run.js'), 'codex-agent-runtime', 'serve'])
+      expect(await toolsOf(config, workspace)).to.include('edit')
+      const version = spawnSync(registered.command, [registered.args[0]!, '--version'], {env: {PATH: '/usr/bin:/bin'}, encoding: 'utf8'})
+      expect(version.status, version.stderr).to.equal(0)
+      expect(version.stdout).to.contain(`@agentorg/ak/${AK_VERSION}`)
+    })
+  }
 
   it("refuses the machine's older Node.js in one line, for both bins of both packages and the library", function () {
     const node = olderSystemNode()

@@ -11,14 +11,14 @@ import {parseLevel} from '../../exec/level.js'
 import {configSandbox} from '../../exec/serving/config-sandbox.js'
 import {Workspace} from '../../exec/workspace.js'
 import {CODEX_APPROVAL_ASKING, CODEX_APPROVAL_KEY, CODEX_APPROVAL_WITHOUT_ASKING} from '../../launch/codex-tool-approval.js'
-import {AK_PACKAGE, EXEC_PACKAGE} from '../../launch/config-launch.js'
+import {AK_PACKAGE} from '../../launch/config-launch.js'
 
 export default class ExecConfig extends BaseCommand {
   static override summary = 'Print a ready-to-paste MCP config block that starts AgentExec for a client.'
 
   static override description = `Prints the config block that makes an MCP client start AgentExec on a workspace: a [mcp_servers.<name>] table for Codex's config.toml, the "mcpServers" JSON for Claude, or the "servers" JSON (type "stdio") for VS Code. Clients accept it as printed.
 
-How the block starts the server depends on where ak runs from. From a clone it names absolute paths only (the Node.js binary running this command and ak's entry file): clients start MCP servers with a reduced environment (Codex keeps little more than HOME, PATH, SHELL and USER), so nothing depends on PATH or the current directory; generate it again after moving or upgrading Node.js or ak. From an installed ${AK_PACKAGE} it names the agentexec bin when PATH finds this install's, else "npx -y ${EXEC_PACKAGE}@<version>".
+How the block starts the server depends on where ak runs from. From a clone it names absolute paths only (the Node.js binary running this command and ak's entry file): clients start MCP servers with a reduced environment (Codex keeps little more than HOME, PATH, SHELL and USER), so nothing depends on PATH or the current directory; generate it again after moving or upgrading Node.js or ak. From an installed ${AK_PACKAGE} it names the agentexec bin when PATH finds this install's, else the absolute Node.js binary and the installed agentexec file (generate it again after moving that install).
 
 For Codex at the files and terminal levels the block also sets ${CODEX_APPROVAL_KEY} = "${CODEX_APPROVAL_WITHOUT_ASKING}", under a comment: edit and the terminal tools need approval in Codex, and codex exec, which cannot ask, would decline them. Set "${CODEX_APPROVAL_ASKING}" instead to have Codex ask before each change.
 

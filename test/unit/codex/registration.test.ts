@@ -111,13 +111,13 @@ describe('registration in config.toml', () => {
     expect((await planRegister(roots, 'other', {})).keptApprovalMode).to.equal(undefined)
   })
 
-  it('starts an installed package by its ak bin, or npx of @agentorg/ak at this version, not a path into it', () => {
+  it("starts an installed package by its ak bin, or by node and the install's ak file, never npx", () => {
     const words = ['codex-agent-runtime', 'serve', '--codex-home', codexHome, '--plugin-root', '/plugins']
-    const global = registrationEntry(roots, {}, {}, {kind: 'package', version: '1.2.3', binsOnPath: ['ak']})
+    const global = registrationEntry(roots, {}, {}, {kind: 'package', version: '1.2.3', binsOnPath: ['ak'], node: '/opt/node', packageRoot: '/pkg'})
     expect(global).to.include({command: 'ak'})
     expect(global.args).to.deep.equal(words)
-    const local = registrationEntry(roots, {}, {}, {kind: 'package', version: '1.2.3', binsOnPath: []})
-    expect([local.command, ...local.args]).to.deep.equal(['npx', '-y', '@agentorg/ak@1.2.3', ...words])
+    const local = registrationEntry(roots, {}, {}, {kind: 'package', version: '1.2.3', binsOnPath: [], node: '/opt/node', packageRoot: '/pkg'})
+    expect([local.command, ...local.args]).to.deep.equal(['/opt/node', '/pkg/bin/run.js', ...words])
   })
 
   it("forwards a provider's env_key when it is set", async () => {

@@ -28,7 +28,7 @@ describe('launch lines for client configs', () => {
         version: '1.2.3',
         pathBins: {ak: `${GLOBAL_ROOT}/bin/run.js`, agentexec: `${GLOBAL_ROOT}/dist/agentexec.js`},
       })
-      expect(install).to.deep.equal({kind: 'package', version: '1.2.3', binsOnPath: ['ak', 'agentexec']})
+      expect(install).to.deep.equal({kind: 'package', version: '1.2.3', binsOnPath: ['ak', 'agentexec'], node: NODE, packageRoot: GLOBAL_ROOT})
     })
 
     it("counts only the bins that are this package's: not another install's, not a clone's, not a package whose name starts the same", () => {
@@ -38,13 +38,13 @@ describe('launch lines for client configs', () => {
         version: '1.2.3',
         pathBins: {ak: `${GLOBAL_ROOT}/bin/run.js`, agentexec: '/home/me/app/node_modules/@agentorg/ak-old/dist/agentexec.js'},
       })
-      expect(install).to.deep.equal({kind: 'package', version: '1.2.3', binsOnPath: []})
+      expect(install).to.deep.equal({kind: 'package', version: '1.2.3', binsOnPath: [], node: NODE, packageRoot: PROJECT_ROOT})
     })
 
     it('takes the innermost package when installs are nested', () => {
       const nested = `/home/me/src/ak/node_modules/@agentorg/ak/node_modules/@agentorg/ak`
       const install = akInstallOf({entryFile: `${nested}/dist/ak.mjs`, node: NODE, version: '1', pathBins: {ak: `${nested}/bin/run.js`}})
-      expect(install).to.deep.equal({kind: 'package', version: '1', binsOnPath: ['ak']})
+      expect(install).to.deep.equal({kind: 'package', version: '1', binsOnPath: ['ak'], node: NODE, packageRoot: nested})
     })
 
     it('does not take a folder merely named like the package for one', () => {
@@ -55,22 +55,22 @@ describe('launch lines for client configs', () => {
 
   describe('agentExecLaunch and akCommandLaunch', () => {
     const clone: AkInstall = {kind: 'clone', node: NODE, entryFile: '/src/ak/bin/run.js'}
-    const global: AkInstall = {kind: 'package', version: '1.2.3', binsOnPath: ['ak', 'agentexec']}
-    const local: AkInstall = {kind: 'package', version: '1.2.3', binsOnPath: []}
+    const global: AkInstall = {kind: 'package', version: '1.2.3', binsOnPath: ['ak', 'agentexec'], node: NODE, packageRoot: GLOBAL_ROOT}
+    const local: AkInstall = {kind: 'package', version: '1.2.3', binsOnPath: [], node: NODE, packageRoot: PROJECT_ROOT}
 
-    it('starts AgentExec through node and the entry file from a clone, its bin from a global install, npx of @agentorg/exec otherwise', () => {
+    it("starts AgentExec through node and the entry file from a clone, its bin from a global install, node and the install's agentexec file otherwise", () => {
       const serve = ['--workspace', '/w', '--level', 'files']
       expect(agentExecLaunch(clone, serve)).to.deep.equal({command: NODE, args: ['/src/ak/bin/run.js', 'exec', 'serve', ...serve]})
       expect(agentExecLaunch(global, serve)).to.deep.equal({command: 'agentexec', args: serve})
-      expect(agentExecLaunch(local, serve)).to.deep.equal({command: 'npx', args: ['-y', '@agentorg/exec@1.2.3', ...serve]})
+      expect(agentExecLaunch(local, serve)).to.deep.equal({command: NODE, args: [`${PROJECT_ROOT}/dist/agentexec.js`, ...serve]})
     })
 
-    it('starts ak through node and the entry file from a clone, its bin from a global install, npx of @agentorg/ak otherwise', () => {
+    it("starts ak through node and the entry file from a clone, its bin from a global install, node and the install's ak file otherwise", () => {
       const words = ['codex-agent-runtime', 'serve']
       expect(akCommandLaunch(clone, words)).to.deep.equal({command: NODE, args: ['/src/ak/bin/run.js', ...words]})
       expect(akCommandLaunch(global, words)).to.deep.equal({command: 'ak', args: words})
-      expect(akCommandLaunch(local, words)).to.deep.equal({command: 'npx', args: ['-y', '@agentorg/ak@1.2.3', ...words]})
-      expect(akCommandLaunch({...global, binsOnPath: ['agentexec']}, words).command).to.equal('npx')
+      expect(akCommandLaunch(local, words)).to.deep.equal({command: NODE, args: [`${PROJECT_ROOT}/bin/run.js`, ...words]})
+      expect(akCommandLaunch({...global, binsOnPath: ['agentexec']}, words)).to.deep.equal({command: NODE, args: [`${GLOBAL_ROOT}/bin/run.js`, ...words]})
     })
   })
 
@@ -96,6 +96,8 @@ describe('launch lines for client configs', () => {
           kind: 'package',
           version: AK_VERSION,
           binsOnPath: ['ak'],
+          node: NODE,
+          packageRoot: root,
         })
       } finally {
         rmSync(dir, {recursive: true, force: true})

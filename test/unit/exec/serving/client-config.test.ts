@@ -72,12 +72,12 @@ describe('renderClientConfig', () => {
     expect((none.server as {args: string[]}).args).to.not.include('--sandbox')
   })
 
-  it('starts the installed package by its agentexec bin, or npx of @agentorg/exec at this version, not a path into it', () => {
+  it("starts the installed package by its agentexec bin, or by node and the install's agentexec file, never npx", () => {
     const serve = ['--workspace', workspace, '--level', 'terminal']
-    const global = renderClientConfig({client: 'codex', workspace, level: 'terminal', install: {kind: 'package', version: '1.2.3', binsOnPath: ['ak', 'agentexec']}})
+    const global = renderClientConfig({client: 'codex', workspace, level: 'terminal', install: {kind: 'package', version: '1.2.3', binsOnPath: ['ak', 'agentexec'], node: '/opt/node', packageRoot: '/pkg'}})
     expect(parseToml(global.text)).to.deep.equal({mcp_servers: {'ak-exec': {command: 'agentexec', args: serve, required: true, startup_timeout_sec: CODEX_STARTUP_TIMEOUT_SEC, default_tools_approval_mode: 'approve'}}})
-    const local = renderClientConfig({client: 'claude', workspace, level: 'terminal', install: {kind: 'package', version: '1.2.3', binsOnPath: []}})
-    expect(JSON.parse(local.text)).to.deep.equal({mcpServers: {'ak-exec': {command: 'npx', args: ['-y', '@agentorg/exec@1.2.3', ...serve]}}})
+    const local = renderClientConfig({client: 'claude', workspace, level: 'terminal', install: {kind: 'package', version: '1.2.3', binsOnPath: [], node: '/opt/node', packageRoot: '/pkg'}})
+    expect(JSON.parse(local.text)).to.deep.equal({mcpServers: {'ak-exec': {command: '/opt/node', args: ['/pkg/dist/agentexec.js', ...serve]}}})
   })
 
   it("writes each client's HTTP form for a running server, naming the token's variable, never a launch line", () => {
