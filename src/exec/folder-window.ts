@@ -17,6 +17,7 @@ import type {Dirent} from 'node:fs'
 import {opendir, readdir} from 'node:fs/promises'
 
 import {LIST_MAX_HELD_NAMES, LIST_READ_BATCH_ENTRIES, LIST_SAMPLE_NAMES, LIST_SMALL_FOLDER_BYTES} from './limits.js'
+import {SmallestNames} from './smallest-names.js'
 
 /** What the folder's listing says an entry is (`d_type`); `unknown` when the file system does not say. */
 export type FolderEntryType = 'folder' | 'file' | 'symlink' | 'other' | 'unknown'
@@ -100,59 +101,6 @@ export function folderPass(path: Buffer, sizeBytes = 0): FolderPass {
   }
 }
 
-/** A max-heap of entries by name, holding at most `capacity`: the smallest names offered. */
-class SmallestNames {
-  private readonly heap: PassEntry[] = []
-
-  constructor(private readonly capacity: number) {}
-
-  get size(): number {
-    return this.heap.length
-  }
-
-  offer(entry: PassEntry): void {
-    const {heap} = this
-    if (heap.length < this.capacity) {
-      heap.push(entry)
-      this.up(heap.length - 1)
-    } else if (this.capacity > 0 && entry.key < heap[0]!.key) {
-      heap[0] = entry
-      this.down(0)
-    }
-  }
-
-  /** The names held, ascending. */
-  sorted(): PassEntry[] {
-    return this.heap.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  }
-
-  private up(index: number): void {
-    const {heap} = this
-    let i = index
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (heap[i]!.key <= heap[parent]!.key) break
-      ;[heap[i], heap[parent]] = [heap[parent]!, heap[i]!]
-      i = parent
-    }
-  }
-
-  private down(index: number): void {
-    const {heap} = this
-    let i = index
-    for (;;) {
-      const left = 2 * i + 1
-      const right = left + 1
-      let largest = i
-      if (left < heap.length && heap[left]!.key > heap[largest]!.key) largest = left
-      if (right < heap.length && heap[right]!.key > heap[largest]!.key) largest = right
-      if (largest === i) return
-      ;[heap[i], heap[largest]] = [heap[largest]!, heap[i]!]
-      i = largest
-    }
-  }
-}
-
 function asEntries(kept: PassEntry[]): FolderEntry[] {
   return kept.map((entry) => ({name: Buffer.from(entry.key, 'latin1'), type: entry.type}))
 }
@@ -167,7 +115,7 @@ interface PassResult {
 }
 
 async function passAbove(pass: FolderPass, lower: string | undefined, capacity: number, sample?: string[], sampleSize = 0): Promise<PassResult> {
-  const heap = new SmallestNames(capacity)
+  const heap = new SmallestNames<PassEntry>(capacity)
   let total = 0
   let below = 0
   await pass((entry) => {

@@ -89,6 +89,33 @@ describe(`list of a folder of ${HUGE_FOLDER_ENTRIES} entries through ak exec ser
     expect(growth, `server grew by ${(growth / 2 ** 20).toFixed(1)} MiB`).to.be.at.most(MAX_GROWTH_BYTES)
   })
 
+  it(`finds files by glob alone (search without a query) growing the server by at most ${MAX_GROWTH_BYTES / 2 ** 20} MiB, in the order a full sort gives`, async () => {
+    const canReset = resetPeak(client.pid)
+    const baseline = statusBytes(client.pid, 'VmRSS')
+    let sampledPeak = baseline
+    let done = false
+    const searches = (async () => {
+      const first = await client.call('search', {glob: '*-of-a-huge-folder.txt', path: 'huge', max_results: 2000})
+      const last = await client.call('search', {glob: '*-0299999-*', path: 'huge'})
+      return {first, last}
+    })().finally(() => (done = true))
+    while (!done) {
+      sampledPeak = Math.max(sampledPeak, statusBytes(client.pid, 'VmRSS'))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const {first, last} = await searches
+    const peak = Math.max(sampledPeak, canReset ? statusBytes(client.pid, 'VmHWM') : 0)
+    expect(first.isError, first.text).to.equal(false)
+    const paths = first.structured?.paths as string[]
+    expect(paths.length).to.equal(2000)
+    expect(paths.slice(0, 2)).to.deep.equal(['huge/entry-0000000-of-a-huge-folder.txt', 'huge/entry-0000001-of-a-huge-folder.txt'])
+    expect(paths.at(-1)).to.equal('huge/entry-0001999-of-a-huge-folder.txt')
+    expect(first.structured).to.deep.include({stopped_by: 'max_results'})
+    expect(last.structured?.paths).to.deep.equal(['huge/entry-0299999-of-a-huge-folder.txt'])
+    const growth = peak - baseline
+    expect(growth, `server grew by ${(growth / 2 ** 20).toFixed(1)} MiB`).to.be.at.most(MAX_GROWTH_BYTES)
+  })
+
   it('lists a window deep in the folder with the entries a full sort puts there', async () => {
     const answer = await client.call('list', {path: 'huge', offset: 250_001, limit: 3})
     expect(answer.text.split('\n')).to.deep.equal([

@@ -9,16 +9,19 @@
  * frontier. Since a depth-first walk always finishes a prefix of the preorder, the task's matches
  * followed by its frontier's are the matches of the whole walk in order.
  */
-import {closeSync, openSync, readdirSync, readlinkSync} from 'node:fs'
+import {closeSync, type Dir, fstatSync, lstatSync, opendirSync, openSync, readdirSync, readlinkSync} from 'node:fs'
 
 import {CAN_VERIFY_DESCRIPTORS, descriptorPath, FOLDER_OPEN_FLAGS} from '../files/confined-open.js'
+import {displayName} from '../display-name.js'
+import {LIST_READ_BATCH_ENTRIES, LIST_SMALL_FOLDER_BYTES} from '../limits.js'
+import {SmallestNames} from '../smallest-names.js'
 import {joinBytes} from '../workspace.js'
 import {mayHoldIncluded} from './folder-bases.js'
 import {FolderLease} from './folder-lease.js'
 import {readIgnoreFileSync} from './ignore-file.js'
 import {IgnoreRules} from './ignore-rules.js'
-import type {ScanMatch, ScanRequest, Scanner} from './scanner.js'
-import {ALWAYS_SKIPPED_FOLDERS, asBytes, entriesOfBytes, entriesOfText, join, type ListedEntry, type NameOrBytes} from './walk-names.js'
+import {createGlobTester, type GlobSpec, type ScanMatch, type ScanRequest, type Scanner} from './scanner.js'
+import {ALWAYS_SKIPPED_FOLDERS, asBytes, asText, entriesOfBytes, entriesOfText, join, type ListedEntry, type NameOrBytes, ruleText} from './walk-names.js'
 
 /** A folder waiting to be walked. */
 export interface WalkFolder {
@@ -95,6 +98,17 @@ interface ListedFolder extends WalkFolder {
   name: NameOrBytes
 }
 
+/** What one walk task works on: its request, its result so far, the ignore files known, its stack of folders. */
+interface TaskState {
+  request: WalkRequest
+  result: WalkResult
+  /** The ignore files sent with the request and read by the task, by id. */
+  sent: Map<string, IgnoreFileRules>
+  stack: Array<WalkFolder | ListedFolder>
+  /** Ignore files the task has read (for their ids). */
+  readIgnoreFiles: number
+}
+
 /** Runs walk tasks; keeps the ignore rules of the latest searches between tasks. */
 export interface Walker {
   walk(request: WalkRequest): WalkResult
@@ -138,6 +152,19 @@ export function createWalker(scanner: Scanner): Walker {
     return rules
   }
 
+  let testedGlob: GlobSpec | undefined
+  let tester: ((path: string) => boolean) | undefined
+
+  /** The test of paths against `glob` (compiled once per glob, as the scanner does), or undefined for none. */
+  function globTester(glob: GlobSpec | undefined): ((path: string) => boolean) | undefined {
+    if (glob === undefined) return undefined
+    if (glob !== testedGlob) {
+      tester = createGlobTester(glob)
+      testedGlob = glob
+    }
+    return tester
+  }
+
   return {
     walk(request) {
       const started = performance.now()
@@ -156,8 +183,8 @@ export function createWalker(scanner: Scanner): Walker {
       }
       const bases = request.folderBases
       const mayContain = bases ? (folder: string) => mayHoldIncluded(bases, folder) : undefined
-      let readIgnoreFiles = 0
       const stack: Array<WalkFolder | ListedFolder> = [...request.folders].reverse()
+      const task: TaskState = {request, result, sent, stack, readIgnoreFiles: 0}
       let walked = 0
       try {
         while (stack.length > 0) {
@@ -173,34 +200,27 @@ export function createWalker(scanner: Scanner): Walker {
             continue
           }
           try {
+            if (request.scan.query === undefined && isLargeFolder(lease)) {
+              const why = listLargeFolder(task, folder, lease)
+              if (why !== undefined) noteUnreadableFolder(folder, why, result)
+              if (result.stoppedEarly) break
+              continue
+            }
             const entries = listEntries(lease)
             if (typeof entries === 'string') {
               noteUnreadableFolder(folder, entries, result)
               continue
             }
-            // The folder's own ignore files: .git/info/exclude (lower precedence), then .gitignore.
-            let ids = folder.rules
-            const own: Array<[names: string[], name: string]> = []
-            if (entries.some((entry) => entry.shown === '.git' && entry.dirent.isDirectory())) own.push([['.git', 'info', 'exclude'], '.git/info/exclude'])
-            if (entries.some((entry) => entry.shown === '.gitignore' && entry.dirent.isFile())) own.push([['.gitignore'], '.gitignore'])
-            for (const [names, name] of own) {
-              const read = readIgnoreFileBelow(lease, names)
-              if (!read) continue
-              if (read.skipped !== undefined) result.notes.push([folder.shown === '' ? name : `${folder.shown}/${name}`, read.skipped])
-              const file: IgnoreFileRules = {id: `${request.taskId}.${readIgnoreFiles++}`, folder: folder.ruled, text: read.text}
-              sent.set(file.id, file)
-              result.ignoreFiles.push(file)
-              ids = [...ids, file.id]
-            }
-            const rules = rulesOf(request.searchId, ids, sent)
+            const hasGit = entries.some((entry) => entry.shown === '.git' && entry.dirent.isDirectory())
+            const hasGitignore = entries.some((entry) => entry.shown === '.gitignore' && entry.dirent.isFile())
+            const {ids, rules} = ownRules(task, folder, lease, hasGit, hasGitignore)
 
             const files: Array<string | Uint8Array> = []
             const shownFiles: string[] = []
             const children: ListedFolder[] = []
             const prefix = typeof folder.prefix === 'string' ? folder.prefix : asBytes(folder.prefix)
             for (const entry of entries) {
-              const shown = folder.shown === '' ? entry.shown : `${folder.shown}/${entry.shown}`
-              const ruled = entry.ruled === entry.shown && folder.ruled === folder.shown ? shown : folder.ruled === '' ? entry.ruled : `${folder.ruled}/${entry.ruled}`
+              const {shown, ruled} = pathsOf(folder, entry)
               if (entry.dirent.isDirectory()) {
                 if (ALWAYS_SKIPPED_FOLDERS.has(entry.shown) || (mayContain && !mayContain(shown))) continue
                 if (!rules.isIgnored(ruled, true)) children.push({prefix: join(prefix, entry.name, '/'), shown, ruled, rules: ids, parent: lease, name: entry.name})
@@ -234,6 +254,93 @@ export function createWalker(scanner: Scanner): Walker {
       }
       return result
     },
+  }
+
+  /**
+   * The ignore rules for the entries of `folder` (open as `lease`): those it inherits, then its own
+   * ignore files, read and sent back with the result: .git/info/exclude (lower precedence), then
+   * .gitignore, when the listing shows them.
+   */
+  function ownRules(task: TaskState, folder: WalkFolder, lease: FolderLease, hasGit: boolean, hasGitignore: boolean): {ids: string[]; rules: IgnoreRules} {
+    const {request, result, sent} = task
+    let ids = folder.rules
+    const own: Array<[names: string[], name: string]> = []
+    if (hasGit) own.push([['.git', 'info', 'exclude'], '.git/info/exclude'])
+    if (hasGitignore) own.push([['.gitignore'], '.gitignore'])
+    for (const [names, name] of own) {
+      const read = readIgnoreFileBelow(lease, names)
+      if (!read) continue
+      if (read.skipped !== undefined) result.notes.push([folder.shown === '' ? name : `${folder.shown}/${name}`, read.skipped])
+      const file: IgnoreFileRules = {id: `${request.taskId}.${task.readIgnoreFiles++}`, folder: folder.ruled, text: read.text}
+      sent.set(file.id, file)
+      result.ignoreFiles.push(file)
+      ids = [...ids, file.id]
+    }
+    return {ids, rules: rulesOf(request.searchId, ids, sent)}
+  }
+
+  /**
+   * Lists the files of the large folder `folder` (open as `lease`) that pass the ignore rules and
+   * the glob, for a search without a query, in memory bounded by the matches still wanted rather
+   * than by the folder: the folder is read in batches of LIST_READ_BATCH_ENTRIES, and only the
+   * smallest names of the matching files are kept (SmallestNames), as `list` keeps its window.
+   * Its subfolders are put on the walk's stack, in order. Returns why the folder could not be
+   * read, if it could not.
+   */
+  function listLargeFolder(task: TaskState, folder: WalkFolder, lease: FolderLease): string | undefined {
+    const {request, result} = task
+    const typeOf = (name: string) => lstatSync(lease.entry(name), {throwIfNoEntry: false})
+    let hasGit: boolean
+    let hasGitignore: boolean
+    try {
+      hasGit = typeOf('.git')?.isDirectory() === true
+      hasGitignore = typeOf('.gitignore')?.isFile() === true
+    } catch (error) {
+      return whyFolderUnreadable(error)
+    }
+    const {ids, rules} = ownRules(task, folder, lease, hasGit, hasGitignore)
+    const wanted = request.scan.maxMatches - result.matches.length
+    const passes = globTester(request.scan.glob)
+    const kept = new SmallestNames<{key: string}>(wanted)
+    const children: Array<{key: string; child: ListedFolder}> = []
+    let matched = 0
+    const prefix = typeof folder.prefix === 'string' ? folder.prefix : asBytes(folder.prefix)
+    let dir: Dir | undefined
+    try {
+      dir = opendirSync(lease.self, {encoding: 'latin1', bufferSize: LIST_READ_BATCH_ENTRIES})
+      for (let dirent = dir.readSync(); dirent !== null; dirent = dir.readSync()) {
+        const key = dirent.name
+        if (!dirent.isDirectory() && !dirent.isFile()) continue // symlinks, sockets, FIFOs and devices are skipped
+        const entry = namedEntry(Buffer.from(key, 'latin1'))
+        const {shown, ruled} = pathsOf(folder, entry)
+        if (dirent.isDirectory()) {
+          if (ALWAYS_SKIPPED_FOLDERS.has(entry.shown) || (request.folderBases && !mayHoldIncluded(request.folderBases, shown))) continue
+          if (!rules.isIgnored(ruled, true)) children.push({key, child: {prefix: join(prefix, entry.name, '/'), shown, ruled, rules: ids, parent: lease, name: entry.name}})
+        } else if (!rules.isIgnored(ruled, false) && (passes === undefined || passes(shown))) {
+          matched++
+          kept.offer({key})
+        }
+      }
+    } catch (error) {
+      return whyFolderUnreadable(error)
+    } finally {
+      dir?.closeSync()
+    }
+    for (const {key} of kept.sorted()) {
+      const {shown} = pathsOf(folder, namedEntry(Buffer.from(key, 'latin1')))
+      result.matches.push([result.paths.push(shown) - 1, 0, ''])
+    }
+    // As the scanner stops a batch: the matches still wanted are found, so the walk ends here.
+    if (matched >= wanted) {
+      result.stoppedEarly = true
+      return undefined
+    }
+    children.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    for (let index = children.length - 1; index >= 0; index--) {
+      lease.hold()
+      task.stack.push((children[index] as {child: ListedFolder}).child)
+    }
+    return undefined
   }
 
   /** Scans `files` (shown as `shown`), adding what was found to `result` within the task's `maxMatches`. */
@@ -274,6 +381,30 @@ export const MAX_HANDED_OVER_PATH_BYTES = 3072
 /** Whether `folder` may go back to the server's thread for another task (see MAX_HANDED_OVER_PATH_BYTES). */
 function canHandOver(folder: WalkFolder): boolean {
   return (typeof folder.prefix === 'string' ? Buffer.byteLength(folder.prefix) : folder.prefix.byteLength) <= MAX_HANDED_OVER_PATH_BYTES
+}
+
+/** An entry's workspace-relative path in the display form, and as ignore rules see it, below `folder`. */
+function pathsOf(folder: WalkFolder, entry: Pick<ListedEntry, 'shown' | 'ruled'>): {shown: string; ruled: string} {
+  const shown = folder.shown === '' ? entry.shown : `${folder.shown}/${entry.shown}`
+  const ruled = entry.ruled === entry.shown && folder.ruled === folder.shown ? shown : folder.ruled === '' ? entry.ruled : `${folder.ruled}/${entry.ruled}`
+  return {shown, ruled}
+}
+
+/** The forms of the name `bytes` the walk keeps (as `entriesOfBytes` gives them). */
+function namedEntry(bytes: Buffer): Pick<ListedEntry, 'name' | 'shown' | 'ruled'> {
+  return {name: asText(bytes), shown: displayName(bytes), ruled: ruleText(bytes)}
+}
+
+/**
+ * Whether the open folder `lease` is large enough to be read in batches: its size (`st_size`) is
+ * over LIST_SMALL_FOLDER_BYTES, as for `list` (see folder-window.ts `folderPass`).
+ */
+function isLargeFolder(lease: FolderLease): boolean {
+  try {
+    return fstatSync(lease.fd).size > LIST_SMALL_FOLDER_BYTES
+  } catch {
+    return false // listed at once, which reports why it cannot be
+  }
 }
 
 /** Adds a folder that could not be walked to the task's unreadable entries: its path with a final `/`, and why. */

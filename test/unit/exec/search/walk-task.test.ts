@@ -1,9 +1,12 @@
 import {expect} from 'chai'
-import {mkdir, mkdtemp, realpath, rm, symlink, writeFile} from 'node:fs/promises'
+import {writeFileSync} from 'node:fs'
+import {mkdir, mkdtemp, realpath, rm, stat, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {CAN_VERIFY_DESCRIPTORS} from '../../../../src/exec/files/confined-open.js'
+import {LIST_SMALL_FOLDER_BYTES} from '../../../../src/exec/limits.js'
+import {compileGlobs} from '../../../../src/exec/search/glob-filter.js'
 import {createScanner} from '../../../../src/exec/search/scanner.js'
 import {MAX_HANDED_OVER_PATH_BYTES, createWalker, type WalkFolder, type WalkRequest} from '../../../../src/exec/search/walk-task.js'
 
@@ -54,6 +57,38 @@ describe('walk tasks (search workers)', () => {
     expect(searched.paths).to.deep.equal(['link/sub/'])
     expect(searched.matches).to.deep.equal([])
     expect(searched.frontier).to.deep.equal([])
+  })
+
+  it('lists the files of a large folder by glob in batches, with the paths and order a search of their contents gives', async function () {
+    this.timeout(120_000) // 5000 files made and searched, on a busy machine
+    const big = path.join(workspace, 'big')
+    await mkdir(big)
+    await writeFile(path.join(big, '.gitignore'), 'ignored-*\n')
+    // Created in an order other than the sorted one; a name that is not UTF-8, ignored names, subfolders.
+    for (let index = 4999; index >= 0; index--) {
+      const name = index % 50 === 7 ? `ignored-${index}.txt` : index % 10 === 3 ? `f-${index}.log` : `f-${String(index).padStart(5, '0')}.txt`
+      writeFileSync(path.join(big, name), 'needle\n')
+    }
+    await writeFile(Buffer.concat([Buffer.from(`${big}/`), Buffer.from([0xff]), Buffer.from('-odd.txt')]), 'needle\n')
+    for (const name of ['sub-b', 'sub-a', 'node_modules']) {
+      await mkdir(path.join(big, name))
+      await writeFile(path.join(big, name, 'inner.txt'), 'needle\n')
+    }
+    expect((await stat(big)).size, 'a folder large enough to be read in batches').to.be.above(LIST_SMALL_FOLDER_BYTES)
+    const walker = createWalker(createScanner())
+    const scan = {...request([]).scan, maxMatches: 10_000, glob: compileGlobs(['*.txt'])}
+    const listed = walker.walk(request([rootFolder()], {scan: {...scan, query: undefined}}))
+    const searched = walker.walk(request([rootFolder()], {scan}))
+    const pathsOf = (result: typeof listed) => result.matches.map(([index]) => result.paths[index])
+    expect(pathsOf(listed)).to.deep.equal(pathsOf(searched))
+    expect(pathsOf(listed)).to.have.length(4400 + 1 + 2)
+    expect(pathsOf(listed).slice(0, 2)).to.deep.equal(['big/f-00000.txt', 'big/f-00001.txt'])
+    expect(pathsOf(listed).slice(-3)).to.deep.equal(['big/\\xff-odd.txt', 'big/sub-a/inner.txt', 'big/sub-b/inner.txt'])
+    expect(listed.stoppedEarly).to.equal(false)
+    // Cut at maxMatches: the smallest names, and the walk stops there.
+    const cut = walker.walk(request([rootFolder()], {scan: {...scan, query: undefined, maxMatches: 3}}))
+    expect(pathsOf(cut)).to.deep.equal(['big/f-00000.txt', 'big/f-00001.txt', 'big/f-00002.txt'])
+    expect(cut.stoppedEarly).to.equal(true)
   })
 
   it('hands back the folders it did not reach, in walk order, with the ignore files it read', async () => {
