@@ -432,6 +432,57 @@ for (const user of ['root', 'an unprivileged user'] as const) {
   })
 }
 
+/** Two servers sandboxing commands in one workspace share its placeholders: neither removes one the other's command still needs. */
+describe('placeholders shared by two servers on one workspace', function () {
+  this.timeout(120_000)
+  let base: string
+  let ws: string
+  const servers: TestClient[] = []
+
+  before(async function () {
+    if (!SANDBOX.ok) skipBecause(this, `${SANDBOX.reason}; ${SANDBOX.fix}`)
+    base = await realpath(await mkdtemp(path.join('/var/tmp', 'ak-two-servers-')))
+    ws = path.join(base, 'ws')
+    await mkdir(ws)
+    await git(ws, 'init', '-q')
+    for (let index = 0; index < 2; index++) {
+      servers.push(
+        await connectStdio('v2 (2026-07-28)', ['exec', 'serve', '--workspace', ws, '--level', 'terminal', '--sandbox', 'workspace-write', '--quiet'], {
+          env: {HOME: base, SHELL: '/bin/bash'},
+        }),
+      )
+    }
+  })
+
+  after(async () => {
+    for (const server of servers) await server.close()
+    if (base) await rm(base, {recursive: true, force: true})
+  })
+
+  it('keeps a placeholder while the other server\'s command runs, and removes it after the last', async () => {
+    const [first, second] = servers as [TestClient, TestClient]
+    // The first server's command holds .envrc and .vscode; it writes them once the second server's command has ended.
+    const started = await first.call('exec_command', {
+      cmd: 'while [ ! -e second-done ]; do sleep 0.1; done; echo "touch /x" > .envrc; mkdir -p .vscode/x; echo "exit=$?"; ls -A',
+      yield_time_ms: 500,
+    })
+    const running = started.structured as {exit_code: number | 'running'; session_id: string}
+    expect(running.exit_code, started.text).to.equal('running')
+    const other = await second.call('exec_command', {cmd: 'echo second', yield_time_ms: 30_000})
+    expect((other.structured as {exit_code: number}).exit_code, other.text).to.equal(0)
+    // The second server let go of its placeholders; give it time to remove what it would remove.
+    await delay(1000)
+    await writeFile(path.join(ws, 'second-done'), '')
+    const ended = await first.call('write_stdin', {session_id: running.session_id, chars: '', yield_time_ms: 30_000})
+    const answer = ended.structured as {exit_code: number | 'running'; text: string}
+    expect(answer.exit_code, ended.text).to.not.equal('running')
+    expect(answer.text).to.include('Read-only file system').and.to.include('exit=1')
+    for (let waited = 0; waited < 10_000 && (await exists(path.join(ws, '.envrc'))); waited += 100) await delay(100)
+    expect(await exists(path.join(ws, '.envrc')), '.envrc on the host').to.equal(false)
+    expect(await exists(path.join(ws, '.vscode')), '.vscode on the host').to.equal(false)
+  })
+})
+
 /** The operator's way out: named protected paths made writable, and nothing else. */
 describe('--allow-protected and createAgentExec({allowProtected})', function () {
   this.timeout(120_000)

@@ -22,8 +22,10 @@
  *   read-only (as Codex's sandbox binds /dev/null there): an empty folder of mode 0555 for a
  *   folder, or `.git` itself (git then looks past it, as when it is missing); an empty file of mode
  *   0444 for a file, except `commondir`, which holds `.` (git reads it, and `.` names the git folder
- *   itself). Placeholders are removed when the last command of this server that needs them ends,
- *   and one left by a killed server is recognized and removed the same way.
+ *   itself). Placeholders are removed when the last command that needs them ends, of this server
+ *   or of another one on the workspace: a server removes one only once no sandbox it can see
+ *   still mounts it (mount-points.ts, removeUnused). One left by a killed server is recognized
+ *   and removed the same way.
  * - Placeholders are made and removed through a descriptor of the folder that holds them, opened
  *   without following a link at its name and verified (its /proc/self/fd link) to be the very
  *   folder the plan found, never by path: a running command that swaps a folder for a link to the
@@ -52,6 +54,7 @@ import {BadInputError} from '../../errors.js'
 import type {Logger} from '../../log.js'
 import {escapeControls} from '../../text-escape.js'
 import type {LeftoverBaseline} from './sandbox-leftovers.js'
+import {mountedPaths} from './mount-points.js'
 import {hooksFolderIn, readConfigSync} from '../git-hooks-path.js'
 import {CAN_VERIFY_DESCRIPTORS, FOLDER_OPEN_FLAGS, descriptorPath, descriptorTarget} from '../files/confined-open.js'
 import {
@@ -424,6 +427,45 @@ async function removePlaceholder(placeholder: Placeholder): Promise<void> {
   }
 }
 
+/** Tries to remove a placeholder another sandbox still mounts, at most: then its last holder removes it. */
+const PLACEHOLDER_REMOVAL_TRIES = 5
+/** Time before the first retry, in ms; each next one waits twice as long. */
+const PLACEHOLDER_RETRY_MS = 250
+/** Placeholders no command of this server holds that a sandbox still mounted at the last try, with the tries left. */
+const pendingRemoval = new Map<string, {placeholder: Placeholder; triesLeft: number}>()
+let retryTimer: NodeJS.Timeout | undefined
+let retryDelayMs = PLACEHOLDER_RETRY_MS
+
+/**
+ * Removes the placeholders (`released`, and those pending) that no command of this server holds
+ * and no sandbox mounts any more (mount-points.ts): a placeholder another server's running
+ * command still mounts is left to that server, which removes it when its own command ends; one
+ * this server's just-ended sandbox still mounted while its namespace went away is retried a few
+ * times. Run in turn (inTurn).
+ */
+async function removeUnused(released: readonly Placeholder[]): Promise<void> {
+  for (const placeholder of released) pendingRemoval.set(placeholder.path, {placeholder, triesLeft: PLACEHOLDER_REMOVAL_TRIES})
+  for (const file of pendingRemoval.keys()) if (heldPlaceholders.has(file)) pendingRemoval.delete(file)
+  if (pendingRemoval.size === 0) return
+  const inUse = await mountedPaths(new Set(pendingRemoval.keys()))
+  for (const [file, pending] of pendingRemoval) {
+    if (inUse.has(file) && --pending.triesLeft > 0) continue
+    pendingRemoval.delete(file)
+    if (!inUse.has(file)) await removePlaceholder(pending.placeholder)
+  }
+  if (pendingRemoval.size === 0) {
+    retryDelayMs = PLACEHOLDER_RETRY_MS
+    return
+  }
+  if (retryTimer) return
+  retryTimer = setTimeout(() => {
+    retryTimer = undefined
+    void inTurn(() => removeUnused([]))
+  }, retryDelayMs)
+  retryDelayMs *= 2
+  retryTimer.unref()
+}
+
 /** The bubblewrap arguments of a plan, and the placeholders to let go of when the command ends. */
 export interface ProtectedMounts {
   /** `--bind`/`--ro-bind` arguments, parents before what lies in them; they follow the writable roots' binds. */
@@ -478,6 +520,7 @@ async function holdProtectedMounts(
     )
   }
   const held: Placeholder[] = []
+  const unheld: Placeholder[] = []
   const releaseHeld = async () => {
     for (const placeholder of held.splice(0)) {
       const count = (heldPlaceholders.get(placeholder.path) ?? 1) - 1
@@ -486,8 +529,9 @@ async function holdProtectedMounts(
         continue
       }
       heldPlaceholders.delete(placeholder.path)
-      await removePlaceholder(placeholder)
+      unheld.push(placeholder)
     }
+    await removeUnused(unheld.splice(0))
   }
   const binds: Array<{file: string; flag: '--bind' | '--ro-bind'}> = [
     ...plan.writable.map((file) => ({file, flag: '--bind' as const})),
