@@ -72,7 +72,7 @@ describe('bash completion', function () {
     it('completes the values of --level and --client, in both flag forms', () => {
       expect(complete('exec', 'serve', '--level', '')).to.deep.equal(['read', 'files', 'terminal'])
       expect(complete('exec', 'tools', '-l', 't')).to.deep.equal(['terminal'])
-      expect(complete('exec', 'config', '--client', '')).to.deep.equal(['codex', 'claude', 'vscode'])
+      expect(complete('exec', 'config', '--client', '')).to.deep.equal(['codex', 'claude', 'vscode', 'gemini', 'opencode', 'cursor', 'windsurf', 'zed'])
       expect(complete('exec', 'serve', '--level', '=', 'f')).to.deep.equal(['files'])
       expect(complete('exec', 'serve', '--level', '=')).to.deep.equal(['read', 'files', 'terminal'])
       expect(complete('exec', 'serve', '--level=f')).to.deep.equal(['--level=files'])

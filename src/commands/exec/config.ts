@@ -6,6 +6,7 @@ import {TOKEN_ENV} from '../../exec/http/bearer-token.js'
 import {parseListenAddress} from '../../exec/http/listen-address.js'
 import {allowProtectedFlag, configSandboxFlags, levelFlag, workspaceFlag} from '../../exec-flags.js'
 import {AllowedProtectedPaths, splitAllowProtectedFlag} from '../../exec/protected-paths.js'
+import {clientAddCommand} from '../../exec/serving/client-add-command.js'
 import {CONFIG_CLIENTS, type ConfigClient, DEFAULT_CONFIG_SERVER_NAME, renderClientConfig} from '../../exec/serving/client-config.js'
 import {parseLevel} from '../../exec/level.js'
 import {configSandbox} from '../../exec/serving/config-sandbox.js'
@@ -16,7 +17,7 @@ import {AK_PACKAGE} from '../../launch/config-launch.js'
 export default class ExecConfig extends BaseCommand {
   static override summary = 'Print a ready-to-paste MCP config block that starts AgentExec for a client.'
 
-  static override description = `Prints the config block that makes an MCP client start AgentExec on a workspace: a [mcp_servers.<name>] table for Codex's config.toml, the "mcpServers" JSON for Claude, or the "servers" JSON (type "stdio") for VS Code. Clients accept it as printed.
+  static override description = `Prints the config block that makes an MCP client start AgentExec on a workspace: a [mcp_servers.<name>] table for Codex's config.toml, the "mcpServers" JSON for Claude, the "servers" JSON (type "stdio") for VS Code, the "mcpServers" JSON of Gemini CLI's settings.json (with "trust": true), the "mcp" JSON of OpenCode's opencode.json (type "local", the command as one array), the "mcpServers" JSON of Cursor's mcp.json or Windsurf's mcp_config.json, or the "context_servers" JSON of Zed's settings.json. Clients accept it as printed.
 
 How the block starts the server depends on where ak runs from. From a clone it names absolute paths only (the Node.js binary running this command and ak's entry file): clients start MCP servers with a reduced environment (Codex keeps little more than HOME, PATH, SHELL and USER), so nothing depends on PATH or the current directory; generate it again after moving or upgrading Node.js or ak. From an installed ${AK_PACKAGE} it names the agentexec bin when PATH finds this install's, else the absolute Node.js binary and the installed agentexec file (generate it again after moving that install).
 
@@ -24,13 +25,19 @@ For Codex at the files and terminal levels the block also sets ${CODEX_APPROVAL_
 
 At the terminal level the block runs commands in ak's sandbox (--sandbox workspace-write: writes only inside the workspace and a private /tmp, no network) where bubblewrap can build it here, and says so on stderr: a client's own sandbox does not reach the MCP servers it starts, so without it a command could change anything your user can. --sandbox off prints an unconfined block, with a warning; so does a machine where bubblewrap cannot run, with how to fix it.
 
-The block goes to stdout; a line saying where to paste it goes to stderr (silenced by --quiet).`
+Gemini CLI starts no MCP server in a folder it does not trust: trust the folder you run it in. "trust": true lets it run ak's tools without asking, which gemini -p needs, as it cannot ask.
+
+--as-command prints instead the client's own command that adds the server (claude mcp add-json, codex mcp add, code --add-mcp, gemini mcp add, opencode mcp add), ready to run in a POSIX shell, and on stderr what that command leaves out of the block. Cursor, Windsurf and Zed have no such command: paste their block.
+
+The block goes to stdout; a line saying where to paste it, and what else to do, goes to stderr (silenced by --quiet).`
 
   static override examples = [
     {description: 'Codex, for the current folder', command: '<%= config.bin %> <%= command.id %> --client codex'},
     {description: 'Append it to Codex\'s config', command: 'mkdir -p ~/.codex && <%= config.bin %> <%= command.id %> --client codex --workspace ~/src/app --level files >> ~/.codex/config.toml'},
     {description: 'Claude Code, read-only', command: '<%= config.bin %> <%= command.id %> --client claude --workspace ~/src/app'},
     {description: 'VS Code, as JSON with its metadata', command: '<%= config.bin %> <%= command.id %> --client vscode --json'},
+    {description: 'Gemini CLI, for the current folder, at the terminal level', command: '<%= config.bin %> <%= command.id %> --client gemini --level terminal'},
+    {description: 'Add the server with OpenCode\'s own command', command: '<%= config.bin %> <%= command.id %> --client opencode --level files --as-command'},
     {description: 'Codex, connecting to a server you start with "ak exec serve --http 127.0.0.1:8765"', command: '<%= config.bin %> <%= command.id %> --client codex --http 127.0.0.1:8765 --level files'},
   ]
 
@@ -52,6 +59,10 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
     name: Flags.string({
       description: 'Server name in the block (letters, digits, "_" and "-").',
       default: DEFAULT_CONFIG_SERVER_NAME,
+    }),
+    'as-command': Flags.boolean({
+      description: "Print the client's own command that adds the server (claude, codex, vscode, gemini, opencode), ready to run, instead of the block.",
+      exclusive: ['json'],
     }),
   }
 
@@ -81,10 +92,17 @@ The block goes to stdout; a line saying where to paste it goes to stderr (silenc
     }
     if (sandbox.warning) this.note(`ak: warning: ${sandbox.warning}`)
     if (sandbox.note && !flags.quiet) this.note(sandbox.note)
+    if (flags['as-command']) {
+      const command = clientAddCommand(config, workspace.root)
+      if (!flags.quiet) for (const line of command.notes) this.note(`ak: note: ${line}`)
+      this.log(command.line)
+      return
+    }
     if (flags.json) {
       this.log(JSON.stringify(config, null, 2))
       return
     }
+    if (!flags.quiet && config.steps !== undefined) this.note(config.steps)
     if (!flags.quiet) this.note(`Paste into ${config.destination}:`)
     // A blank line first, so `>> config.toml` starts a new table even after a last line without its line break.
     process.stdout.write(config.format === 'toml' ? `\n${config.text}` : config.text)

@@ -5,13 +5,14 @@ import {type AkInstall, agentExecLaunch, currentAkInstall} from '../../launch/co
 import {CODEX_APPROVAL_KEY, CODEX_APPROVAL_LINES, CODEX_APPROVAL_WITHOUT_ASKING} from '../../launch/codex-tool-approval.js'
 import {CODEX_REQUIRED_KEY, CODEX_START_LINES, CODEX_STARTUP_TIMEOUT_KEY, CODEX_STARTUP_TIMEOUT_SEC} from '../../launch/codex-server-start.js'
 import {BadInputError} from '../../errors.js'
+import {MORE_CONFIG_CLIENTS, type MoreConfigClient, renderMoreClientBlock} from './client-blocks.js'
 import {TOKEN_ENV} from '../http/bearer-token.js'
 import {type Level, levelIncludes} from '../level.js'
 import {ALLOW_PROTECTED_SEPARATOR, type AllowedProtectedPaths} from '../protected-paths.js'
 import type {SandboxPolicy} from '../terminal/sandbox-policy.js'
 
 /** The MCP clients `ak exec config` writes a block for. */
-export const CONFIG_CLIENTS = ['codex', 'claude', 'vscode'] as const
+export const CONFIG_CLIENTS = ['codex', 'claude', 'vscode', ...MORE_CONFIG_CLIENTS] as const
 export type ConfigClient = (typeof CONFIG_CLIENTS)[number]
 
 /** The server name used in the config block when none is given. */
@@ -27,8 +28,16 @@ const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/
  * A server's entry in a client config: the launch line, plus `type: "stdio"` for VS Code, and for
  * Codex at `files` and `terminal` the approval mode that lets `codex exec` run the tools.
  */
-export type ServerEntry = (AkLaunch | {url: string; bearer_token_env_var?: string; headers?: Record<string, string>}) & {
-  type?: 'stdio' | 'http'
+export type ServerEntry = (
+  | AkLaunch
+  | {url: string; bearer_token_env_var?: string; headers?: Record<string, string>}
+  // The other clients' own forms (client-blocks.ts): OpenCode's argv array, Gemini CLI's httpUrl, Windsurf's serverUrl.
+  | {command: string[]; enabled?: boolean; timeout?: number}
+  | {httpUrl: string; headers?: Record<string, string>}
+  | {serverUrl: string; headers?: Record<string, string>}
+) & {
+  type?: 'stdio' | 'http' | 'local' | 'remote'
+  [key: string]: unknown
   [CODEX_REQUIRED_KEY]?: boolean
   [CODEX_STARTUP_TIMEOUT_KEY]?: number
   [CODEX_APPROVAL_KEY]?: string
@@ -41,6 +50,8 @@ export interface ClientConfig {
   name: string
   /** Where the block goes, for people. */
   destination: string
+  /** What else the user must do for the client to start the server and run its tools, when anything. */
+  steps?: string
   /** `toml` for Codex, `json` for the others. */
   format: 'toml' | 'json'
   /** The server entry inside the block, exactly as it appears there under `name`. */
@@ -64,7 +75,8 @@ export interface ClientConfig {
  * {<name>: {command, args}}}`; VS Code `.vscode/mcp.json` `{"servers": {<name>: {type: "stdio",
  * command, args}}}`. With `url`, each client's HTTP form: Codex `url` and `bearer_token_env_var`,
  * Claude and VS Code `type: "http"`, `url` and an `Authorization` header read from TOKEN_ENV.
- * @throws BadInputError for a server name clients would refuse.
+ * Gemini CLI, OpenCode, Cursor, Windsurf and Zed: each one's own key and forms (client-blocks.ts).
+ * @throws BadInputError for a server name clients would refuse, or an HTTP block for Zed.
  */
 export function renderClientConfig(options: {
   client: ConfigClient
@@ -142,6 +154,19 @@ export function renderClientConfig(options: {
         format: 'json',
         server: entry,
         text: JSON.stringify({servers: {[name]: entry}}, null, 2) + '\n',
+      }
+    }
+    default: {
+      const client: MoreConfigClient = options.client
+      const block = renderMoreClientBlock(client, name, url === undefined ? {launch} : {url}, options.workspace)
+      return {
+        client,
+        name,
+        destination: block.destination,
+        ...(block.steps === undefined ? {} : {steps: block.steps}),
+        format: 'json',
+        server: block.entry as ServerEntry,
+        text: JSON.stringify(block.document, null, 2) + '\n',
       }
     }
   }

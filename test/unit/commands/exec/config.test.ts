@@ -48,6 +48,22 @@ describe('ak exec config', () => {
     })
   }
 
+  it('says before the Gemini CLI block to trust the folder, then where to paste it', async () => {
+    const {stdout, stderr} = await runCommand(['exec', 'config', '-c', 'gemini', '-w', workspace], {root: REPO_ROOT})
+    expect(JSON.parse(stdout).mcpServers['ak-exec']).to.include({trust: true})
+    const lines = stderr.trimEnd().split('\n')
+    expect(lines.at(-2)).to.contain('does not trust').and.contain(workspace)
+    expect(lines.at(-1)).to.match(/^Paste into \.gemini\/settings\.json/)
+  })
+
+  it('prints the client\'s own add command with --as-command, and refuses it for a client without one', async () => {
+    const {stdout} = await runCommand(['exec', 'config', '-c', 'opencode', '-w', workspace, '--as-command', '-q'], {root: REPO_ROOT})
+    expect(stdout.trim()).to.equal(`opencode mcp add ak-exec -- ${process.execPath} ${RUN_JS} exec serve --workspace ${workspace} --level read`)
+    const zed = await runCommand(['exec', 'config', '-c', 'zed', '-w', workspace, '--as-command'], {root: REPO_ROOT})
+    expect(zed.error?.oclif?.exit).to.equal(2)
+    expect(zed.stderr).to.contain('Zed has no command that adds an MCP server')
+  })
+
   it('exits 2 without --client or with an unknown client', async () => {
     expect((await runCommand(['exec', 'config'], {root: REPO_ROOT})).error?.oclif?.exit).to.equal(2)
     expect((await runCommand(['exec', 'config', '--client', 'emacs'], {root: REPO_ROOT})).error?.oclif?.exit).to.equal(2)

@@ -2,6 +2,7 @@ import {expect} from 'chai'
 import {parse as parseToml} from 'smol-toml'
 
 import {BadInputError} from '../../../../src/errors.js'
+import {MORE_CONFIG_CLIENTS, OPENCODE_SCHEMA, OPENCODE_TIMEOUT_MS} from '../../../../src/exec/serving/client-blocks.js'
 import {renderClientConfig} from '../../../../src/exec/serving/client-config.js'
 import {CODEX_REQUIRED_COMMENT, CODEX_STARTUP_TIMEOUT_SEC} from '../../../../src/launch/codex-server-start.js'
 import {CODEX_APPROVAL_COMMENT} from '../../../../src/launch/codex-tool-approval.js'
@@ -101,5 +102,42 @@ describe('renderClientConfig', () => {
       BadInputError,
       /letters, digits/,
     )
+  })
+})
+
+describe('renderClientConfig for Gemini CLI, OpenCode, Cursor, Windsurf and Zed', () => {
+  const url = 'http://127.0.0.1:8765/mcp'
+
+  it('writes each client\'s key and stdio entry, with the same launch line as the others', () => {
+    const launch = {command: process.execPath, args: expectedArgs}
+    const expected = {
+      gemini: {mcpServers: {'ak-exec': {...launch, trust: true}}},
+      opencode: {$schema: OPENCODE_SCHEMA, mcp: {'ak-exec': {type: 'local', command: [process.execPath, ...expectedArgs], enabled: true, timeout: OPENCODE_TIMEOUT_MS}}},
+      cursor: {mcpServers: {'ak-exec': launch}},
+      windsurf: {mcpServers: {'ak-exec': launch}},
+      zed: {context_servers: {'ak-exec': {source: 'custom', ...launch, env: {}}}},
+    }
+    for (const client of MORE_CONFIG_CLIENTS) {
+      const config = renderClientConfig({client, workspace, level: 'files'})
+      expect(JSON.parse(config.text), client).to.deep.equal(expected[client])
+      expect(Object.values(JSON.parse(config.text) as Record<string, unknown>).at(-1), client).to.deep.equal({'ak-exec': config.server})
+    }
+  })
+
+  it('asks OpenCode to wait for the start as long as Codex, not its own 5 s', () => {
+    expect(OPENCODE_TIMEOUT_MS).to.equal(CODEX_STARTUP_TIMEOUT_SEC * 1000).and.be.above(5000)
+  })
+
+  it('says before the Gemini CLI block that the folder must be trusted, naming it', () => {
+    expect(renderClientConfig({client: 'gemini', workspace, level: 'read'}).steps).to.contain('does not trust').and.contain(`"${workspace}": "TRUST_FOLDER"`)
+  })
+
+  it("writes each client's HTTP form, naming the token's variable in the client's own syntax", () => {
+    const http = (client: (typeof MORE_CONFIG_CLIENTS)[number]) => JSON.parse(renderClientConfig({client, workspace, level: 'files', url}).text)
+    expect(http('gemini')).to.deep.equal({mcpServers: {'ak-exec': {httpUrl: url, headers: {Authorization: 'Bearer ${AGENTEXEC_TOKEN}'}, trust: true}}})
+    expect(http('opencode').mcp['ak-exec']).to.deep.equal({type: 'remote', url, headers: {Authorization: 'Bearer {env:AGENTEXEC_TOKEN}'}, enabled: true, timeout: OPENCODE_TIMEOUT_MS})
+    expect(http('cursor')).to.deep.equal({mcpServers: {'ak-exec': {url, headers: {Authorization: 'Bearer ${env:AGENTEXEC_TOKEN}'}}}})
+    expect(http('windsurf')).to.deep.equal({mcpServers: {'ak-exec': {serverUrl: url, headers: {Authorization: 'Bearer ${env:AGENTEXEC_TOKEN}'}}}})
+    expect(() => http('zed')).to.throw(BadInputError, /leave out --http/)
   })
 })
