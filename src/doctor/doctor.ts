@@ -14,13 +14,15 @@ import {checkRegistration} from './registration-check.js'
 import {checkProjectTrust} from './trust-check.js'
 import {checkExecApproval} from './tool-approval-check.js'
 import {checkHttpTokens} from './http-token-check.js'
+import {checkExecStartup} from './codex-startup-check.js'
 
 /**
  * Runs every `ak doctor` check, in report order and grouped by server: Node.js (ak); that
  * `ak exec serve` starts on the current folder, whether its terminal sandbox can run here, what it
  * protects (and whether a protected name here is a link the sandbox refuses), whether
  * the descriptor limit leaves room for the commands it runs at once, whether Codex would decline
- * the tools of the AgentExec entries in its config.toml, and whether the
+ * the tools of the AgentExec entries in its config.toml, whether those entries make Codex wait
+ * for AgentExec and fail loudly (`required`, a start-up timeout), and whether the
  * token variable of each loopback HTTP entry is set and accepted (AgentExec); the codex CLI, the Codex home and its
  * config.toml, the trust of the current project's agents, the agent runtime's registration, the
  * plugin root and the agents discovery finds (Codex agent runtime). Fix commands repeat the
@@ -52,6 +54,7 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
       await checkProtectedPaths(environment),
       checkDescriptorLimit(),
       checkExecApproval(roots.codexHome, config),
+      checkExecStartup(roots.codexHome, config),
       await checkHttpTokens(roots.codexHome, config, environment.env),
     ]),
     ...inPart('codex-agent-runtime', [

@@ -11,14 +11,14 @@ const CHECK = 'codex http tokens'
 export const HTTP_TOKEN_PROBE_TIMEOUT_MS = 3000
 
 /** A Codex HTTP entry that sends a bearer token from an environment variable. */
-interface TokenEntry {
+export interface TokenEntry {
   name: string
   url: URL
   variable: string
 }
 
 /** The `[mcp_servers.*]` entries with a loopback `url` and a `bearer_token_env_var`: how `ak exec serve --http` is wired into Codex. */
-function tokenEntries(data: Record<string, unknown>): TokenEntry[] {
+export function tokenEntries(data: Record<string, unknown>): TokenEntry[] {
   return Object.entries(mcpServersOf(data)).flatMap(([name, entry]) => {
     const variable = entry.bearer_token_env_var
     if (typeof entry.url !== 'string' || typeof variable !== 'string') return []

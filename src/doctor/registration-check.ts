@@ -11,6 +11,7 @@ import {type CheckResult, type DoctorEnvironment, akFix, fail, ok, warn} from '.
 import {isFolder} from './codex-home-check.js'
 import {clientEnvironment, probeStdioServer} from './stdio-probe.js'
 import {approvalFix, declinedToolsLine} from './tool-approval-check.js'
+import {startupFix, startupLine} from './codex-startup-check.js'
 
 /**
  * Checks that `<codexHome>/config.toml` has an `[mcp_servers.*]` entry that starts the Codex
@@ -19,7 +20,9 @@ import {approvalFix, declinedToolsLine} from './tool-approval-check.js'
  * default of 120 s would cut long agent calls; notes/codex.md §4). Then starts the entry the way
  * Codex does (its command and args, from the current folder, with Codex's reduced environment plus
  * the entry's `env_vars` and `env`) and lists its tools, and warns when `codex exec` would decline
- * them (agent tools need approval unless the entry has `default_tools_approval_mode = "approve"`).
+ * them (agent tools need approval unless the entry has `default_tools_approval_mode = "approve"`),
+ * or would run without it, silently, when it starts late (no `required = true` or no start-up
+ * timeout, codex-startup-check.ts).
  */
 export async function checkRegistration(codexHome: string, config: TomlFile, environment: DoctorEnvironment): Promise<CheckResult> {
   const file = codexConfigPath(codexHome)
@@ -54,7 +57,9 @@ export async function checkRegistration(codexHome: string, config: TomlFile, env
     return fail('agent runtime', `${table} does not start: ${outcome.reason}`, `run ${[command, ...args].map(shellQuote).join(' ')} to see the whole error`)
   }
   const declined = declinedToolsLine(name, entry, outcome.tools, config.status === 'ok' ? config.data : {})
-  if (declined) return warn('agent runtime', declined, approvalFix(name, entry, file, reregister))
+  const startup = startupLine(name, entry)
+  if (declined) return {...warn('agent runtime', declined, approvalFix(name, entry, file, reregister)), ...(startup ? {notes: [startup]} : {})}
+  if (startup) return warn('agent runtime', startup, startupFix(name, entry, file, reregister))
   const count = outcome.tools.length
   return ok(
     'agent runtime',

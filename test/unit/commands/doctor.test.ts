@@ -31,7 +31,7 @@ describe('ak doctor', () => {
       path.join(codexHome, 'config.toml'),
       `[projects.${JSON.stringify(fixture.project)}]\ntrust_level = "${trustLevel}"\n\n` +
         `[mcp_servers.agents]\ncommand = ${JSON.stringify(process.execPath)}\n` +
-        `args = [${JSON.stringify(RUN_JS)}, "codex-agent-runtime", "serve"]\ntool_timeout_sec = 600\ndefault_tools_approval_mode = "approve"\n`,
+        `args = [${JSON.stringify(RUN_JS)}, "codex-agent-runtime", "serve"]\nrequired = true\nstartup_timeout_sec = 120\ntool_timeout_sec = 600\ndefault_tools_approval_mode = "approve"\n`,
     )
     return codexHome
   }
@@ -62,6 +62,7 @@ describe('ak doctor', () => {
       'ok    protected paths',
       'ok    descriptors',
       'ok    codex entries',
+      'ok    codex start-up',
       'ok    codex http tokens',
       'Codex agent runtime (ak codex-agent-runtime serve)',
       'ok    codex',
@@ -95,6 +96,12 @@ describe('ak doctor', () => {
     expect(stdout).to.contain(
       'warn  codex entries: [mcp_servers.work] has no default_tools_approval_mode, so codex exec declines edit (it cannot ask) and Codex asks before each call\n' +
         `      fix: set default_tools_approval_mode = "approve" in [mcp_servers.work] of ${codexHome}/config.toml\n`,
+    )
+    // Written by hand without required = true or a start-up timeout: Codex would run on without it.
+    expect(stdout).to.contain(
+      'warn  codex start-up: [mcp_servers.work] has no required, so Codex runs without it, silently, when it starts late or fails; ' +
+        'and no startup_timeout_sec, so Codex waits 30 s for it to start, which a loaded machine can exceed\n' +
+        `      fix: set required = true and startup_timeout_sec = 120 in [mcp_servers.work] of ${codexHome}/config.toml (the block "ak exec config --client codex" prints has them)\n`,
     )
   })
 
@@ -203,6 +210,7 @@ describe('ak doctor', () => {
       ['exec', 'protected paths'],
       ['exec', 'descriptors'],
       ['exec', 'codex entries'],
+      ['exec', 'codex start-up'],
       ['exec', 'codex http tokens'],
       ['codex-agent-runtime', 'codex'],
       ['codex-agent-runtime', 'codex home'],

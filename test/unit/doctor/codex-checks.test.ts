@@ -29,6 +29,8 @@ describe('doctor: Codex checks', () => {
     return readCodexConfig(codexHome)
   }
 
+  /** What register writes so that Codex waits for the runtime and fails loudly. */
+  const STARTS = 'required = true\nstartup_timeout_sec = 120\n'
   const registration = (extra: string) =>
     `[mcp_servers.agents]\ncommand = ${JSON.stringify(process.execPath)}\n` +
     `args = [${JSON.stringify(RUN_JS)}, "codex-agent-runtime", "serve"]\n${extra}`
@@ -124,7 +126,7 @@ describe('doctor: Codex checks', () => {
     it('passes a registration with tool_timeout_sec = 600 that starts and lists the agents', async () => {
       await mkdir(path.join(codexHome, 'agents'), {recursive: true})
       await writeFile(path.join(codexHome, 'agents', 'reviewer.toml'), 'description = "Reviews"\n')
-      const result = await checkRegistration(codexHome, await writeConfig(registration('tool_timeout_sec = 600\ndefault_tools_approval_mode = "approve"\n')), environment())
+      const result = await checkRegistration(codexHome, await writeConfig(registration(`tool_timeout_sec = 600\n${STARTS}default_tools_approval_mode = "approve"\n`)), environment())
       expect(result.status, result.detail).to.equal('ok')
       expect(result.detail).to.contain('[mcp_servers.agents]')
       expect(result.detail).to.match(/starts and lists 1 agent tool$/)
@@ -155,9 +157,21 @@ describe('doctor: Codex checks', () => {
       })
 
       it("passes when the agent tool's own approval_mode lets it run", async () => {
-        const config = await writeConfig(registration('tool_timeout_sec = 600\n[mcp_servers.agents.tools.agent_reviewer]\napproval_mode = "approve"\n'))
+        const config = await writeConfig(registration(`tool_timeout_sec = 600\n${STARTS}[mcp_servers.agents.tools.agent_reviewer]\napproval_mode = "approve"\n`))
         expect((await checkRegistration(codexHome, config, environment())).status).to.equal('ok')
       })
+    })
+
+    it('warns about a registration Codex would run without, silently, with register (which adds the keys) as the fix', async () => {
+      await mkdir(path.join(codexHome, 'agents'), {recursive: true})
+      await writeFile(path.join(codexHome, 'agents', 'reviewer.toml'), 'description = "Reviews"\n')
+      const result = await checkRegistration(codexHome, await writeConfig(registration('tool_timeout_sec = 600\ndefault_tools_approval_mode = "approve"\n')), environment())
+      expect(result.status).to.equal('warn')
+      expect(result.detail).to.match(/^\[mcp_servers\.agents\] has no required, .*; and no startup_timeout_sec/)
+      expect(result.fix).to.match(/^ak codex-agent-runtime register --name agents \(it adds both keys, keeping your other values\), or set required = true and startup_timeout_sec = 120 in/)
+      const declined = await checkRegistration(codexHome, await writeConfig(registration('tool_timeout_sec = 600\n')), environment())
+      expect(declined.detail).to.match(/has no default_tools_approval_mode/)
+      expect(declined.notes).to.have.length(1).and.to.match(/has no required/)
     })
 
     it('fails a registration that does not start, with the command to run to see why', async () => {
