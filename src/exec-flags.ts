@@ -48,7 +48,7 @@ export function levelFlag(lead: string) {
   return oclifFlagFor(option, `${lead}: ${option.options.join(' | ')}.`)
 }
 
-/** `--allow-protected`, for the `exec` commands that run or describe a server. */
+/** `--allow-protected`, for the `exec` commands that run or describe a server, and for `exec undo`, which writes files too. */
 export const allowProtectedFlag = oclifFlagFor(EXEC_SERVE_OPTIONS['allow-protected'])
 
 /**

@@ -504,11 +504,20 @@ export function assertWritableEntry(
 
 /**
  * Refuses a write to `relative` (display form, relative to the workspace), whose real path is
- * `real`, unless `allowed` covers it: protected by its names (protectionOf), by a HEAD beside a
- * control entry (gitFolderProtectionOf) or by a core.hooksPath (hooksPathProtectionOf), judged in
- * that order, so the file system is read only when the names alone do not protect it.
+ * `real`, when writeProtectionOf protects it and `allowed` does not cover it.
  */
 function refuseProtected(real: Uint8Array, relative: string, allowed: AllowedProtectedPaths, action: WriteAction, requested: string): void {
-  const protection = protectionOf(relative) ?? gitFolderProtectionOf(real, relative) ?? hooksPathProtectionOf(real, relative)
+  const protection = writeProtectionOf(real, relative)
   if (protection && !allowed.covers(relative)) throw refusal(requested, protection, action)
+}
+
+/**
+ * What protects `relative` (display form, relative to the workspace), whose real path is `real`,
+ * from writes: its names (protectionOf), a HEAD beside a control entry (gitFolderProtectionOf) or a
+ * core.hooksPath (hooksPathProtectionOf), judged in that order, so the file system is read only
+ * when the names alone do not protect it. Undefined when nothing does. For writers other than the
+ * file tools (`ak exec undo`), which word their own refusal.
+ */
+export function writeProtectionOf(real: Uint8Array, relative: string): Protection | undefined {
+  return protectionOf(relative) ?? gitFolderProtectionOf(real, relative) ?? hooksPathProtectionOf(real, relative)
 }

@@ -185,6 +185,36 @@ describe(`the journal of changes and ak exec history/undo, client ${CLIENT_LINES
     expect(unasked.stderr).to.contain('Pass --yes')
   })
 
+  it('refuses an undo that would write a path protected since the change (a folder that became a repository), naming it, unless --allow-protected names it', async () => {
+    const planted = '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = "touch /tmp/ak-undo-planted; false"\n'
+    const harmless = '[core]\n\trepositoryformatversion = 0\n\tbare = false\n'
+    const client = await serve()
+    try {
+      // Not protected while `stage` is an ordinary folder.
+      await edit(client, {path: 'stage/config', old_text: '', new_text: planted})
+      await edit(client, {path: 'stage/config', old_text: planted, new_text: harmless})
+    } finally {
+      await client.close()
+    }
+    // Something else (a command) turns `stage` into a repository around the harmless config.
+    await mkdir(path.join(ws, 'stage', 'objects'), {recursive: true})
+    await mkdir(path.join(ws, 'stage', 'refs', 'heads'), {recursive: true})
+    await writeFile(path.join(ws, 'stage', 'HEAD'), 'ref: refs/heads/main\n')
+    const before = await snapshot(ws)
+    const refused = undo(['--yes'])
+    expect(refused.status, refused.stderr).to.equal(1)
+    expect(refused.stderr).to.contain('stage/config').and.to.contain('protected').and.to.contain('--allow-protected stage/config').and.to.contain('Nothing was changed')
+    expect(await snapshot(ws)).to.deep.equal(before)
+    expect(history().changes.map((change) => [change.id, change.state])).to.deep.equal([
+      [2, 'applied'],
+      [1, 'applied'],
+    ])
+    // The operator who means it names the path.
+    const allowed = undo(['--yes', '--allow-protected', 'stage/config'])
+    expect(allowed.status, allowed.stderr).to.equal(0)
+    expect(await readFile(path.join(ws, 'stage', 'config'), 'utf8')).to.equal(planted)
+  })
+
   it('adds nothing to the workspace, and nothing readable by others: folders 0700, files 0600', async () => {
     const client = await serve()
     try {

@@ -15,6 +15,7 @@ import {openCreatingFolders} from '../files/atomic-write.js'
 import {ConfinedFolder} from '../files/confined-open.js'
 import {temporaryName, withReplaceLock} from '../files/replace-lock.js'
 import {displayName} from '../display-name.js'
+import {ALLOW_PROTECTED_FLAG, ALLOW_PROTECTED_SEPARATOR, AllowedProtectedPaths, writeProtectionOf} from '../protected-paths.js'
 import {joinBytes, parentOf, type Workspace} from '../workspace.js'
 import {type FileChange, type FileDigest, SYMLINK_TYPE_BITS, TYPE_BITS} from './change-log.js'
 import {type FileState, isStateOf, readFileState} from './file-state.js'
@@ -277,15 +278,51 @@ export interface UndoResult {
 }
 
 /**
- * Carries out `plan`: takes the replace locks of its files, checks that each holds what the plan
- * expects, records the undo in the journal (before touching a file), and puts each file back. A
- * failure half-way puts back the files already changed and forgets the record.
- * @throws UndoRefusedError naming each file changed since and why (nothing is changed)
+ * Refuses to write a protected path (DESIGN §4.9) the operator did not allow: a path the change
+ * wrote while it was ordinary may be protected now (its folder became a repository, or a
+ * core.hooksPath names it), and an undo must not put content there that runs outside ak when git
+ * or another tool reads it. Judged on each place's folder as it is open now, with the folders the
+ * undo would make.
+ * @throws UndoRefusedError naming each protected path, the rule, and the flag that allows it
  */
-export async function applyUndo(journal: Journal, workspace: Workspace, plan: UndoPlan): Promise<UndoResult> {
+function refuseProtectedPlaces(workspace: Workspace, places: StepPlace[], allowed: AllowedProtectedPaths): void {
+  const problems: string[] = []
+  const named: string[] = []
+  for (const place of places) {
+    let real = place.folder.realNow
+    for (const name of [...place.missingFolders, place.name]) {
+      real = joinBytes(real, name)
+      if (!workspace.isInside(real)) break
+      const relative = workspace.relativeOf(real)
+      const protection = writeProtectionOf(real, relative)
+      if (!protection || allowed.covers(relative)) continue
+      const shown = displayName(place.step.path)
+      problems.push(`${shown}: a protected path${protection.path === shown ? '' : ` (it lies in ${protection.path})`}: ${protection.rule.runBy}.`)
+      named.push(shown)
+      break
+    }
+  }
+  if (problems.length === 0) return
+  throw new UndoRefusedError(
+    `Cannot undo: it would write ${problems.length === 1 ? 'a path that is' : 'paths that are'} protected now, whose content other programs run:\n` +
+      `${problems.join('\n')}\nNothing was changed. Look at what the change held first (\`ak exec history\`); if you mean to undo it anyway, ` +
+      `run the undo again with ${ALLOW_PROTECTED_FLAG} ${named.join(ALLOW_PROTECTED_SEPARATOR)}.`,
+  )
+}
+
+/**
+ * Carries out `plan`: takes the replace locks of its files, refuses protected paths `allowed` does
+ * not cover, checks that each file holds what the plan expects, records the undo in the journal
+ * (before touching a file), and puts each file back. A failure half-way puts back the files
+ * already changed and forgets the record.
+ * @param allowed the protected paths the operator allows the undo to write (`--allow-protected`)
+ * @throws UndoRefusedError naming each protected path, or each file changed since and why (nothing is changed)
+ */
+export async function applyUndo(journal: Journal, workspace: Workspace, plan: UndoPlan, allowed: AllowedProtectedPaths = AllowedProtectedPaths.NONE): Promise<UndoResult> {
   const places = await openPlaces(workspace, plan.steps)
   try {
     return await withLocks(places, async () => {
+      refuseProtectedPlaces(workspace, places, allowed)
       const states: FileState[] = []
       const problems: string[] = []
       for (const place of places) {
