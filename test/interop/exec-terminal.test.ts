@@ -15,12 +15,6 @@ function peakMemoryKb(pid: number): number {
   return Number(match![1])
 }
 
-/** Resident memory of a process now, in kB (`VmRSS` in /proc/<pid>/status). */
-function residentMemoryKb(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return Number(match![1])
-}
-
 /** The counts of the note a write_stdin answer starts with when not all of chars was written. */
 function unwritten(text: string): {written: number; total: number} | undefined {
   const match = /^\[Note: (\d+) of the (\d+) characters of chars were written/.exec(text)
@@ -327,18 +321,15 @@ describe('terminal limits and cleanup through the real server', () => {
     })
   }
 
-  it(`holds at most ${MAX_PENDING_STDIN_BYTES} bytes of unread input per command: 40 × 8 MiB into sleep keep the server flat`, async function () {
+  it(`holds at most ${MAX_PENDING_STDIN_BYTES} bytes of unread input per command: of 40 × 8 MiB into sleep, it takes no more`, async function () {
     this.timeout(300_000)
     const client = await connectStdio(line, terminal(workspace), {env: {HOME: home}})
     try {
       const sleeping = await call(client, 'exec_command', {cmd: 'exec sleep 300', yield_time_ms: 250})
       const chars = 'x'.repeat(8 * 1024 * 1024)
-      // Each 8 MiB message leaves tens of MiB of garbage until V8 collects it, so the server's
-      // size after single calls swings widely (20 MiB and more between runs of ten calls, from
-      // heap growth alone); what it keeps shows in the lowest size of a run of calls, compared
-      // between the first ten calls and the last ten. Keeping every message would add 240 MiB
-      // between those runs; the bound below is a quarter of that, far above the noise.
-      const sizesKb: number[] = []
+      // What the server's size does meanwhile is the exec-stdin bench case's figure, not this
+      // test's: a server that keeps nothing may still grow its heap by hundreds of MiB at once
+      // (590 MiB, seen here), more than keeping every message would add (240 MiB).
       let written = 0
       for (let index = 0; index < 40; index++) {
         const answer = await call(client, 'write_stdin', {session_id: sleeping.session_id, chars})
@@ -347,17 +338,9 @@ describe('terminal limits and cleanup through the real server', () => {
         expect(note, answer.text as string).to.not.equal(undefined)
         expect(note!.total).to.equal(chars.length)
         written += note!.written
-        sizesKb.push(residentMemoryKb(client.pid))
       }
       // What the pipe holds (64 KiB on Linux) comes on top of what the server holds.
       expect(written).to.be.at.most(MAX_PENDING_STDIN_BYTES + 1024 * 1024)
-      const firstKb = Math.min(...sizesKb.slice(0, 10))
-      const lastKb = Math.min(...sizesKb.slice(-10))
-      console.log(
-        `      server VmRSS, lowest of the first 10 calls ${firstKb} kB, of the last 10 ${lastKb} kB ` +
-          `(${((lastKb - firstKb) / 1024).toFixed(1)} MiB more; highest ${Math.max(...sizesKb)} kB)`,
-      )
-      expect(lastKb - firstKb, `VmRSS after each call: ${sizesKb.join(', ')} kB`).to.be.below(60 * 1024)
     } finally {
       await client.close()
     }
@@ -399,13 +382,14 @@ describe('terminal limits and cleanup through the real server', () => {
     }
   })
 
-  it('answers a command printing 200 MB with a bounded text and keeps the server memory bounded', async function () {
+  it('answers a command printing 400 MB with a bounded text, the server growing by less than half of it', async function () {
     this.timeout(120_000)
     const client = await connectStdio(line, terminal(workspace), {env: {HOME: home}})
     try {
+      const outputBytes = 400_000_000
       const before = peakMemoryKb(client.pid)
       const answer = await call(client, 'exec_command', {
-        cmd: `head -c 200000000 /dev/zero | tr '\\0' 'x'; echo; echo done`,
+        cmd: `head -c ${outputBytes} /dev/zero | tr '\\0' 'x'; echo; echo done`,
         yield_time_ms: 30_000,
       })
       // A loaded machine may need more than one yield; collect until the end.
@@ -415,11 +399,13 @@ describe('terminal limits and cleanup through the real server', () => {
       expect(text.length).to.be.below(7000 * 4 + 300)
       expect(text.endsWith('x\ndone\n')).to.equal(true)
       if (answer.exit_code !== 'running') {
-        expect(text).to.contain(`characters (0 line breaks) cut from the middle of ${200_000_000 + 6};`)
+        expect(text).to.contain(`characters (0 line breaks) cut from the middle of ${outputBytes + 6};`)
       }
       const peak = peakMemoryKb(client.pid)
-      // The output is 200 MB; a server holding it would peak far above this.
-      expect(peak - before, `peak ${peak} kB, before ${before} kB`).to.be.below(100 * 1024)
+      // A server holding the output would grow by at least its size (381 MiB); one keeping a
+      // bounded text grows by tens of MiB (the exec-output bench case measures how much). The
+      // bound is the midpoint, the margin that tells the two apart.
+      expect(peak - before, `peak ${peak} kB, before ${before} kB`).to.be.below(outputBytes / 1024 / 2)
     } finally {
       await client.close()
     }
