@@ -62,7 +62,8 @@ export function findTool(request: ResponsesRequest, server: string, tool: string
     const nested = entry.tools as Array<Record<string, unknown>> | undefined
     if (entry.type === 'namespace' && Array.isArray(nested)) {
       const namespace = String(entry.name ?? '')
-      if (!namespace.includes(server)) continue
+      // Codex writes a server's name into the namespace with "-" and other characters as "_" (`mcp__ak_exec`).
+      if (!namespace.includes(server) && !namespace.includes(server.replaceAll(/[^\w]/g, '_'))) continue
       const found = nested.find((candidate) => candidate.name === tool || String(candidate.name).endsWith(`__${tool}`))
       if (found) return {name: String(found.name), namespace}
     }
