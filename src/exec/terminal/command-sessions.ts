@@ -257,7 +257,9 @@ export class CommandSessions implements RuntimeService {
     if (mounts) {
       const checks = new LeftoverChecks(mounts.baseline, this.stateFolder, this.log)
       this.leftovers.set(session, checks)
-      checks.finishAfter(session.ended.then(() => mounts.release()))
+      // The check needs the sandbox gone, not the placeholders removed (they are among what it knows).
+      void session.ended.then(() => mounts.release())
+      checks.finishAfter(session.ended)
     }
     this.sessions.set(id, session)
     this.openOutputs.add(session)

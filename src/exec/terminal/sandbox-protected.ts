@@ -447,7 +447,7 @@ async function removeUnused(released: readonly Placeholder[]): Promise<void> {
   for (const placeholder of released) pendingRemoval.set(placeholder.path, {placeholder, triesLeft: PLACEHOLDER_REMOVAL_TRIES})
   for (const file of pendingRemoval.keys()) if (heldPlaceholders.has(file)) pendingRemoval.delete(file)
   if (pendingRemoval.size === 0) return
-  const inUse = await mountedPaths(new Set(pendingRemoval.keys()))
+  const inUse = mountedPaths(new Set(pendingRemoval.keys()))
   for (const [file, pending] of pendingRemoval) {
     if (inUse.has(file) && --pending.triesLeft > 0) continue
     pendingRemoval.delete(file)
