@@ -27,10 +27,11 @@
  *   operator allowed (`--allow-protected`) are left alone.
  *
  * The walk is the one before the command: breadth first, at most PROTECTED_WALK_MAX_FOLDERS
- * folders per root, never into `node_modules`. Each folder is opened without following a link at
- * its name and verified (its `/proc/self/fd` link) to be the folder the walk reached, and its
- * entries are read, renamed and written through that descriptor, so a link a running command made
- * never leads the check outside. A walk that reaches the limit stops, and the answer says that
+ * folders per root, never into `node_modules`, reading each folder's names by its path. A folder
+ * holding anything to judge is then opened without following a link at its name and verified
+ * (its `/proc/self/fd` link) to be the folder the walk reached, and its entries are read, renamed
+ * and written through that descriptor, so a link a running command made never leads the check to
+ * judge or change anything outside. A walk that reaches the limit stops, and the answer says that
  * deeper folders were not checked.
  */
 import {type Dirent, type Stats, constants} from 'node:fs'
@@ -63,6 +64,8 @@ import {PROTECTED_WALK_MAX_FOLDERS, SKIPPED_FOLDERS} from './sandbox-protected.j
 export const CHANGE_CLOCK_SLACK_MS = 1000
 /** Entries looked at, at most, to tell whether a protected folder changed during the command; past that it counts as changed. */
 export const CHANGED_SCAN_MAX_ENTRIES = 10_000
+/** Folders whose names the walk reads at once (the thread pool reads them side by side). */
+const WALK_READS_AT_ONCE = 16
 /** Depth of git folders below `modules/` and `worktrees/` looked into (as the sandbox's walk). */
 const NESTED_MAX_DEPTH = 8
 /** Longest `.git` file or `commondir` read, in bytes. */
@@ -372,24 +375,37 @@ async function check(baseline: LeftoverBaseline, quarantine: Quarantine): Promis
         report.isWalkCut = true
         break
       }
-      const folder = queue.shift() as Buffer
-      visited++
-      const handle = await openVerified(folder)
-      if (!handle) continue
-      try {
-        const entries = await readdir(through(handle), {withFileTypes: true, encoding: 'buffer'}).catch(() => [] as Dirent<Buffer>[])
+      // Breadth first, WALK_READS_AT_ONCE folders read at once.
+      const batch = queue.splice(0, Math.min(WALK_READS_AT_ONCE, PROTECTED_WALK_MAX_FOLDERS - visited))
+      visited += batch.length
+      // Read by their paths (one round trip each): a folder swapped for a link meanwhile is read
+      // where the link leads, but nothing is judged, read or changed there, since what holds
+      // something to judge is opened and verified first, and skipped when it is not the folder reached.
+      const listed = await Promise.all(batch.map((folder) => readdir(folder, {withFileTypes: true, encoding: 'buffer'}).catch(() => [] as Dirent<Buffer>[])))
+      for (const [index, entries] of listed.entries()) {
+        const folder = batch[index] as Buffer
         const byName = new Map(entries.map((entry) => [entry.name.toString(), entry]))
         const head = byName.get(GIT_HEAD_RULE.name)
         const isGitFolder = head && !head.isDirectory() && ((byName.get('objects')?.isDirectory() && byName.get('refs')?.isDirectory()) || byName.has('commondir'))
-        if (isGitFolder) await gitFolder(folder, handle)
+        const judged = entries.filter((entry) => protectedNameOf(entry.name.toString()) !== undefined)
         for (const entry of entries) {
-          const rule = protectedNameOf(entry.name.toString())
-          if (rule?.kind === 'git') await dotGit(handle, folder, entry.name, entry)
-          else if (rule) await protectedEntry(handle, folder, entry.name, rule)
-          else if (entry.isDirectory() && !SKIPPED_FOLDERS.has(foldCase(entry.name.toString()))) queue.push(join(folder, entry.name))
+          if (entry.isDirectory() && !protectedNameOf(entry.name.toString()) && !SKIPPED_FOLDERS.has(foldCase(entry.name.toString()))) {
+            queue.push(join(folder, entry.name))
+          }
         }
-      } finally {
-        await handle.close()
+        if (!isGitFolder && judged.length === 0) continue
+        const handle = await openVerified(folder)
+        if (!handle) continue
+        try {
+          if (isGitFolder) await gitFolder(folder, handle)
+          for (const entry of judged) {
+            const rule = protectedNameOf(entry.name.toString()) as ProtectedName
+            if (rule.kind === 'git') await dotGit(handle, folder, entry.name, entry)
+            else await protectedEntry(handle, folder, entry.name, rule)
+          }
+        } finally {
+          await handle.close()
+        }
       }
     }
   }

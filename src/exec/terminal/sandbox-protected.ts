@@ -73,6 +73,8 @@ import {
 
 /** Folders the walk for nested protected paths visits per writable root, at most (breadth first). */
 export const PROTECTED_WALK_MAX_FOLDERS = 20_000
+/** Folders the walk reads ahead of the one it looks at. */
+const WALK_READ_AHEAD = 15
 /** Entries looked at, at most, in each read-only protected folder for a file with more than one name (a hard link). */
 export const HARD_LINK_SCAN_MAX_ENTRIES = 10_000
 /** Depth of submodule git folders below `.git/modules` the walk looks into (a submodule's name may hold slashes). */
@@ -287,6 +289,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
     for (const rule of NAMES_BUT_GIT) await protectedEntry(path.join(root, rule.name), rule, true)
     // Nested ones, breadth first.
     const queue = [root]
+    const reading = new Map<string, Promise<Dirent[]>>()
     let visited = 0
     while (queue.length > 0) {
       if (visited >= PROTECTED_WALK_MAX_FOLDERS) {
@@ -295,7 +298,12 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
       }
       const folder = queue.shift() as string
       visited++
-      const entries = await readdir(folder, {withFileTypes: true}).catch(() => [] as Dirent[])
+      // The folders next in the queue are read ahead, side by side (the thread pool reads them at once).
+      for (const next of [folder, ...queue.slice(0, WALK_READ_AHEAD)]) {
+        if (!reading.has(next)) reading.set(next, readdir(next, {withFileTypes: true}).catch(() => [] as Dirent[]))
+      }
+      const entries = await (reading.get(folder) as Promise<Dirent[]>)
+      reading.delete(folder)
       // A folder git takes for a git folder by its own rule (HEAD, objects/, refs/): a bare repository.
       const byName = new Map(entries.map((entry) => [entry.name, entry]))
       const head = byName.get(GIT_HEAD_RULE.name)
