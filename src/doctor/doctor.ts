@@ -3,6 +3,7 @@ import {mcpServersOf, runsAgentRuntime} from '../codex/mcp-servers.js'
 import {resolveRoots} from '../codex/roots.js'
 import {checkAgents, checkPluginRoot} from './agents-check.js'
 import {type CheckResult, type DoctorEnvironment, type DoctorReport, type DoctorServer, type ReportedCheck, akFix, fail} from './check.js'
+import {checkClientEntries} from './client-entries-check.js'
 import {checkCodexCli} from './codex-cli-check.js'
 import {checkCodexConfig, checkCodexHome, isFolder} from './codex-home-check.js'
 import {checkDescriptorLimit} from './descriptor-check.js'
@@ -22,8 +23,9 @@ import {checkExecStartup} from './codex-startup-check.js'
  * protects (and whether a protected name here is a link the sandbox refuses), whether
  * the descriptor limit leaves room for the commands it runs at once, whether Codex would decline
  * the tools of the AgentExec entries in its config.toml, whether those entries make Codex wait
- * for AgentExec and fail loudly (`required`, a start-up timeout), and whether the
- * token variable of each loopback HTTP entry is set and accepted (AgentExec); the codex CLI, the Codex home and its
+ * for AgentExec and fail loudly (`required`, a start-up timeout), whether the
+ * token variable of each loopback HTTP entry is set and accepted, and whether the AgentExec entries of Gemini CLI,
+ * OpenCode, Cursor, Windsurf and Zed start (AgentExec); the codex CLI, the Codex home and its
  * config.toml, the trust of the current project's agents, the agent runtime's registration, the
  * plugin root and the agents discovery finds (Codex agent runtime). Fix commands repeat the
  * `--codex-home` and `--plugin-root` doctor was given. Checks never
@@ -56,6 +58,7 @@ export async function runDoctor(environment: DoctorEnvironment): Promise<DoctorR
       checkExecApproval(roots.codexHome, config),
       checkExecStartup(roots.codexHome, config),
       await checkHttpTokens(roots.codexHome, config, environment.env),
+      await checkClientEntries(environment),
     ]),
     ...inPart('codex-agent-runtime', [
       isRegistered && codex.status !== 'ok' ? fail(codex.check, `${codex.detail}; the agent runtime is registered`, codex.fix ?? '') : codex,
