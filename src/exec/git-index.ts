@@ -12,6 +12,12 @@
  * versions 2 and 3, prefix-compressed against the previous path in version 4.
  */
 
+/**
+ * How the files of a split index (`git update-index --split-index`, core.splitIndex) begin: the
+ * shared index `sharedindex.<object id>` in the git folder holds most entries, in the same format.
+ */
+export const SHARED_INDEX_PREFIX = 'sharedindex.'
+
 /** Longest index read for its gitlinks, in bytes (an index holds about 100 bytes per file). */
 export const GIT_INDEX_MAX_BYTES = 64 * 1024 * 1024
 

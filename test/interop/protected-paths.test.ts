@@ -351,6 +351,18 @@ for (const user of ['root', 'an unprivileged user'] as const) {
       expect(await exists(marker), 'a git command on the host ran what the sandbox planted').to.equal(false)
     })
 
+    it('finds a new repository added to a split index, whose gitlink lives in the shared index file only', async () => {
+      const {code, text} = await run(
+        `git init -q node_modules/y && git -C node_modules/y config core.fsmonitor "touch ${marker}; false" && ` +
+          'git -C node_modules/y -c user.name=a -c user.email=a@example.com commit -q --allow-empty -m y && ' +
+          'git update-index --split-index --add --cacheinfo 160000,$(git -C node_modules/y rev-parse HEAD),node_modules/y && ls .git | grep -c sharedindex',
+      )
+      expect(code, text).to.equal(0)
+      expect(text).to.include('node_modules/y/.git/config').and.to.include('core.fsmonitor')
+      await hostGit(ws)
+      expect(await exists(marker), 'a git command on the host ran what the sandbox planted').to.equal(false)
+    })
+
     it('neutralises a new bare repository made to work on the folder around it', async () => {
       const {code, text} = await run(
         `git init -q --bare b && git -C b config core.bare false && git -C b config core.worktree .. && git -C b config core.fsmonitor "touch ${marker}; false" && echo done`,

@@ -43,7 +43,7 @@ import {describeSystemError, isSystemError} from '../fs-errors.js'
 import {CAN_VERIFY_DESCRIPTORS, FOLDER_OPEN_FLAGS, descriptorPath, descriptorTarget} from '../files/confined-open.js'
 import {filterGitConfig} from '../git-config-filter.js'
 import {GIT_CONFIG_MAX_BYTES} from '../git-hooks-path.js'
-import {GIT_INDEX_MAX_BYTES, gitlinksOf} from '../git-index.js'
+import {GIT_INDEX_MAX_BYTES, SHARED_INDEX_PREFIX, gitlinksOf} from '../git-index.js'
 import {
   type AllowedProtectedPaths,
   GIT_CONTROL_ENTRIES,
@@ -313,11 +313,17 @@ async function check(baseline: LeftoverBaseline, quarantine: Quarantine): Promis
   const gitlinks = async (handle: FileHandle, workTree: Buffer) => {
     const info = await lstatIn(handle, 'index')
     if (!info || !isChanged(info)) return
-    const index = await readIn(handle, 'index', GIT_INDEX_MAX_BYTES)
-    if (!index) return
     const config = (await readIn(handle, 'config', GIT_CONFIG_MAX_BYTES))?.toString('utf8') ?? ''
     const oidBytes = /^\s*objectformat\s*=\s*"?sha256/im.test(config) ? 32 : 20
-    for (const link of gitlinksOf(index, oidBytes)) {
+    // A split index (git update-index --split-index) keeps most entries in sharedindex.<id> files
+    // beside it: every one is read, so a gitlink kept only there is found too.
+    const names = await readdir(through(handle)).catch(() => [] as string[])
+    const links: Buffer[] = []
+    for (const name of ['index', ...names.filter((entry) => entry.startsWith(SHARED_INDEX_PREFIX))]) {
+      const index = await readIn(handle, name, GIT_INDEX_MAX_BYTES)
+      if (index) links.push(...gitlinksOf(index, oidBytes))
+    }
+    for (const link of links) {
       if (link.toString().split('/').some((name) => name === '' || name === '.' || name === '..')) continue
       const repository = join(workTree, link)
       const opened = await openVerified(repository)
