@@ -29,6 +29,8 @@ describe('doctor: sandbox check', () => {
     const result = await checkExecSandbox(environment('/nonexistent'))
     expect(result.status).to.equal('warn')
     expect(result.fix).to.contain('apt-get install bubblewrap')
+    // What that means for a Codex client, whose sandbox a terminal-level server follows per call.
+    expect(result.detail).to.contain("Codex's sandbox cannot be followed").and.contain('codex/sandbox-state-meta').and.contain('refused, not run unsandboxed')
   })
 
   it('reports the bubblewrap that can run the sandbox, as the server would find it', async function () {
@@ -40,5 +42,6 @@ describe('doctor: sandbox check', () => {
     const result = await checkExecSandbox(environment(process.env.PATH ?? ''))
     expect(result.status).to.equal('ok')
     expect(result.detail).to.contain(check.bwrap).and.contain('without capabilities')
+    expect(result.detail).to.contain("Codex's sandbox is followed too").and.contain('codex/sandbox-state-meta')
   })
 })
