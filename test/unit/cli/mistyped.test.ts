@@ -73,7 +73,7 @@ describe('missing required flags', () => {
     const result = ak(['exec', 'config'])
     expect(result.status).to.equal(2)
     expect(result.stderr).to.equal(
-      'Error: "ak exec config" needs --client (one of codex, claude, vscode): MCP client the block is for. ' +
+      'Error: "ak exec config" needs --client (one of codex, claude, vscode, gemini, opencode, cursor, windsurf, zed): MCP client the block is for. ' +
         'Run "ak exec config --help" for its usage and examples.\n',
     )
   })
