@@ -8,8 +8,12 @@ import {CLIENT_LINES, RUN_JS, connectStdio} from '../helpers/clients.js'
 import {STANDALONE_SERVER} from '../helpers/bundle.js'
 import {runToExit} from '../helpers/http-server.js'
 
-/** How long a start runs before it writes its cache (SAVE_AFTER_MS in bin/bundle-loader.js), with room, in ms. */
-const CACHE_WRITTEN_MS = 2000 + 1000
+/** How long a start runs before it writes its cache, in ms (SAVE_AFTER_MS in bin/bundle-loader.js). */
+const SAVE_AFTER_MS = 2000
+/** How long a test lets a start run for its cache to be written, with room, in ms. */
+const CACHE_WRITTEN_MS = SAVE_AFTER_MS + 1000
+/** How much longer a test waits for a cache a loaded machine writes late, in ms. */
+const CACHE_LATE_MS = 15_000
 
 /** The V8 code caches in `cacheHome`/ak, by name. */
 const cachesIn = (cacheHome: string): string[] => {
@@ -45,8 +49,16 @@ describe('compiled code kept between starts, in the user\'s private cache folder
           await client.close()
         }
       }
+      const started = Date.now()
       await serve()
-      expect(cachesIn(cacheHome), 'no cache from a start shorter than 2 s').to.deep.equal([])
+      const tookMs = Date.now() - started
+      if (tookMs < SAVE_AFTER_MS) {
+        expect(cachesIn(cacheHome), 'no cache from a start shorter than 2 s').to.deep.equal([])
+      } else {
+        // On a loaded machine the whole first session (start, search, stop) can outlast 2 s, and such a start rightly writes a cache.
+        console.log(`      the first start ran ${tookMs} ms, past the ${SAVE_AFTER_MS} ms after which a start writes its cache: "no cache" not judged`)
+        rmSync(path.join(cacheHome, 'ak'), {recursive: true, force: true})
+      }
       await serve(CACHE_WRITTEN_MS)
       const [cache] = cachesIn(cacheHome)
       expect(cache, 'a cache after the first start').to.be.a('string')
@@ -81,8 +93,13 @@ describe('compiled code kept between starts, in the user\'s private cache folder
 
   it('ak exec serve (bin/run.js) writes the AgentExec bundle\'s cache there', async () => {
     const client = await connectStdio('v2 (2026-07-28)', ['exec', 'serve', '--workspace', workspace, '--level', 'read'], {env: {XDG_CACHE_HOME: cacheHome}})
-    await sleep(CACHE_WRITTEN_MS)
-    await client.close()
+    try {
+      // The start writes it 2 s after loading; a loaded machine may run that timer late, so wait for it while the server runs.
+      await sleep(CACHE_WRITTEN_MS)
+      for (let waited = 0; cachesIn(cacheHome).length === 0 && waited < CACHE_LATE_MS; waited += 250) await sleep(250)
+    } finally {
+      await client.close()
+    }
     expect(cachesIn(cacheHome)).to.have.length(1)
   })
 })
