@@ -1,14 +1,13 @@
 import {expect} from 'chai'
 import {execa} from 'execa'
-import {existsSync} from 'node:fs'
 import {mkdtemp, readFile, realpath, rm, writeFile} from 'node:fs/promises'
-import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {DEFAULT_CONFIG_SERVER_NAME} from '../../src/exec/serving/client-config.js'
 import {RUN_JS} from '../helpers/clients.js'
 import {type MessagesRequest, type MockContentBlock, type MockMessagesProvider, startMockMessagesProvider, toolOffer, toolResults} from '../helpers/mock-messages-provider.js'
+import {CLAUDE_PACKAGE, claudeBinary} from '../helpers/claude-code.js'
 
 /**
  * Claude Code (`@anthropic-ai/claude-code`, pinned in package.json) as the MCP client, headless
@@ -17,37 +16,11 @@ import {type MessagesRequest, type MockContentBlock, type MockMessagesProvider, 
  * mock model calls exec_command, then read, then edit, one call per turn, and each turn checks
  * the tool answer Claude Code sent back from the one before.
  */
-const CLAUDE_PACKAGE = '@anthropic-ai/claude-code'
 /** The prompt, which also tells the conversation apart from any side request Claude Code makes. */
 const PROMPT = 'Show the notes, then mark them final.'
 /** The whole `claude -p` run: three tool calls and a final message. */
 const RUN_TIMEOUT_MS = 180_000
 const FINAL_TEXT = 'ALL STEPS DONE'
-
-/**
- * The native `claude` binary: the npm package ships it in a package per platform (an optional
- * dependency), which its postinstall script copies over `bin/claude.exe`; taken from the platform
- * package directly, it runs whether or not install scripts ran. Undefined where none is installed.
- */
-function claudeBinary(): string | undefined {
-  let packageDir: string
-  try {
-    packageDir = path.dirname(createRequire(import.meta.url).resolve(`${CLAUDE_PACKAGE}/package.json`))
-  } catch {
-    return undefined
-  }
-  const fromPackage = createRequire(path.join(packageDir, 'package.json'))
-  for (const suffix of ['', '-musl']) {
-    try {
-      const platformDir = path.dirname(fromPackage.resolve(`${CLAUDE_PACKAGE}-${process.platform}-${process.arch}${suffix}/package.json`))
-      const binary = path.join(platformDir, 'claude')
-      if (existsSync(binary)) return binary
-    } catch {
-      // not this platform package
-    }
-  }
-  return undefined
-}
 
 /** One step of the scripted model: the ak tool it calls, and what the answer must hold. */
 interface Step {
