@@ -209,7 +209,7 @@ async function bundleStandaloneServer() {
     inject: [],
     entryPoints: [path.join(root, 'scripts', 'agentexec-entry.js')],
     outfile: path.join(dist, STANDALONE_BUNDLE),
-    plugins: [builtinsWhereFirstUsed(), sdkServerShimsWithoutAjv(), sdkWithoutOAuthSchemas(), zodLocalesEnglishOnly()],
+    plugins: [builtinsWhereFirstUsed(), sdkServerShimsWithoutAjv(), sdkWithoutOAuthSchemas(), sdkSchemasWhereUsed(), zodLocalesEnglishOnly()],
     // Without comments, blank space and long names the file is about half as big, and a started
     // server holds about 3 MiB less.
     minify: true,
@@ -353,6 +353,69 @@ function sdkWithoutOAuthSchemas() {
       })
     },
   }
+}
+
+/**
+ * An esbuild plugin that lets esbuild leave out of the AgentExec bundle the MCP SDK's protocol
+ * schemas the server never uses. The SDK builds every schema of the protocol (several hundred zod
+ * schemas) when it is imported, and its builder gives esbuild no way to tell that building one has
+ * no effect, so all stay and are built at each start, though a server parses its messages with
+ * the schemas of the protocol version it speaks (built at the first request). This plugin marks
+ * each schema the SDK builds at the top of a module as built without side effects (esbuild's
+ * `@__PURE__`), so that the bundle keeps, and a start builds, only those some kept code refers to.
+ * The SDK's table of spec types (`specTypeSchemas`, `isSpecType`), which refers to every schema
+ * and which AgentExec does not use, is filled when the table itself is used, instead of at import
+ * (specTypesFilledWhenUsed).
+ * Marked: in the SDK core's schemas module, every constant that is not a literal or a function;
+ * in the SDK server's main module, every constant that refers to one of those schemas (by a name
+ * ending in "Schema" or "Schemas", or the module's namespace of them, `schemas_exports`). Values and their order of evaluation are unchanged wherever they are used.
+ */
+function sdkSchemasWhereUsed() {
+  return {
+    name: 'sdk-schemas-where-used',
+    setup(build) {
+      build.onLoad({filter: /[\\/]@modelcontextprotocol[\\/](core|server)[\\/]dist[\\/](schemas|src)-[\w-]+\.mjs$/}, async (args) => {
+        const {default: ts} = await import('typescript')
+        const inCore = /[\\/]core[\\/]dist[\\/]/.test(args.path)
+        const text = inCore ? readFileSync(args.path, 'utf8') : specTypesFilledWhenUsed(readFileSync(args.path, 'utf8'), args.path)
+        const source = ts.createSourceFile(args.path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS)
+        const refersToSchema = (node) => (ts.isIdentifier(node) && /Schemas?$|^schemas_exports$|^specTypesFilled$/.test(node.text)) || ts.forEachChild(node, refersToSchema) === true
+        const marked = []
+        for (const statement of source.statements) {
+          if (!ts.isVariableStatement(statement) || !(statement.declarationList.flags & ts.NodeFlags.Const)) continue
+          for (const {initializer} of statement.declarationList.declarations) {
+            if (!initializer || ts.isLiteralExpression(initializer) || ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer)) continue
+            if (inCore || refersToSchema(initializer)) marked.push(initializer)
+          }
+        }
+        if (marked.length === 0) throw new Error(`${args.path} builds no schema at its top level any more: update sdkSchemasWhereUsed in scripts/build.js`)
+        let contents = text
+        for (const node of marked.reverse()) {
+          const [start, end] = [node.getStart(source), node.getEnd()]
+          contents = `${contents.slice(0, start)}/* @__PURE__ */ (() => (${contents.slice(start, end)}))()${contents.slice(end)}`
+        }
+        return {contents, loader: 'js', resolveDir: path.dirname(args.path)}
+      })
+    },
+  }
+}
+
+/**
+ * `text`, the SDK server's main module, with its table of spec types filled by the first use of
+ * the table instead of at import: the two loops that register every schema become the value of a
+ * constant `specTypesFilled`, which the two tables' constants refer to.
+ * @throws Error when the module no longer has those loops and tables, so that an SDK update that
+ *   changes them is looked at
+ */
+function specTypesFilledWhenUsed(text, file) {
+  const loops = /^for \(const key of SPEC_SCHEMA_KEYS\) register\(key, schemas_exports\[key\]\);\nfor \(const \[key, schema\] of Object\.entries\(authSchemas\)\) register\(key, schema\);$/m
+  const tables = ['const specTypeSchemas = Object.freeze(_specTypeSchemas);', 'const isSpecType = Object.freeze(_isSpecType);']
+  if (!loops.test(text) || tables.some((table) => !text.includes(table))) {
+    throw new Error(`${file} no longer fills its table of spec types as sdkSchemasWhereUsed in scripts/build.js expects: update it`)
+  }
+  let filled = text.replace(loops, (found) => `const specTypesFilled = (() => {\n${found}\nreturn true;\n})();`)
+  for (const table of tables) filled = filled.replace(table, table.replace('Object.freeze(', '(specTypesFilled, Object.freeze(').replace(/;$/, ');'))
+  return filled
 }
 
 /**
