@@ -98,6 +98,8 @@ interface Slot {
   task: Task | undefined
   /** Whether the worker's thread started running (its `online` event). */
   isOnline: boolean
+  /** Tasks the worker has answered. */
+  answered: number
 }
 
 /**
@@ -143,6 +145,11 @@ export class SearchWorkerPool implements RuntimeService {
   /** Workers alive now. */
   get workerCount(): number {
     return this.slots.length
+  }
+
+  /** How many tasks each worker alive now has answered, in the order they started (for tests and diagnostics). */
+  get answeredPerWorker(): number[] {
+    return this.slots.map((slot) => slot.answered)
   }
 
   /**
@@ -264,7 +271,7 @@ export class SearchWorkerPool implements RuntimeService {
   private startWorker(): Slot {
     // execArgv: [] keeps the parent's loaders and preloads (--import, --require) out of the worker.
     const worker = new Worker(this.source, {eval: true, execArgv: []})
-    const slot: Slot = {worker, task: undefined, isOnline: false}
+    const slot: Slot = {worker, task: undefined, isOnline: false, answered: 0}
     worker.once('online', () => (slot.isOnline = true))
     worker.unref()
     worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply))
@@ -279,6 +286,7 @@ export class SearchWorkerPool implements RuntimeService {
     const task = slot.task
     if (!task || task.id !== reply.id) return
     slot.task = undefined
+    slot.answered++
     slot.worker.unref()
     task.job.running.delete(task)
     if (this.slots.length > this.size && !this.queue.some((queued) => queued.job.running.size === 0)) {

@@ -15,6 +15,7 @@ import {toolErrorResult, toolSuccessResult} from '../tooling/tool-result.js'
 import {EXEC_TOOLS} from '../tools/index.js'
 import {searchPoolOf} from '../tools/search.js'
 import {isRuntimeClosed} from '../runtime.js'
+import {scheduleSearchWarmUp} from './search-warm-up.js'
 import type {ExecConnection, ExecRuntime, ToolTaskOffer} from '../context.js'
 import type {ExecTool} from '../tools/tool.js'
 
@@ -68,6 +69,7 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
     setImmediate(() => {
       if (!isRuntimeClosed(runtime)) searchPoolOf(runtime).prestart()
     })
+    scheduleSearchWarmUp(runtime, createExecServer)
   }
   answerToolsNotOffered(
     server,
