@@ -124,6 +124,8 @@ export class SearchWorkerPool implements RuntimeService {
   terminatedForTimeLimit = 0
   /** Workers started so far, replacements included. */
   workersStarted = 0
+  /** Jobs started so far (searches, file listings). */
+  jobsStarted = 0
 
   private readonly slots: Slot[] = []
   private readonly queue: Task[] = []
@@ -159,6 +161,7 @@ export class SearchWorkerPool implements RuntimeService {
    */
   startJob(options: {signal?: AbortSignal} = {}): SearchJob {
     if (this.closed) throw new DispatchFailedError('Search is no longer available: the server is shutting down.')
+    this.jobsStarted++
     const onAbort = (): void => this.fail(job, new Error('The search was cancelled.'))
     const job: JobState = {
       running: new Set(),

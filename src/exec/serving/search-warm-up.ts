@@ -55,7 +55,8 @@ export function scheduleSearchWarmUp(runtime: ExecRuntime, serve: ServeExec): vo
 /**
  * Warms the runtime's search up once (see the module's comment). Answers the text of each of
  * SEARCH_WARM_UP_CALLS that answered without an error, in order (for tests and diagnostics): none
- * when the runtime was warmed already or is closed, or no warm-up folder could be made. Stops
+ * when the runtime was warmed already or is closed, a search has run on it already, or no warm-up
+ * folder could be made. Stops
  * between calls once the runtime closes. Never throws: whatever fails leaves search as it is
  * without a warm-up.
  */
@@ -63,7 +64,10 @@ export async function warmUpSearch(runtime: ExecRuntime, serve: ServeExec): Prom
   const answered: string[] = []
   if (warmed.has(runtime) || isRuntimeClosed(runtime)) return answered
   warmed.add(runtime)
-  const folder = makeWarmUpFolder(runtime, searchPoolOf(runtime).size)
+  const pool = searchPoolOf(runtime)
+  // A search that ran already warmed what it used; a one-shot command's search is its only one.
+  if (pool.jobsStarted > 0) return answered
+  const folder = makeWarmUpFolder(runtime, pool.size)
   if (folder === undefined) return answered
   const connection = createExecConnection()
   let server: McpServer | undefined

@@ -144,6 +144,20 @@ describe('search warm-up after initialized', () => {
     expect(pool.workerCount).to.equal(0)
   })
 
+  it('makes nothing once a search has run, which warmed what it used', async () => {
+    const {runtime, pool} = await openRuntime(2)
+    const client = await connectInProcessExecClient(runtime)
+    try {
+      expect(JSON.stringify(await client.callTool('search', {query: 'warm match'}))).to.include('a.txt:1:warm match')
+      const answered = pool.answeredPerWorker
+      expect(await warmUpSearch(runtime, createExecServer)).to.deep.equal([])
+      expect(await readdir(temporary)).to.deep.equal([])
+      expect(pool.answeredPerWorker).to.deep.equal(answered)
+    } finally {
+      await client.close()
+    }
+  })
+
   it('runs on its own once a client has initialized a server, and not for a runtime closed before it would start', async () => {
     const {runtime, pool} = await openRuntime(2)
     const client = await connectInProcessExecClient(runtime)
