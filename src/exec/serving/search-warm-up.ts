@@ -56,9 +56,8 @@ export function scheduleSearchWarmUp(runtime: ExecRuntime, serve: ServeExec): vo
  * Warms the runtime's search up once (see the module's comment). Answers the text of each of
  * SEARCH_WARM_UP_CALLS that answered without an error, in order (for tests and diagnostics): none
  * when the runtime was warmed already or is closed, a search has run on it already, or no warm-up
- * folder could be made. Stops
- * between calls once the runtime closes. Never throws: whatever fails leaves search as it is
- * without a warm-up.
+ * folder could be made. Stops between calls once the runtime closes. Never throws: whatever fails
+ * leaves search as it is without a warm-up.
  */
 export async function warmUpSearch(runtime: ExecRuntime, serve: ServeExec): Promise<string[]> {
   const answered: string[] = []
