@@ -10,7 +10,7 @@
  * Kept outside `src/exec` and `src/codex` so that both use the same rule.
  */
 import type {BigIntStats, Stats} from 'node:fs'
-import {closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync} from 'node:fs'
+import {closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync, unlinkSync, writeSync} from 'node:fs'
 import {type FileHandle, lstat, open, unlink} from 'node:fs/promises'
 
 const {O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK} = fsConstants
@@ -181,6 +181,39 @@ export async function createNamedFile(path: string | Buffer, data: Uint8Array | 
     if (!isClosed) await handle.close().catch(() => undefined)
     // Created by this call (O_EXCL), so nobody else's file: removed, never left empty or cut.
     await unlink(path).catch(() => undefined)
+    throw error
+  }
+}
+
+/**
+ * `createNamedFile` with synchronous calls and no flush, for the small files ak writes on the
+ * main thread (a lock, a journal record of a few hundred bytes): each call takes microseconds,
+ * less than a round trip to the thread pool would. Never for content of unbounded size.
+ * @param mode permission bits before the umask
+ * @returns the open descriptor when `keepOpen` (for the caller to flush and close), else undefined
+ * @throws as `createNamedFile`; a file this call created but could not write whole is removed
+ *   first, so no empty or cut file is left behind
+ */
+export function createNamedFileSync(path: string | Buffer, data: Uint8Array | string, options: {mode: number; keepOpen?: boolean}): number | undefined {
+  const fd = openSync(path, NAMED_FILE_CREATE_FLAGS, options.mode)
+  try {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
+    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written)
+    if (options.keepOpen) return fd
+    closeSync(fd)
+    return undefined
+  } catch (error) {
+    try {
+      closeSync(fd)
+    } catch {
+      // Closed or not, the file is removed next.
+    }
+    // Created by this call (O_EXCL), so nobody else's file: removed, never left empty or cut.
+    try {
+      unlinkSync(path)
+    } catch {
+      // Gone already, or not ours to remove any more.
+    }
     throw error
   }
 }

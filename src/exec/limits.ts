@@ -54,6 +54,12 @@ export const READ_MAX_IMAGE_BYTES = (5 * 1024 * 1024 * 3) / 4
 /** The widest and tallest image `read` returns, in pixels: Claude's API refuses images larger than this on either side. */
 export const READ_MAX_IMAGE_SIDE_PX = 8000
 
+/**
+ * Content up to this many bytes is read and written by `edit` with synchronous calls on the main
+ * thread: a page-cache copy of this size takes well under a millisecond, less than the round trips
+ * to the thread pool it saves. Larger content, and every flush to disk, goes through the pool.
+ */
+export const EDIT_SYNC_IO_MAX_BYTES = 1024 * 1024
 /** The largest file `edit` changes, in bytes (the file is read whole, changed and rewritten). */
 export const EDIT_MAX_FILE_BYTES = 64 * 1024 * 1024
 /**

@@ -3,7 +3,8 @@
  * a mix: the new bytes go to a temporary file in the same folder, are flushed to disk, and the
  * temporary file then takes the final name in one step (rename, or link for a new file).
  */
-import {lstat, mkdir, open, readdir, unlink} from 'node:fs/promises'
+import {closeSync, fchmodSync, fchownSync, fstatSync, openSync, unlinkSync} from 'node:fs'
+import {lstat, mkdir, readdir, unlink} from 'node:fs/promises'
 
 import {BadInputError} from '../../errors.js'
 import {NAMED_FILE_CREATE_FLAGS} from '../../named-file.js'
@@ -11,6 +12,7 @@ import type {Workspace} from '../workspace.js'
 import {ConfinedFolder} from './confined-open.js'
 import {errorCode} from '../fs-errors.js'
 import {CLAIM_NAME, LOCK_NAME, TEMPORARY_NAME, isRunning, removeStaleLock, temporaryName} from './replace-lock.js'
+import {fsyncDescriptor, writeWholeContent} from './whole-content.js'
 
 /** Permission bits of a file mode (including setuid, setgid and sticky). */
 export const PERMISSION_BITS = 0o7777
@@ -68,31 +70,46 @@ export interface KeptAttributes {
  */
 export async function writeTemporary(folder: ConfinedFolder, data: Uint8Array, keep?: KeptAttributes): Promise<Buffer> {
   const name = temporaryName()
-  const handle = await open(folder.entry(name), NAMED_FILE_CREATE_FLAGS, keep?.mode ?? NEW_FILE_MODE)
+  const fd = openSync(folder.entry(name), NAMED_FILE_CREATE_FLAGS, keep?.mode ?? NEW_FILE_MODE)
   try {
-    await handle.writeFile(data)
+    await writeWholeContent(fd, data)
     if (keep) {
-      const own = await handle.stat()
+      const own = fstatSync(fd)
       if (own.uid !== keep.uid || own.gid !== keep.gid) {
-        await handle.chown(keep.uid, keep.gid).catch((error: unknown) => {
+        try {
+          fchownSync(fd, keep.uid, keep.gid)
+        } catch (error) {
           if (errorCode(error) !== 'EPERM') throw error
           throw new BadInputError(
             `The file is owned by user ${keep.uid}, group ${keep.gid}, and this server may not give a file that owner, ` +
               'so editing it would change its owner. The file was not changed.',
           )
-        })
+        }
       }
       // After chown, which clears setuid/setgid bits, and past the umask that `open` applied.
-      await handle.chmod(keep.mode)
+      fchmodSync(fd, keep.mode)
     }
-    await handle.sync()
+    await fsyncDescriptor(fd)
   } catch (error) {
-    await handle.close().catch(() => undefined)
-    await unlink(folder.entry(name)).catch(() => undefined)
+    closeQuietly(fd)
+    try {
+      unlinkSync(folder.entry(name))
+    } catch {
+      // Left for removeStaleTemporaries.
+    }
     throw error
   }
-  await handle.close()
+  closeSync(fd)
   return name
+}
+
+/** Closes `fd`, ignoring a failure (the descriptor is released either way). */
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd)
+  } catch {
+    // Released by the kernel even when close reports an error.
+  }
 }
 
 /**

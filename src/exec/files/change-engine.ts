@@ -9,8 +9,10 @@
  *    this server never interleave on a file.
  * 3. Read every file through its verified folder and decide every new content in memory: each
  *    hunk's place, each size limit, each refusal (folders, binary, read-only) comes before any write.
- * 4. Record the change in the change log (the journal, src/exec/journal/) and wait until it is durable.
- * 5. Create missing folders and write every new content to a temporary file beside its target.
+ * 4. Record the change in the change log (the journal, src/exec/journal/).
+ * 5. Create missing folders and write every new content to a temporary file beside its target,
+ *    flushed to disk while the record is flushed too (the waits on the disk overlap); nothing is
+ *    renamed before the record is durable.
  * 6. Hold the replace lock of every file (replace-lock.ts, shared with other ak servers), check
  *    that no file changed since it was read, then rename and unlink, keeping what each replaced
  *    aside (a hard link, or the original renamed) until all succeeded.
@@ -20,15 +22,15 @@
  * from the content read in 3) and abandons the record. A crash in 5–7 leaves the record pending:
  * the next server on the workspace rolls it back before it serves (change-recovery.ts).
  */
-import {constants, type Stats} from 'node:fs'
-import {access, link, lstat, mkdir, open, readlink, rename, rmdir, symlink, unlink} from 'node:fs/promises'
+import {accessSync, closeSync, constants, fstatSync, linkSync, lstatSync, openSync, renameSync, type Stats, unlinkSync} from 'node:fs'
+import {link, mkdir, readlink, rename, rmdir, symlink, unlink} from 'node:fs/promises'
 
 import {BadInputError, LimitReachedError, NotFoundError, OutsideWorkspaceError} from '../../errors.js'
 import {escapeControls} from '../../text-escape.js'
 import type {ToolContext} from '../context.js'
 import {parseDisplayPath} from '../display-name.js'
 import {errorCode, explainFsError} from '../fs-errors.js'
-import {type ChangeLog, type FileChange, type PendingChange, SYMLINK_TYPE_BITS} from '../journal/change-log.js'
+import {type ChangeLog, type FileChange, SYMLINK_TYPE_BITS} from '../journal/change-log.js'
 import {sha256} from '../journal/file-digest.js'
 import {
   EDIT_MAX_BYTES_IN_FLIGHT,
@@ -44,6 +46,7 @@ import {type KeptAttributes, NEW_FILE_MODE, PERMISSION_BITS, removeStaleTemporar
 import {recoverInterruptedChanges} from './change-recovery.js'
 import {ConfinedFolder, FILE_OPEN_FLAGS} from './confined-open.js'
 import {unifiedDiff} from './edit-diff.js'
+import {readWholeContent} from './whole-content.js'
 import type {FileOperation, FileOutcome} from './file-operations.js'
 import {applyHunks} from './patch-apply.js'
 import {ByteBudget, EDIT_BYTES_SERVICE, EDIT_LOCKS_SERVICE, PathLocks} from './path-locks.js'
@@ -219,10 +222,7 @@ class Folders {
 async function readBefore(folder: ConfinedFolder, slot: Target, use: 'edit' | 'replace' | 'delete'): Promise<Before | undefined> {
   const shown = escapeControls(slot.requested)
   const entry = folder.entry(slot.name)
-  const found = await lstat(entry).catch((error: unknown) => {
-    if (errorCode(error) === 'ENOENT') return undefined
-    throw error
-  })
+  const found = lstatSync(entry, {throwIfNoEntry: false})
   if (!found) return undefined
   if (found.isDirectory()) {
     throw new BadInputError(
@@ -239,9 +239,9 @@ async function readBefore(folder: ConfinedFolder, slot: Target, use: 'edit' | 'r
   if (!found.isFile()) {
     throw new BadInputError(`"${shown}" is not a regular file (a device, pipe or socket); edit changes regular files only.`)
   }
-  const handle = await open(entry, FILE_OPEN_FLAGS)
+  const fd = openSync(entry, FILE_OPEN_FLAGS)
   try {
-    const info = await handle.stat()
+    const info = fstatSync(fd)
     if (!info.isFile() || info.ino !== found.ino) {
       throw new BadInputError(`"${shown}" changed on disk while it was being read (another program or server wrote it). Read it again and retry. Nothing was changed.`)
     }
@@ -250,12 +250,12 @@ async function readBefore(folder: ConfinedFolder, slot: Target, use: 'edit' | 'r
     }
     if (use !== 'delete') {
       // The file is replaced by rename, which its own permissions would not stop: honour them here.
-      const isWritable = (info.mode & WRITE_BITS) !== 0 && (await access(entry, constants.W_OK).then(() => true, () => false))
+      const isWritable = (info.mode & WRITE_BITS) !== 0 && isAccessible(entry, constants.W_OK)
       if (!isWritable) throw new BadInputError(`"${shown}" is read-only. Change its permissions first if it is meant to be edited.`)
     }
-    return {info, data: await handle.readFile(), isLink: false}
+    return {info, data: await readWholeContent(fd, info.size), isLink: false}
   } finally {
-    await handle.close()
+    closeSync(fd)
   }
 }
 
@@ -310,6 +310,34 @@ function removalDiff(relative: string, before: string, budget: number): string {
   return unifiedDiff(relative, before, '', [span], budget)
 }
 
+/** Whether this process may access `entry` as `mode` (constants.W_OK…) says. */
+function isAccessible(entry: Buffer, mode: number): boolean {
+  try {
+    accessSync(entry, mode)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** `lstat` of `entry`, undefined when it cannot be looked at (a synchronous call: microseconds, no thread-pool round trip). */
+function lstatQuietly(entry: Buffer): Stats | undefined {
+  try {
+    return lstatSync(entry, {throwIfNoEntry: false})
+  } catch {
+    return undefined
+  }
+}
+
+/** Removes `entry` if it is there; what cannot be removed is left (a temporary file the next clean-up finds). */
+function removeQuietly(entry: Buffer): void {
+  try {
+    unlinkSync(entry)
+  } catch {
+    // Left for removeStaleTemporaries.
+  }
+}
+
 /** Runs `task` holding every key of `locks`, taken one after another in sorted order (no deadlock between calls). */
 async function holdAll<T>(locks: PathLocks, keys: string[], task: () => Promise<T>): Promise<T> {
   const sorted = [...new Set(keys)].sort()
@@ -328,11 +356,8 @@ async function withReplaceLocks<T>(slots: Slot[], task: () => Promise<T>): Promi
 }
 
 /** Whether the file at the slot is still the one read (same inode, size and times), or still absent. */
-async function isUnchanged(slot: Slot): Promise<boolean> {
-  const now = await lstat((slot.folder as ConfinedFolder).entry(slot.name)).catch((error: unknown) => {
-    if (errorCode(error) === 'ENOENT') return undefined
-    throw error
-  })
+function isUnchanged(slot: Slot): boolean {
+  const now = lstatSync((slot.folder as ConfinedFolder).entry(slot.name), {throwIfNoEntry: false})
   const was = slot.before?.info
   if (!was || !now) return !was && !now
   return now.ino === was.ino && now.dev === was.dev && now.size === was.size && now.mtimeMs === was.mtimeMs && now.ctimeMs === was.ctimeMs
@@ -447,7 +472,7 @@ async function sizeOf(resolved: Array<{target: Target; destination?: Target | un
     for (const one of destination ? [target, destination] : [target]) {
       if (!one.exists || one.missing.length > 0) continue
       const folder = await folders.get(one.folderReal, one.requested).catch(() => undefined)
-      total += folder ? ((await lstat(folder.entry(one.name)).catch(() => undefined))?.size ?? 0) : 0
+      total += folder ? (lstatQuietly(folder.entry(one.name))?.size ?? 0) : 0
     }
   }
   return total
@@ -622,7 +647,8 @@ async function commit(
   allowed: AllowedProtectedPaths,
   tool: string,
 ): Promise<void> {
-  const record: PendingChange = await changeLog.begin(tool, changesOf(slots, workspace))
+  // Recorded first; its flush to disk runs while the new contents are written and flushed.
+  const {change: record, flushed} = await changeLog.beginWritten(tool, changesOf(slots, workspace))
   const created: Array<{folder: ConfinedFolder; name: Buffer}> = []
   const undo: Array<() => Promise<void>> = []
   let step = 'create folders'
@@ -642,11 +668,15 @@ async function commit(
         slot.temporary = await writeTemporary(slot.folder as ConfinedFolder, (slot.after as {data: Buffer}).data, slot.after?.keep)
       },
     )
+    step = 'record'
+    current = undefined
+    // Nothing is renamed before the change is recorded durably.
+    await flushed
     step = 'replace'
     current = undefined
     await withReplaceLocks(slots, async () => {
       for (const slot of slots) {
-        if (!(await isUnchanged(slot))) {
+        if (!isUnchanged(slot)) {
           throw new BadInputError(
             `"${escapeControls(slot.requested)}" changed on disk while the edit was being made (another program or server wrote it). ` +
               'Read it again and retry. Nothing was changed.',
@@ -662,8 +692,8 @@ async function commit(
     step = 'finish'
     await forEachAtOnce(slots, WRITES_AT_ONCE, async (slot) => {
       const folder = slot.folder as ConfinedFolder
-      if (slot.aside) await unlink(folder.entry(slot.aside))
-      if (slot.temporary) await unlink(folder.entry(slot.temporary)).catch(() => undefined)
+      if (slot.aside) unlinkSync(folder.entry(slot.aside))
+      if (slot.temporary) removeQuietly(folder.entry(slot.temporary))
       slot.aside = undefined
       slot.temporary = undefined
     })
@@ -672,6 +702,8 @@ async function commit(
   } catch (error) {
     const isRolledBack = await rollBack(slots, undo, created)
     if (isRolledBack) await record.abandon().catch(() => undefined)
+    // A record that could not be flushed: nothing was changed, and the error is the journal's.
+    if (step === 'record') throw error
     const failed = explainFsError(error, current?.requested ?? slots[0]?.requested ?? '.', 'write')
     if (!isRolledBack) {
       throw new BadInputError(
@@ -721,18 +753,18 @@ async function replaceSlot(slot: Slot, undo: Array<() => Promise<void>>): Promis
     const aside = temporaryName()
     if (slot.after) {
       // The original stays reachable under a hard link until the change is committed.
-      const isKept = await link(entry, folder.entry(aside)).then(
-        () => true,
-        (error: unknown) => {
-          if (NO_HARD_LINK_CODES.has(errorCode(error) ?? '')) return false
-          throw error
-        },
-      )
+      let isKept = true
+      try {
+        linkSync(entry, folder.entry(aside))
+      } catch (error) {
+        if (!NO_HARD_LINK_CODES.has(errorCode(error) ?? '')) throw error
+        isKept = false
+      }
       if (isKept) slot.aside = aside
-      await rename(folder.entry(slot.temporary as Buffer), entry)
+      renameSync(folder.entry(slot.temporary as Buffer), entry)
       slot.temporary = undefined
     } else {
-      await rename(entry, folder.entry(aside))
+      renameSync(entry, folder.entry(aside))
       slot.aside = aside
     }
     undo.push(async () => {

@@ -22,16 +22,18 @@
  * alive but keeps the lock past EDIT_LOCK_STALE_MS (it holds it for a check and a rename, so only a
  * stopped process or a hung disk does that).
  *
- * Files found at these names are read by `readNamedFile` (no link followed, no FIFO waited on,
- * at most EDIT_LOCK_MAX_BYTES); anything but a regular file there is refused with an error that
- * names it.
+ * Files found at these names are read by `readNamedFileSync` (no link followed, no FIFO waited
+ * on, at most EDIT_LOCK_MAX_BYTES); anything but a regular file there is refused with an error that
+ * names it. Taking, inspecting and releasing a lock are synchronous calls on small files, each of a
+ * few microseconds: a round trip to the thread pool per call would cost more than the call, and an
+ * edit takes two locks (the file's and the journal's).
  */
 import {createHash, randomBytes} from 'node:crypto'
-import {link, rename, unlink} from 'node:fs/promises'
+import {linkSync, renameSync, unlinkSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {BadInputError} from '../../errors.js'
-import {createNamedFile, readNamedFile} from '../../named-file.js'
+import {type NamedFile, createNamedFileSync, readNamedFileSync} from '../../named-file.js'
 import {displayName} from '../display-name.js'
 import {EDIT_LOCK_MAX_BYTES, EDIT_LOCK_STALE_MS, EDIT_LOCK_WAIT_MS} from '../limits.js'
 import type {ConfinedFolder} from './confined-open.js'
@@ -93,14 +95,17 @@ function notALockError(lock: Buffer, what: string, edited: Buffer | undefined): 
  * Looks at the lock (or claim) file `name` of `folder`: undefined when nothing is there.
  * @throws BadInputError when something other than a regular file is there (see `notALockError`)
  */
-async function inspectLock(folder: ConfinedFolder, name: Buffer, edited: Buffer | undefined): Promise<FoundLock | undefined> {
-  const found = await readNamedFile(folder.entry(name), EDIT_LOCK_MAX_BYTES).catch((error: unknown) => {
+function inspectLock(folder: ConfinedFolder, name: Buffer, edited: Buffer | undefined): FoundLock | undefined {
+  let found: NamedFile
+  try {
+    found = readNamedFileSync(folder.entry(name), EDIT_LOCK_MAX_BYTES)
+  } catch (error) {
     const of = edited ? ` beside "${displayName(edited)}"` : ''
     throw new BadInputError(
       `The edit lock file "${displayName(name)}"${of} cannot be read (${describeSystemError(error as NodeJS.ErrnoException)}), ` +
         'so the file cannot be edited safely. Check its owner and permissions, or remove it, and retry the edit. Nothing was changed.',
     )
-  })
+  }
   if (found.kind === 'missing') return undefined
   if (found.kind === 'not-a-file') throw notALockError(name, found.what, edited)
   const {info, bytes} = found
@@ -130,30 +135,34 @@ function unremovableError(lock: Buffer, edited: Buffer | undefined, code: string
  * Where the file system has no hard links, `name` is created directly with O_EXCL.
  * @returns false when `name` was taken (EEXIST)
  */
-async function placeLock(folder: ConfinedFolder, name: Buffer, content: string, replace: boolean): Promise<boolean> {
+function placeLock(folder: ConfinedFolder, name: Buffer, content: string, replace: boolean): boolean {
   const temporary = temporaryName()
-  await createNamedFile(folder.entry(temporary), content, {mode: 0o644})
+  createNamedFileSync(folder.entry(temporary), content, {mode: 0o644})
   try {
     if (replace) {
-      await rename(folder.entry(temporary), folder.entry(name))
+      renameSync(folder.entry(temporary), folder.entry(name))
       return true
     }
     try {
-      await link(folder.entry(temporary), folder.entry(name))
+      linkSync(folder.entry(temporary), folder.entry(name))
       return true
     } catch (error) {
       if (errorCode(error) === 'EEXIST') return false
       if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes(errorCode(error) ?? '')) throw error
     }
     try {
-      await createNamedFile(folder.entry(name), content, {mode: 0o644})
+      createNamedFileSync(folder.entry(name), content, {mode: 0o644})
       return true
     } catch (error) {
       if (errorCode(error) === 'EEXIST') return false
       throw error
     }
   } finally {
-    await unlink(folder.entry(temporary)).catch(() => undefined)
+    try {
+      unlinkSync(folder.entry(temporary))
+    } catch {
+      // Renamed over the lock, or never made.
+    }
   }
 }
 
@@ -164,26 +173,26 @@ async function placeLock(folder: ConfinedFolder, name: Buffer, content: string, 
  * @returns the lock now held, or undefined when another live process holds it or takes it over
  * @throws BadInputError when a special file lies at a lock name or a stale lock cannot be replaced
  */
-async function tryTakeLock(folder: ConfinedFolder, name: Buffer, edited: Buffer | undefined, depth = 0): Promise<HeldLock | undefined> {
+function tryTakeLock(folder: ConfinedFolder, name: Buffer, edited: Buffer | undefined, depth = 0): HeldLock | undefined {
   const [pid, ...namespace] = formatHolder(thisHolder())
   const mine: HeldLock = {name, content: `${[pid, randomBytes(8).toString('hex'), ...namespace].join(' ')}\n`}
-  if (await placeLock(folder, name, mine.content, false)) return mine
-  const found = await inspectLock(folder, name, edited)
+  if (placeLock(folder, name, mine.content, false)) return mine
+  const found = inspectLock(folder, name, edited)
   if (!found?.isStale || depth >= MAX_CLAIM_DEPTH) return undefined
   // Only the process holding this lock's claim may replace it.
-  const claim = await tryTakeLock(folder, Buffer.from(`${name.subarray(0, LOCK_NAME_BYTES).toString()}.${found.identity}`), edited, depth + 1)
+  const claim = tryTakeLock(folder, Buffer.from(`${name.subarray(0, LOCK_NAME_BYTES).toString()}.${found.identity}`), edited, depth + 1)
   if (!claim) return undefined
   try {
-    if ((await inspectLock(folder, name, edited))?.identity !== found.identity) return undefined
+    if (inspectLock(folder, name, edited)?.identity !== found.identity) return undefined
     try {
-      await placeLock(folder, name, mine.content, true)
+      placeLock(folder, name, mine.content, true)
     } catch (error) {
       if (UNREMOVABLE_CODES.has(errorCode(error) ?? '')) throw unremovableError(name, edited, errorCode(error))
       throw error
     }
     return mine
   } finally {
-    await releaseLock(folder, claim)
+    releaseLock(folder, claim)
   }
 }
 
@@ -191,9 +200,13 @@ async function tryTakeLock(folder: ConfinedFolder, name: Buffer, edited: Buffer 
  * Removes a lock this process holds, if it still holds it (its content is still the one written):
  * one that was taken over as stale meanwhile belongs to its new holder.
  */
-async function releaseLock(folder: ConfinedFolder, held: HeldLock): Promise<void> {
-  const found = await readNamedFile(folder.entry(held.name), EDIT_LOCK_MAX_BYTES).catch(() => undefined)
-  if (found?.kind === 'file' && found.bytes.toString('utf8') === held.content) await unlink(folder.entry(held.name)).catch(() => undefined)
+function releaseLock(folder: ConfinedFolder, held: HeldLock): void {
+  try {
+    const found = readNamedFileSync(folder.entry(held.name), EDIT_LOCK_MAX_BYTES)
+    if (found.kind === 'file' && found.bytes.toString('utf8') === held.content) unlinkSync(folder.entry(held.name))
+  } catch {
+    // Unreadable or gone: a lock this process cannot remove is stale once it is gone (see inspectLock).
+  }
 }
 
 /**
@@ -207,7 +220,7 @@ export async function withReplaceLock<T>(folder: ConfinedFolder, name: Buffer, c
   const lock = lockName(name)
   const deadline = Date.now() + EDIT_LOCK_WAIT_MS
   let held: HeldLock | undefined
-  for (let pauseMs = 1; !(held = await tryTakeLock(folder, lock, name)); pauseMs = Math.min(pauseMs * 2, MAX_RETRY_PAUSE_MS)) {
+  for (let pauseMs = 1; !(held = tryTakeLock(folder, lock, name)); pauseMs = Math.min(pauseMs * 2, MAX_RETRY_PAUSE_MS)) {
     if (Date.now() >= deadline) {
       throw new BadInputError(
         `Another process has been editing "${displayName(name)}" for ${EDIT_LOCK_WAIT_MS / 1000} s (it holds the lock file ` +
@@ -219,7 +232,7 @@ export async function withReplaceLock<T>(folder: ConfinedFolder, name: Buffer, c
   try {
     return await critical()
   } finally {
-    await releaseLock(folder, held)
+    releaseLock(folder, held)
   }
 }
 
@@ -230,10 +243,10 @@ export async function withReplaceLock<T>(folder: ConfinedFolder, name: Buffer, c
  */
 export async function removeStaleLock(folder: ConfinedFolder, name: Buffer): Promise<void> {
   try {
-    const found = await inspectLock(folder, name, undefined)
+    const found = inspectLock(folder, name, undefined)
     if (!found?.isStale) return
-    const held = await tryTakeLock(folder, name, undefined)
-    if (held) await releaseLock(folder, held)
+    const held = tryTakeLock(folder, name, undefined)
+    if (held) releaseLock(folder, held)
   } catch {
     // A special file, an unremovable lock: left for the edit that needs it to report.
   }

@@ -59,8 +59,20 @@ export interface PendingChange {
 }
 
 /**
+ * A change recorded by `beginWritten`: written, and being flushed to disk. No file may be changed
+ * before `flushed` resolves; if it rejects, abandon the change.
+ */
+export interface WrittenChange {
+  change: PendingChange
+  /** Resolves once the record and the content of every `before` are durable; rejects with the failed flush's system error (EIO…). */
+  flushed: Promise<void>
+}
+
+/**
  * Where the change engine records changes. `begin` returns only once the entry and the content of
- * every `before` are durable (written and synced), so a crash after it cannot lose the record.
+ * every `before` are durable (written and synced), so a crash after it cannot lose the record;
+ * `beginWritten` returns once they are written (a crash of the process cannot lose them) and
+ * flushes them meanwhile, so that the caller's own writes and flushes overlap with the record's.
  */
 export interface ChangeLog {
   /**
@@ -71,6 +83,12 @@ export interface ChangeLog {
    *   message says why and that nothing was changed
    */
   begin(tool: string, changes: FileChange[], details?: {undoes?: number[]}): Promise<PendingChange>
+  /**
+   * `begin`, returning as soon as the record is written: its flush to disk runs on, and the
+   * caller waits for `flushed` before it changes any file.
+   * @throws as `begin`
+   */
+  beginWritten(tool: string, changes: FileChange[], details?: {undoes?: number[]}): Promise<WrittenChange>
   /** Changes a crash left pending, oldest first (the next server rolls each back, then abandons it). */
   pending(): Promise<PendingChange[]>
 }

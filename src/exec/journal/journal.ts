@@ -23,10 +23,13 @@
  * while its change is made, so that a crash can still be repaired, and goes with its content once
  * the change is applied.
  */
-import {lstat, readdir, rename, unlink} from 'node:fs/promises'
+import {closeSync, fsync, lstatSync, openSync, readdirSync, renameSync, unlinkSync} from 'node:fs'
+import {lstat} from 'node:fs/promises'
 import path from 'node:path'
+import {setImmediate as setImmediatePromise} from 'node:timers/promises'
+import {promisify} from 'node:util'
 
-import {createNamedFile, readNamedFile} from '../../named-file.js'
+import {NAMED_FILE_READ_FLAGS, type NamedFile, createNamedFile, createNamedFileSync, readNamedFile, readNamedFileSync} from '../../named-file.js'
 import {ConfinedFolder} from '../files/confined-open.js'
 import {removeStaleTemporaries} from '../files/atomic-write.js'
 import {thisHolder} from '../files/lock-holder.js'
@@ -34,7 +37,7 @@ import {temporaryName, withReplaceLock} from '../files/replace-lock.js'
 import {describeSystemError, errorCode, isSystemError} from '../fs-errors.js'
 import {JOURNAL_DEFAULT_MAX_BYTES, JOURNAL_ENTRY_MAX_BYTES} from '../limits.js'
 import {Workspace} from '../workspace.js'
-import type {ChangeLog, FileChange, PendingChange} from './change-log.js'
+import type {ChangeLog, FileChange, PendingChange, WrittenChange} from './change-log.js'
 import {JOURNAL_ENTRY_VERSION, type JournalEntry, type StoredChange, isOwnerAlive, parseJournalEntry, pathOf} from './journal-entry.js'
 import {RECORDED_MODE_BITS, sha256} from './file-digest.js'
 import {PRIVATE_FILE_MODE, StateFolderError, defaultStateFolder, openPrivateFolder, shownPath} from './state-folder.js'
@@ -59,6 +62,8 @@ const LAST_ID = 'last-id'
 const LOCK_SUBJECT = Buffer.from('journal')
 const ENTRY_NAME = /^([1-9]\d{0,15})\.json$/
 const BLOB_NAME = /^[0-9a-f]{64}$/
+/** Records read from disk in a row before other work gets a turn (a first read of a long journal). */
+const READS_BETWEEN_YIELDS = 256
 
 /** The name of a workspace's journal folder: 32 hex digits of the SHA-256 of its real path. */
 export function journalName(workspaceRoot: string): string {
@@ -136,7 +141,7 @@ export class Journal implements ChangeLog {
         await removeStaleTemporaries(folders.entries)
         await removeStaleTemporaries(folders.blobs)
         if ((await lstat(root.entry(Buffer.from('workspace'))).catch(() => undefined)) === undefined) {
-          await writeFileAtomically(root, Buffer.from('workspace'), Buffer.from(`${this.workspaceRoot}\n`), false)
+          await writeFileAtomically(root, Buffer.from('workspace'), Buffer.from(`${this.workspaceRoot}\n`), undefined)
         }
         return folders
       } catch (error) {
@@ -173,6 +178,17 @@ export class Journal implements ChangeLog {
   }
 
   async begin(tool: string, changes: FileChange[], details: {undoes?: number[]} = {}): Promise<PendingChange> {
+    const {change, flushed} = await this.beginWritten(tool, changes, details)
+    try {
+      await flushed
+    } catch (error) {
+      await change.abandon().catch(() => undefined)
+      throw error
+    }
+    return change
+  }
+
+  async beginWritten(tool: string, changes: FileChange[], details: {undoes?: number[]} = {}): Promise<WrittenChange> {
     const folders = await this.openForWriting()
     const stored: StoredChange[] = changes.map((change) => ({
       path: change.path.toString('base64'),
@@ -185,30 +201,40 @@ export class Journal implements ChangeLog {
     changes.forEach((change, index) => {
       if (change.before) contents.set(stored[index]!.before!.sha256, change.before.content)
     })
-    // Written before the lock is taken; written again under it if a concurrent clean-up removed one meanwhile.
-    for (const [digest, content] of contents) await this.writeBlob(folders, digest, content)
-    const entry = await withReplaceLock(folders.root, LOCK_SUBJECT, async () => {
-      const existing = await this.readEntries(folders)
-      const id = Math.max(await this.lastId(folders), ...existing.map(({entry}) => entry.id)) + 1
-      const record: JournalEntry = {
-        version: JOURNAL_ENTRY_VERSION,
-        id,
-        tool,
-        time: new Date().toISOString(),
-        state: 'pending',
-        holder: thisHolder(),
-        ...(details.undoes ? {undoes: details.undoes} : {}),
-        changes: stored,
-      }
-      const text = Buffer.from(JSON.stringify(record))
-      const needed = new Map([...contents].map(([digest, content]) => [digest, content.length]))
-      await this.makeRoom(folders, existing, needed, text.length)
-      for (const [digest, content] of contents) await this.writeBlob(folders, digest, content)
-      await writeFileAtomically(folders.entries, entryName(id), text, true)
-      await writeFileAtomically(folders.root, Buffer.from(LAST_ID), Buffer.from(`${id}\n`), false)
-      return record
-    })
-    return this.pendingChange(folders, entry, changes)
+    // Each file written below is flushed to disk by one of these, all at once at the end.
+    const flushes = new Flushes()
+    try {
+      // Written before the lock is taken; written again under it if a concurrent clean-up removed one meanwhile.
+      for (const [digest, content] of contents) await this.writeBlob(folders, digest, content, flushes)
+      const entry = await withReplaceLock(folders.root, LOCK_SUBJECT, async () => {
+        const existing = await this.readEntries(folders)
+        const id = Math.max(await this.lastId(folders), ...existing.map(({entry}) => entry.id)) + 1
+        const record: JournalEntry = {
+          version: JOURNAL_ENTRY_VERSION,
+          id,
+          tool,
+          time: new Date().toISOString(),
+          state: 'pending',
+          holder: thisHolder(),
+          ...(details.undoes ? {undoes: details.undoes} : {}),
+          changes: stored,
+        }
+        const text = Buffer.from(JSON.stringify(record))
+        const needed = new Map([...contents].map(([digest, content]) => [digest, content.length]))
+        await this.makeRoom(folders, existing, needed, text.length)
+        for (const [digest, content] of contents) await this.writeBlob(folders, digest, content, flushes)
+        await writeFileAtomically(folders.entries, entryName(id), text, flushes)
+        await writeFileAtomically(folders.root, Buffer.from(LAST_ID), Buffer.from(`${id}\n`), undefined)
+        return record
+      })
+      const flushed = flushes.run()
+      // Awaited by the caller before it changes a file; a failure is the caller's to report.
+      flushed.catch(() => undefined)
+      return {change: this.pendingChange(folders, entry, changes), flushed}
+    } catch (error) {
+      flushes.drop()
+      throw error
+    }
   }
 
   async pending(): Promise<PendingChange[]> {
@@ -277,12 +303,14 @@ export class Journal implements ChangeLog {
       settled = true
       if (commit && this.keep) {
         // Not synced: a commit lost in a crash is found again by recovery (every file as after).
-        await writeFileAtomically(folders.entries, entryName(entry.id), Buffer.from(JSON.stringify({...entry, state: 'committed'})), false)
+        await writeFileAtomically(folders.entries, entryName(entry.id), Buffer.from(JSON.stringify({...entry, state: 'committed'})), undefined)
         return
       }
-      await unlink(folders.entries.entry(entryName(entry.id))).catch((error: unknown) => {
+      try {
+        unlinkSync(folders.entries.entry(entryName(entry.id)))
+      } catch (error) {
         if (errorCode(error) !== 'ENOENT') throw error
-      })
+      }
       if (!this.keep) await withReplaceLock(folders.root, LOCK_SUBJECT, async () => this.makeRoom(folders, await this.readEntries(folders), new Map(), 0))
     }
     return {id: String(entry.id), changes, commit: () => settle(true), abandon: () => settle(false)}
@@ -290,7 +318,7 @@ export class Journal implements ChangeLog {
 
   /** The last id given, as `last-id` says (0 when it says nothing). */
   private async lastId(folders: OpenFolders): Promise<number> {
-    const found = await readNamedFile(folders.root.entry(Buffer.from(LAST_ID)), 32).catch(() => undefined)
+    const found = readSmallFile(folders.root.entry(Buffer.from(LAST_ID)), 32)
     const value = found?.kind === 'file' ? Number(found.bytes.toString('latin1').trim()) : 0
     return Number.isSafeInteger(value) && value > 0 ? value : 0
   }
@@ -299,11 +327,13 @@ export class Journal implements ChangeLog {
    * Every readable record, oldest first; damaged ones are left out. An applied record never
    * changes (ids are not given twice), so each is read once per process and then taken from
    * `committedEntries`: a journal of thousands of changes costs a folder listing per change.
+   * Records are read with synchronous calls, yielding to other work every READS_BETWEEN_YIELDS.
    */
   private async readEntries(folders: OpenFolders): Promise<ReadEntry[]> {
-    const names = new Set(await readdir(folders.entries.self))
+    const names = new Set(readdirSync(folders.entries.self))
     for (const name of this.committedEntries.keys()) if (!names.has(name)) this.committedEntries.delete(name)
     const entries: ReadEntry[] = []
+    let reads = 0
     for (const name of names) {
       if (!ENTRY_NAME.test(name)) continue
       const known = this.committedEntries.get(name)
@@ -311,7 +341,8 @@ export class Journal implements ChangeLog {
         entries.push(known)
         continue
       }
-      const found = await readNamedFile(folders.entries.entry(Buffer.from(name)), JOURNAL_ENTRY_MAX_BYTES).catch(() => undefined)
+      if (++reads % READS_BETWEEN_YIELDS === 0) await setImmediatePromise()
+      const found = readSmallFile(folders.entries.entry(Buffer.from(name)), JOURNAL_ENTRY_MAX_BYTES)
       if (found?.kind !== 'file' || found.isCut) continue
       const entry = parseJournalEntry(found.bytes.toString('utf8'))
       if (!entry || `${entry.id}.json` !== name) continue
@@ -325,11 +356,11 @@ export class Journal implements ChangeLog {
   /** The size of every blob, by digest. */
   private async blobSizesOf(folders: OpenFolders): Promise<Map<string, number>> {
     const sizes = new Map<string, number>()
-    for (const name of await readdir(folders.blobs.self)) {
+    for (const name of readdirSync(folders.blobs.self)) {
       if (!BLOB_NAME.test(name)) continue
       let size = this.blobSizes.get(name)
       if (size === undefined) {
-        const info = await lstat(folders.blobs.entry(Buffer.from(name))).catch(() => undefined)
+        const info = lstatSync(folders.blobs.entry(Buffer.from(name)), {throwIfNoEntry: false})
         if (!info?.isFile()) continue
         size = info.size
         this.blobSizes.set(name, size)
@@ -363,7 +394,7 @@ export class Journal implements ChangeLog {
     for (const {entry, bytes} of entries) {
       if (total <= limit) break
       if (entry.state !== 'committed') continue
-      await unlink(folders.entries.entry(entryName(entry.id))).catch(() => undefined)
+      removeQuietly(folders.entries.entry(entryName(entry.id)))
       total -= bytes
       refer(entry, -1)
       for (const change of entry.changes) {
@@ -371,26 +402,31 @@ export class Journal implements ChangeLog {
         if (digest && !isKept(digest) && blobs.has(digest)) {
           total -= blobs.get(digest)!
           blobs.delete(digest)
-          await this.removeBlob(folders, digest)
+          this.removeBlob(folders, digest)
         }
       }
     }
-    for (const digest of blobs.keys()) if (!isKept(digest)) await this.removeBlob(folders, digest)
+    for (const digest of blobs.keys()) if (!isKept(digest)) this.removeBlob(folders, digest)
   }
 
-  private async removeBlob(folders: OpenFolders, digest: string): Promise<void> {
+  private removeBlob(folders: OpenFolders, digest: string): void {
     this.blobSizes.delete(digest)
-    await unlink(folders.blobs.entry(Buffer.from(digest))).catch(() => undefined)
+    removeQuietly(folders.blobs.entry(Buffer.from(digest)))
   }
 
   /** Writes the blob `digest` unless a file of the right size is already there. Not synced here. */
-  private async writeBlob(folders: OpenFolders, digest: string, content: Buffer): Promise<void> {
+  private async writeBlob(folders: OpenFolders, digest: string, content: Buffer, flushes: Flushes): Promise<void> {
     const name = Buffer.from(digest)
-    const info = await lstat(folders.blobs.entry(name)).catch(() => undefined)
-    if (info?.isFile() && info.size === content.length) return
-    await writeFileAtomically(folders.blobs, name, content, true)
+    const info = lstatSync(folders.blobs.entry(name), {throwIfNoEntry: false})
+    if (info?.isFile() && info.size === content.length) {
+      // Written by another change, maybe not flushed yet: flushed again (at once when it was).
+      flushes.flushNamed(folders.blobs, name)
+      return
+    }
+    await writeFileAtomically(folders.blobs, name, content, flushes)
     this.blobSizes.set(digest, content.length)
   }
+
 }
 
 /** A record's file name. */
@@ -398,18 +434,130 @@ function entryName(id: number): Buffer {
   return Buffer.from(`${id}.json`)
 }
 
+/** `fsync` of a descriptor, on the thread pool: a flush may wait on the disk for milliseconds. */
+const fsyncDescriptor = promisify(fsync)
+
 /**
- * Gives `name` in `folder` the content `data` in one step: a new private temporary file (never
- * following or reusing anything there), synced when `sync` (and the folder too), renamed over it.
+ * Content up to this many bytes (records, `last-id`, small blobs) is written and read with
+ * synchronous calls on the main thread: each takes microseconds, less than a round trip to the
+ * thread pool. Larger content, and every flush to disk, goes through the thread pool.
  */
-async function writeFileAtomically(folder: ConfinedFolder, name: Buffer, data: Uint8Array, sync: boolean): Promise<void> {
-  const temporary = temporaryName()
+const SMALL_FILE_BYTES = 64 * 1024
+
+/** `readNamedFileSync` of a journal file, undefined when it cannot be read (the caller skips it). */
+function readSmallFile(entry: Buffer, maxBytes: number): NamedFile | undefined {
   try {
-    await createNamedFile(folder.entry(temporary), data, {mode: PRIVATE_FILE_MODE, sync})
-    await rename(folder.entry(temporary), folder.entry(name))
+    return readNamedFileSync(entry, maxBytes)
+  } catch {
+    return undefined
+  }
+}
+
+/** Removes `entry`, if it is there: what is already gone needs no removing. */
+function removeQuietly(entry: Buffer): void {
+  try {
+    unlinkSync(entry)
+  } catch {
+    // Gone already, or left for the next clean-up.
+  }
+}
+
+/**
+ * The flushes to disk a change's record waits for: files written (and their folders) are flushed
+ * together once everything is written, so that their waits on the disk overlap.
+ */
+class Flushes {
+  private readonly descriptors: number[] = []
+  private readonly folders = new Set<ConfinedFolder>()
+  private readonly named: Array<{folder: ConfinedFolder; name: Buffer}> = []
+
+  /** Takes over `fd` (a file just written) to flush and close it, and its folder (for its new name). */
+  add(fd: number, folder: ConfinedFolder): void {
+    this.descriptors.push(fd)
+    this.folders.add(folder)
+  }
+
+  /** Flushes `folder` (a new name in it). */
+  addFolder(folder: ConfinedFolder): void {
+    this.folders.add(folder)
+  }
+
+  /** Flushes the file `name` of `folder` too (one written earlier, perhaps by another change). */
+  flushNamed(folder: ConfinedFolder, name: Buffer): void {
+    this.named.push({folder, name})
+    this.folders.add(folder)
+  }
+
+  /**
+   * Flushes every file and folder at once, then closes the descriptors.
+   * @throws the system error of a failed flush (EIO…); a folder that refuses fsync counts as flushed
+   */
+  async run(): Promise<void> {
+    const descriptors = this.descriptors.splice(0)
+    try {
+      await Promise.all([
+        ...descriptors.map((fd) => fsyncDescriptor(fd)),
+        ...this.named.map(({folder, name}) => flushByName(folder.entry(name))),
+        // Some file systems refuse fsync on a folder; the renames are still atomic.
+        ...[...this.folders].map((folder) => folder.handle.sync().catch(() => undefined)),
+      ])
+    } finally {
+      for (const fd of descriptors) closeQuietly(fd)
+    }
+  }
+
+  /** Closes every descriptor without flushing (the change was not recorded). */
+  drop(): void {
+    for (const fd of this.descriptors.splice(0)) closeQuietly(fd)
+  }
+}
+
+/** Flushes the regular file at `entry` (opened without following a link); nothing there, nothing to flush. */
+async function flushByName(entry: Buffer): Promise<void> {
+  let fd: number
+  try {
+    fd = openSync(entry, NAMED_FILE_READ_FLAGS)
   } catch (error) {
-    await unlink(folder.entry(temporary)).catch(() => undefined)
+    if (errorCode(error) === 'ENOENT') return
     throw error
   }
-  if (sync) await folder.handle.sync().catch(() => undefined)
+  try {
+    await fsyncDescriptor(fd)
+  } finally {
+    closeQuietly(fd)
+  }
+}
+
+/** Closes `fd`, ignoring a failure (the descriptor is released either way). */
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd)
+  } catch {
+    // Released by the kernel even when close reports an error.
+  }
+}
+
+/**
+ * Gives `name` in `folder` the content `data` in one step: a new private temporary file (never
+ * following or reusing anything there), renamed over it. With `flushes`, the file (and the folder,
+ * for its new name) is flushed to disk when they run; without, it is not flushed.
+ */
+async function writeFileAtomically(folder: ConfinedFolder, name: Buffer, data: Uint8Array, flushes: Flushes | undefined): Promise<void> {
+  const temporary = temporaryName()
+  let fd: number | undefined
+  try {
+    if (data.length <= SMALL_FILE_BYTES) {
+      fd = createNamedFileSync(folder.entry(temporary), data, {mode: PRIVATE_FILE_MODE, keepOpen: flushes !== undefined})
+    } else {
+      await createNamedFile(folder.entry(temporary), data, {mode: PRIVATE_FILE_MODE, sync: flushes !== undefined})
+    }
+    renameSync(folder.entry(temporary), folder.entry(name))
+  } catch (error) {
+    if (fd !== undefined) closeQuietly(fd)
+    removeQuietly(folder.entry(temporary))
+    throw error
+  }
+  if (fd !== undefined) flushes?.add(fd, folder)
+  // A large file was flushed as it was written; its new name still needs the folder's flush.
+  else flushes?.addFolder(folder)
 }
