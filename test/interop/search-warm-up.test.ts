@@ -6,7 +6,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {initializeRaw, startServerProcess} from '../helpers/server-process.js'
 
-/** How the warm-up's folder is named in the temporary folder (see src/exec/serving/search-warm-up.ts). */
+/** How the warm-up's folder is named in the temporary folder (SEARCH_WARM_UP_FOLDER_PREFIX of src/exec/serving/search-warm-up.ts). */
 const WARM_UP_PREFIX = 'ak-search-warm-up-'
 
 /** How long the test looks for the warm-up's folder before it fails, in ms: far above any warm-up on a loaded machine. */

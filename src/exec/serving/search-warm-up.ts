@@ -9,7 +9,7 @@
  * folder, through the runtime's worker pool; then it removes that folder. It reads and writes
  * nothing of the workspace, logs nothing, and its calls are not the user's.
  */
-import {mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
+import {lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -29,6 +29,16 @@ export const SEARCH_WARM_UP_CALLS: ReadonlyArray<Record<string, unknown>> = [
   {glob: '**/*.ts'},
   {query: 'warm', path: 'notes.txt', max_results: 1},
 ]
+
+/** How a warm-up's folder in the system's temporary folder is named: this, then random characters. */
+export const SEARCH_WARM_UP_FOLDER_PREFIX = 'ak-search-warm-up-'
+
+/**
+ * A warm-up folder older than this (ms, by its modification time) was left by a server stopped
+ * during its warm-up (killed, so it could not remove it): the next warm-up removes it. A warm-up
+ * takes well under a second.
+ */
+export const SEARCH_WARM_UP_STALE_MS = 60_000
 
 /**
  * How long after `initialized` the warm-up starts, in ms: the client's first requests (tools/list)
@@ -109,6 +119,30 @@ export async function warmUpSearch(runtime: ExecRuntime, serve: ServeExec): Prom
   return answered
 }
 
+/**
+ * Removes the warm-up folders in `temporary` older than SEARCH_WARM_UP_STALE_MS that belong to
+ * this process's user (never a symlink, never another user's).
+ */
+function removeStaleWarmUpFolders(temporary: string): void {
+  let names: string[]
+  try {
+    names = readdirSync(temporary)
+  } catch {
+    return
+  }
+  const now = Date.now()
+  for (const name of names) {
+    if (!name.startsWith(SEARCH_WARM_UP_FOLDER_PREFIX)) continue
+    const folder = path.join(temporary, name)
+    try {
+      const info = lstatSync(folder)
+      if (info.isDirectory() && info.uid === process.getuid?.() && now - info.mtimeMs > SEARCH_WARM_UP_STALE_MS) removeQuietly(folder)
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
 /** Removes the warm-up's folder; a failure leaves it to the system's cleaning of temporary files. */
 function removeQuietly(folder: string): void {
   try {
@@ -131,9 +165,10 @@ function makeWarmUpFolder(runtime: ExecRuntime, workers: number): string | undef
     return undefined
   }
   if (runtime.workspace.isInside(temporary)) return undefined
+  removeStaleWarmUpFolders(temporary)
   let folder: string | undefined
   try {
-    folder = mkdtempSync(path.join(temporary, 'ak-search-warm-up-'))
+    folder = mkdtempSync(path.join(temporary, SEARCH_WARM_UP_FOLDER_PREFIX))
     writeFileSync(path.join(folder, '.gitignore'), '*.log\n!keep.log\n/ignored.txt\nbuild/\n')
     writeFileSync(path.join(folder, 'notes.txt'), 'first line\nwarm match\r\nlast line')
     writeFileSync(path.join(folder, 'ignored.txt'), 'warm match\n')

@@ -1,14 +1,20 @@
 import {Client} from '@modelcontextprotocol/client'
 import {InMemoryTransport} from '@modelcontextprotocol/server'
 import {expect} from 'chai'
-import {mkdir, mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readdir, rm, utimes, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {createExecConnection, createExecRuntime} from '../../../../src/exec/runtime.js'
 import {connectInProcessExecClient} from '../../../../src/exec/serving/in-process-client.js'
-import {SEARCH_WARM_UP_CALLS, SEARCH_WARM_UP_DELAY_MS, warmUpSearch} from '../../../../src/exec/serving/search-warm-up.js'
+import {
+  SEARCH_WARM_UP_CALLS,
+  SEARCH_WARM_UP_DELAY_MS,
+  SEARCH_WARM_UP_FOLDER_PREFIX,
+  SEARCH_WARM_UP_STALE_MS,
+  warmUpSearch,
+} from '../../../../src/exec/serving/search-warm-up.js'
 import {createExecServer} from '../../../../src/exec/serving/server.js'
 import {SEARCH_POOL_SERVICE} from '../../../../src/exec/tools/search.js'
 import {SearchWorkerPool} from '../../../../src/exec/search/worker-pool.js'
@@ -97,6 +103,19 @@ describe('search warm-up after initialized', () => {
     expect(await workspaceListing()).to.deep.equal(before)
     // Once per runtime.
     expect(await warmUpSearch(runtime, createExecServer)).to.deep.equal([])
+  })
+
+  it('removes the warm-up folders a killed server left, once stale, and leaves a recent one and every other folder', async () => {
+    const {runtime} = await openRuntime(2)
+    const stale = path.join(temporary, `${SEARCH_WARM_UP_FOLDER_PREFIX}left`)
+    const recent = path.join(temporary, `${SEARCH_WARM_UP_FOLDER_PREFIX}running`)
+    const other = path.join(temporary, 'other-old')
+    for (const folder of [stale, recent, other]) await mkdir(path.join(folder, 'part-0'), {recursive: true})
+    const old = new Date(Date.now() - SEARCH_WARM_UP_STALE_MS - 60_000)
+    await utimes(stale, old, old)
+    await utimes(other, old, old)
+    expect(await warmUpSearch(runtime, createExecServer)).to.have.length(SEARCH_WARM_UP_CALLS.length)
+    expect((await readdir(temporary)).sort()).to.deep.equal([path.basename(recent), path.basename(other)].sort())
   })
 
   it('leaves the answers of searches made while it runs as they are without it', async () => {
