@@ -9,18 +9,50 @@ export interface Logger {
   warn(line: string): void
 }
 
-/** A logger writing lines to stderr, with info lines dropped when `quiet` is true. */
+/** Whether stderr failed (its reader went away: EPIPE), after which log lines are dropped. */
+let isStderrGone = false
+
+/**
+ * Writes `text` to stderr unless stderr failed before. The first failure is taken here (an
+ * `error` listener on process.stderr), so a reader that went away costs the log, never the
+ * process: without it, the failed write would be an uncaught exception whose report, written to
+ * the same stderr, fails again, endlessly.
+ */
+function writeStderr(text: string): void {
+  if (isStderrGone || process.stderr.destroyed) return
+  watchStderr()
+  process.stderr.write(text)
+}
+
+/**
+ * Takes stderr's failures from now on (once per process): after one, stderrLogger drops its
+ * lines. A serving process calls it at start, so that a write to stderr from anywhere that fails
+ * is absorbed rather than thrown as an uncaught exception.
+ */
+export function watchStderr(): void {
+  if (isWatchingStderr) return
+  isWatchingStderr = true
+  process.stderr.on('error', () => {
+    isStderrGone = true
+  })
+}
+
+let isWatchingStderr = false
+
+/**
+ * A logger writing lines to stderr, with info lines dropped when `quiet` is true. Once stderr
+ * fails (its reader is gone), lines are dropped and the process goes on.
+ */
 export function stderrLogger(options: {quiet?: boolean; prefix?: string} = {}): Logger {
   const prefix = options.prefix ?? 'ak'
   return {
     info(line) {
-      if (!options.quiet) process.stderr.write(`${prefix}: ${line}\n`)
+      if (!options.quiet) writeStderr(`${prefix}: ${line}\n`)
     },
     warn(line) {
-      process.stderr.write(`${prefix}: warning: ${line}\n`)
+      writeStderr(`${prefix}: warning: ${line}\n`)
     },
   }
 }
 
-/** A logger that drops everything (library default). */
 export const silentLogger: Logger = {info() {}, warn() {}}

@@ -1,5 +1,5 @@
 import {AkError} from '../../errors.js'
-import type {Logger} from '../../log.js'
+import {type Logger, watchStderr} from '../../log.js'
 
 /**
  * The server process's last guard (DESIGN §7: "one call never ends the server"). Every failure a
@@ -53,11 +53,14 @@ export function oneLine(error: unknown): string {
 
 /**
  * Installs the guard on `process` for a server that owns its process (`ak exec serve`,
- * `dist/agentexec.js`; never a host that mounts the library). A fatal exception sets
+ * `dist/agentexec.js`; never a host that mounts the library). From then on a failed write to
+ * stderr (its reader gone) drops log lines instead of throwing. A fatal exception sets
  * `process.exitCode` to 1 and emits SIGTERM on `process`, which both transports stop on.
  * @returns a function that removes the guard
  */
 export function installProcessGuard(log: Logger): () => void {
+  // A reader of stderr that went away costs the log lines, not the server (see watchStderr).
+  watchStderr()
   let isStopping = false
   const onRejection = (reason: unknown) => {
     log.warn(`an unexpected failure was dropped and the server goes on: ${oneLine(reason)}`)
