@@ -11,7 +11,8 @@
  *
  * Folders are 0700, files 0600, every name is opened without following a link (through the
  * folder's descriptor, checked as the workspace's folders are), and a file appears whole under
- * its name (written to a temporary file, synced, renamed). Several processes share a journal (the
+ * its name (written to a temporary file, renamed; a record and its contents are flushed to disk
+ * before the change they record touches a file). Several processes share a journal (the
  * servers on a workspace and `ak exec undo`): giving an id, dropping old records and removing
  * blobs no record needs happen under one lock (replace-lock.ts's), while content is written
  * before it is taken.
@@ -23,7 +24,7 @@
  * while its change is made, so that a crash can still be repaired, and goes with its content once
  * the change is applied.
  */
-import {closeSync, fsync, lstatSync, openSync, readdirSync, renameSync, unlinkSync} from 'node:fs'
+import {type Stats, closeSync, fsync, lstatSync, openSync, readdirSync, renameSync, unlinkSync} from 'node:fs'
 import {lstat} from 'node:fs/promises'
 import path from 'node:path'
 import {setImmediate as setImmediatePromise} from 'node:timers/promises'
@@ -360,7 +361,7 @@ export class Journal implements ChangeLog {
       if (!BLOB_NAME.test(name)) continue
       let size = this.blobSizes.get(name)
       if (size === undefined) {
-        const info = lstatSync(folders.blobs.entry(Buffer.from(name)), {throwIfNoEntry: false})
+        const info = lstatQuietly(folders.blobs.entry(Buffer.from(name)))
         if (!info?.isFile()) continue
         size = info.size
         this.blobSizes.set(name, size)
@@ -414,10 +415,13 @@ export class Journal implements ChangeLog {
     removeQuietly(folders.blobs.entry(Buffer.from(digest)))
   }
 
-  /** Writes the blob `digest` unless a file of the right size is already there. Not synced here. */
+  /**
+   * Writes the blob `digest` unless a file of the right size is already there; either way it is
+   * flushed to disk when `flushes` run.
+   */
   private async writeBlob(folders: OpenFolders, digest: string, content: Buffer, flushes: Flushes): Promise<void> {
     const name = Buffer.from(digest)
-    const info = lstatSync(folders.blobs.entry(name), {throwIfNoEntry: false})
+    const info = lstatQuietly(folders.blobs.entry(name))
     if (info?.isFile() && info.size === content.length) {
       // Written by another change, maybe not flushed yet: flushed again (at once when it was).
       flushes.flushNamed(folders.blobs, name)
@@ -426,7 +430,6 @@ export class Journal implements ChangeLog {
     await writeFileAtomically(folders.blobs, name, content, flushes)
     this.blobSizes.set(digest, content.length)
   }
-
 }
 
 /** A record's file name. */
@@ -448,6 +451,15 @@ const SMALL_FILE_BYTES = 64 * 1024
 function readSmallFile(entry: Buffer, maxBytes: number): NamedFile | undefined {
   try {
     return readNamedFileSync(entry, maxBytes)
+  } catch {
+    return undefined
+  }
+}
+
+/** `lstat` of `entry`, undefined when it cannot be looked at (missing, or refused). */
+function lstatQuietly(entry: Buffer): Stats | undefined {
+  try {
+    return lstatSync(entry, {throwIfNoEntry: false})
   } catch {
     return undefined
   }
