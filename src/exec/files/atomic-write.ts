@@ -3,7 +3,7 @@
  * a mix: the new bytes go to a temporary file in the same folder, are flushed to disk, and the
  * temporary file then takes the final name in one step (rename, or link for a new file).
  */
-import {closeSync, fchmodSync, fchownSync, fstatSync, openSync, unlinkSync} from 'node:fs'
+import {closeSync, fchmodSync, fchownSync, fstatSync, openSync} from 'node:fs'
 import {lstat, mkdir, readdir, unlink} from 'node:fs/promises'
 
 import {BadInputError} from '../../errors.js'
@@ -12,6 +12,7 @@ import type {Workspace} from '../workspace.js'
 import {ConfinedFolder} from './confined-open.js'
 import {errorCode} from '../fs-errors.js'
 import {CLAIM_NAME, LOCK_NAME, TEMPORARY_NAME, isRunning, removeStaleLock, temporaryName} from './replace-lock.js'
+import {closeQuietly, removeQuietly} from './quiet-calls.js'
 import {fsyncDescriptor, writeWholeContent} from './whole-content.js'
 
 /** Permission bits of a file mode (including setuid, setgid and sticky). */
@@ -92,24 +93,11 @@ export async function writeTemporary(folder: ConfinedFolder, data: Uint8Array, k
     await fsyncDescriptor(fd)
   } catch (error) {
     closeQuietly(fd)
-    try {
-      unlinkSync(folder.entry(name))
-    } catch {
-      // Left for removeStaleTemporaries.
-    }
+    removeQuietly(folder.entry(name))
     throw error
   }
   closeSync(fd)
   return name
-}
-
-/** Closes `fd`, ignoring a failure (the descriptor is released either way). */
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd)
-  } catch {
-    // Released by the kernel even when close reports an error.
-  }
 }
 
 /**

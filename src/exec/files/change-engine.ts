@@ -46,6 +46,7 @@ import {type KeptAttributes, NEW_FILE_MODE, PERMISSION_BITS, removeStaleTemporar
 import {recoverInterruptedChanges} from './change-recovery.js'
 import {ConfinedFolder, FILE_OPEN_FLAGS} from './confined-open.js'
 import {unifiedDiff} from './edit-diff.js'
+import {lstatQuietly, removeQuietly} from './quiet-calls.js'
 import {readWholeContent} from './whole-content.js'
 import type {FileOperation, FileOutcome} from './file-operations.js'
 import {applyHunks} from './patch-apply.js'
@@ -317,24 +318,6 @@ function isAccessible(entry: Buffer, mode: number): boolean {
     return true
   } catch {
     return false
-  }
-}
-
-/** `lstat` of `entry`, undefined when it cannot be looked at (a synchronous call: microseconds, no thread-pool round trip). */
-function lstatQuietly(entry: Buffer): Stats | undefined {
-  try {
-    return lstatSync(entry, {throwIfNoEntry: false})
-  } catch {
-    return undefined
-  }
-}
-
-/** Removes `entry` if it is there; what cannot be removed is left (a temporary file the next clean-up finds). */
-function removeQuietly(entry: Buffer): void {
-  try {
-    unlinkSync(entry)
-  } catch {
-    // Left for removeStaleTemporaries.
   }
 }
 

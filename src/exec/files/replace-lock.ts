@@ -37,6 +37,7 @@ import {type NamedFile, createNamedFileSync, readNamedFileSync} from '../../name
 import {displayName} from '../display-name.js'
 import {EDIT_LOCK_MAX_BYTES, EDIT_LOCK_STALE_MS, EDIT_LOCK_WAIT_MS} from '../limits.js'
 import type {ConfinedFolder} from './confined-open.js'
+import {removeQuietly} from './quiet-calls.js'
 import {describeSystemError, errorCode} from '../fs-errors.js'
 import {formatHolder, holderState, parseHolder, thisHolder} from './lock-holder.js'
 
@@ -158,11 +159,8 @@ function placeLock(folder: ConfinedFolder, name: Buffer, content: string, replac
       throw error
     }
   } finally {
-    try {
-      unlinkSync(folder.entry(temporary))
-    } catch {
-      // Renamed over the lock, or never made.
-    }
+    // Renamed over the lock, or never made.
+    removeQuietly(folder.entry(temporary))
   }
 }
 

@@ -24,15 +24,16 @@
  * while its change is made, so that a crash can still be repaired, and goes with its content once
  * the change is applied.
  */
-import {type Stats, closeSync, fsync, lstatSync, openSync, readdirSync, renameSync, unlinkSync} from 'node:fs'
+import {openSync, readdirSync, renameSync, unlinkSync} from 'node:fs'
 import {lstat} from 'node:fs/promises'
 import path from 'node:path'
 import {setImmediate as setImmediatePromise} from 'node:timers/promises'
-import {promisify} from 'node:util'
 
 import {NAMED_FILE_READ_FLAGS, type NamedFile, createNamedFile, createNamedFileSync, readNamedFile, readNamedFileSync} from '../../named-file.js'
 import {ConfinedFolder} from '../files/confined-open.js'
 import {removeStaleTemporaries} from '../files/atomic-write.js'
+import {closeQuietly, lstatQuietly, removeQuietly} from '../files/quiet-calls.js'
+import {fsyncDescriptor} from '../files/whole-content.js'
 import {thisHolder} from '../files/lock-holder.js'
 import {temporaryName, withReplaceLock} from '../files/replace-lock.js'
 import {describeSystemError, errorCode, isSystemError} from '../fs-errors.js'
@@ -437,9 +438,6 @@ function entryName(id: number): Buffer {
   return Buffer.from(`${id}.json`)
 }
 
-/** `fsync` of a descriptor, on the thread pool: a flush may wait on the disk for milliseconds. */
-const fsyncDescriptor = promisify(fsync)
-
 /**
  * Content up to this many bytes (records, `last-id`, small blobs) is written and read with
  * synchronous calls on the main thread: each takes microseconds, less than a round trip to the
@@ -453,24 +451,6 @@ function readSmallFile(entry: Buffer, maxBytes: number): NamedFile | undefined {
     return readNamedFileSync(entry, maxBytes)
   } catch {
     return undefined
-  }
-}
-
-/** `lstat` of `entry`, undefined when it cannot be looked at (missing, or refused). */
-function lstatQuietly(entry: Buffer): Stats | undefined {
-  try {
-    return lstatSync(entry, {throwIfNoEntry: false})
-  } catch {
-    return undefined
-  }
-}
-
-/** Removes `entry`, if it is there: what is already gone needs no removing. */
-function removeQuietly(entry: Buffer): void {
-  try {
-    unlinkSync(entry)
-  } catch {
-    // Gone already, or left for the next clean-up.
   }
 }
 
@@ -537,15 +517,6 @@ async function flushByName(entry: Buffer): Promise<void> {
     await fsyncDescriptor(fd)
   } finally {
     closeQuietly(fd)
-  }
-}
-
-/** Closes `fd`, ignoring a failure (the descriptor is released either way). */
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd)
-  } catch {
-    // Released by the kernel even when close reports an error.
   }
 }
 
