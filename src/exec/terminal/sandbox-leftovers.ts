@@ -27,7 +27,8 @@
  *   operator allowed (`--allow-protected`) are left alone.
  *
  * The walk is the one before the command: breadth first, at most PROTECTED_WALK_MAX_FOLDERS
- * folders per root, never into `node_modules`, reading each folder's names by its path. A folder
+ * folders per root, never into `node_modules`, reading each folder's names by its path, again only
+ * when it changed since the last walk (folder-digests.ts). A folder
  * holding anything to judge is then opened without following a link at its name and verified
  * (its `/proc/self/fd` link) to be the folder the walk reached, and its entries are read, renamed
  * and written through that descriptor, so a link a running command made never leads the check to
@@ -52,16 +53,16 @@ import {
   GIT_NESTED_FOLDERS,
   NEW_REPOSITORY_CONFIG_KEYS,
   type ProtectedName,
-  foldCase,
   gitdirOf,
   protectedNameOf,
 } from '../protected-paths.js'
 import type {Logger} from '../../log.js'
 import {Quarantine} from './quarantine.js'
-import {PROTECTED_WALK_MAX_FOLDERS, SKIPPED_FOLDERS} from './sandbox-protected.js'
+import {CHANGE_CLOCK_SLACK_MS, folderDigests} from './folder-digests.js'
+import {PROTECTED_WALK_MAX_FOLDERS} from './sandbox-protected.js'
 
-/** How far a file system's change times may lag the server's clock, in ms (the kernel stamps them with a coarse clock). */
-export const CHANGE_CLOCK_SLACK_MS = 1000
+export {CHANGE_CLOCK_SLACK_MS} from './folder-digests.js'
+
 /** Entries looked at, at most, to tell whether a protected folder changed during the command; past that it counts as changed. */
 export const CHANGED_SCAN_MAX_ENTRIES = 10_000
 /** Folders whose names the walk reads at once (the thread pool reads them side by side). */
@@ -374,31 +375,28 @@ async function check(baseline: LeftoverBaseline, quarantine: Quarantine): Promis
   }
 
   for (const root of baseline.roots) {
+    // The queue is never shifted (that moves every folder after the first): `visited` is where it starts.
     const queue: Buffer[] = [Buffer.from(root)]
     let visited = 0
-    while (queue.length > 0) {
+    while (visited < queue.length) {
       if (visited >= PROTECTED_WALK_MAX_FOLDERS) {
         report.isWalkCut = true
         break
       }
       // Breadth first, WALK_READS_AT_ONCE folders read at once.
-      const batch = queue.splice(0, Math.min(WALK_READS_AT_ONCE, PROTECTED_WALK_MAX_FOLDERS - visited))
+      const batch = queue.slice(visited, visited + Math.min(WALK_READS_AT_ONCE, PROTECTED_WALK_MAX_FOLDERS - visited))
       visited += batch.length
-      // Read by their paths (one round trip each): a folder swapped for a link meanwhile is read
-      // where the link leads, but nothing is judged, read or changed there, since what holds
-      // something to judge is opened and verified first, and skipped when it is not the folder reached.
-      const listed = await Promise.all(batch.map((folder) => readdir(folder, {withFileTypes: true, encoding: 'buffer'}).catch(() => [] as Dirent<Buffer>[])))
-      for (const [index, entries] of listed.entries()) {
+      // Read by their paths (one round trip each, for a folder changed since the last walk): a
+      // folder swapped for a link meanwhile is not followed, and nothing is judged, read or changed
+      // in a folder before it is opened and verified (skipped when it is not the folder reached).
+      const digests = await Promise.all(batch.map((folder) => folderDigests.read(folder)))
+      for (const [index, digest] of digests.entries()) {
         const folder = batch[index] as Buffer
-        const byName = new Map(entries.map((entry) => [entry.name.toString(), entry]))
+        const byName = new Map(digest.notable.map((entry) => [entry.name.toString(), entry]))
         const head = byName.get(GIT_HEAD_RULE.name)
         const isGitFolder = head && !head.isDirectory() && ((byName.get('objects')?.isDirectory() && byName.get('refs')?.isDirectory()) || byName.has('commondir'))
-        const judged = entries.filter((entry) => protectedNameOf(entry.name.toString()) !== undefined)
-        for (const entry of entries) {
-          if (entry.isDirectory() && !protectedNameOf(entry.name.toString()) && !SKIPPED_FOLDERS.has(foldCase(entry.name.toString()))) {
-            queue.push(join(folder, entry.name))
-          }
-        }
+        const judged = digest.notable.filter((entry) => protectedNameOf(entry.name.toString()) !== undefined)
+        for (const name of digest.folders) queue.push(join(folder, Buffer.from(name, 'latin1')))
         if (!isGitFolder && judged.length === 0) continue
         const handle = await openVerified(folder)
         if (!handle) continue

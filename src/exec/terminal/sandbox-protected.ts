@@ -16,7 +16,8 @@
  *   `objects/` and `refs/`: a bare repository, at any depth or at a root) is bound as a git folder.
  * - A `.git` file (a submodule's or linked work tree's pointer) and every other protected name are
  *   bound read-only as they are, at any depth (the walk finds nested projects and repositories,
- *   up to PROTECTED_WALK_MAX_FOLDERS folders, skipping `node_modules`).
+ *   up to PROTECTED_WALK_MAX_FOLDERS folders, skipping `node_modules`, and reads again only the
+ *   folders that changed since the last walk: folder-digests.ts).
  * - A protected path that does not exist cannot be bound, so for the names at a writable root (and
  *   the control entries of its git folders) an empty placeholder is made on the host and bound
  *   read-only (as Codex's sandbox binds /dev/null there): an empty folder of mode 0555 for a
@@ -54,6 +55,7 @@ import {BadInputError} from '../../errors.js'
 import type {Logger} from '../../log.js'
 import {escapeControls} from '../../text-escape.js'
 import type {LeftoverBaseline} from './sandbox-leftovers.js'
+import {type FolderDigest, folderDigests} from './folder-digests.js'
 import {mountedPaths} from './mount-points.js'
 import {hooksFolderIn, readConfigSync} from '../git-hooks-path.js'
 import {CAN_VERIFY_DESCRIPTORS, FOLDER_OPEN_FLAGS, descriptorPath, descriptorTarget} from '../files/confined-open.js'
@@ -66,7 +68,6 @@ import {
   GIT_NESTED_FOLDERS,
   PROTECTED_NAMES,
   type ProtectedName,
-  foldCase,
   gitdirOf,
   protectedNameOf,
 } from '../protected-paths.js'
@@ -81,8 +82,6 @@ export const HARD_LINK_SCAN_MAX_ENTRIES = 10_000
 const GIT_MODULES_MAX_DEPTH = 8
 /** Longest `.git` file read for its `gitdir:` line, in bytes. */
 const GIT_FILE_MAX_BYTES = 4096
-/** Folders the walk never enters: dependencies installed by tools, not the project's own folders. */
-export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['node_modules'])
 
 /** Mode of a placeholder folder: empty, and writable by nobody but root. */
 const PLACEHOLDER_FOLDER_MODE = 0o555
@@ -247,7 +246,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
     if (target && isInsideRoots(target) && (await lstatOrUndefined(target))?.isDirectory()) await gitFolder(target, 0, path.dirname(file))
   }
 
-  const protectedEntry = async (file: string, rule: ProtectedName, isRoot: boolean, info?: Dirent): Promise<void> => {
+  const protectedEntry = async (file: string, rule: ProtectedName, isRoot: boolean, info?: Pick<Dirent, 'isSymbolicLink'>): Promise<void> => {
     if (isAllowed(file)) return
     const stats = info ?? (await lstatOrUndefined(file))
     const placeholder: Placeholder = {path: file, kind: rule.kind === 'file' ? 'file' : 'folder', content: ''}
@@ -287,37 +286,38 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
     // The root's own protected names, present or not.
     await gitEntry(path.join(root, GIT_NAME), true)
     for (const rule of NAMES_BUT_GIT) await protectedEntry(path.join(root, rule.name), rule, true)
-    // Nested ones, breadth first.
+    // Nested ones, breadth first, from the folders' digests (unchanged folders are not read again).
+    // The queue is never shifted (that moves every folder after the first): `visited` is where it starts.
     const queue = [root]
-    const reading = new Map<string, Promise<Dirent[]>>()
+    const reading = new Map<string, Promise<FolderDigest>>()
     let visited = 0
-    while (queue.length > 0) {
+    while (visited < queue.length) {
       if (visited >= PROTECTED_WALK_MAX_FOLDERS) {
         plan.isWalkCut = true
         break
       }
-      const folder = queue.shift() as string
-      visited++
+      const folder = queue[visited++] as string
       // The folders next in the queue are read ahead, side by side (the thread pool reads them at once).
-      for (const next of [folder, ...queue.slice(0, WALK_READ_AHEAD)]) {
-        if (!reading.has(next)) reading.set(next, readdir(next, {withFileTypes: true}).catch(() => [] as Dirent[]))
+      for (const next of queue.slice(visited - 1, visited + WALK_READ_AHEAD)) {
+        if (!reading.has(next)) reading.set(next, folderDigests.read(next))
       }
-      const entries = await (reading.get(folder) as Promise<Dirent[]>)
+      const digest = await (reading.get(folder) as Promise<FolderDigest>)
       reading.delete(folder)
       // A folder git takes for a git folder by its own rule (HEAD, objects/, refs/): a bare repository.
-      const byName = new Map(entries.map((entry) => [entry.name, entry]))
+      const byName = new Map(digest.notable.map((entry) => [entry.name.toString(), entry]))
       const head = byName.get(GIT_HEAD_RULE.name)
       if (head && !head.isDirectory() && byName.get('objects')?.isDirectory() && byName.get('refs')?.isDirectory()) {
         await gitFolder(folder, 0, folder)
       }
-      for (const entry of entries) {
-        const rule = protectedNameOf(entry.name)
-        const file = path.join(folder, entry.name)
-        if (folder === root && rule) continue // done above
-        if (rule?.kind === 'git') await gitEntry(file, false)
-        else if (rule) await protectedEntry(file, rule, false, entry)
-        else if (entry.isDirectory() && !SKIPPED_FOLDERS.has(foldCase(entry.name))) queue.push(file)
+      for (const entry of digest.notable) {
+        const name = entry.name.toString()
+        const rule = protectedNameOf(name)
+        if (!rule || folder === root) continue // the root's are done above
+        const file = path.join(folder, name)
+        if (rule.kind === 'git') await gitEntry(file, false)
+        else await protectedEntry(file, rule, false, entry)
       }
+      for (const name of digest.folders) queue.push(path.join(folder, Buffer.from(name, 'latin1').toString()))
     }
   }
   await refuseHardLinks()

@@ -68,6 +68,20 @@ describe('what a sandboxed command leaves behind (neutraliseLeftovers)', () => {
     expect((await neutraliseLeftovers(baseline, new Quarantine(state, ws))).actions).to.deep.equal([])
   })
 
+  it('finds what a command made in folders an earlier walk read and kept', async () => {
+    await mkdir(at('a', 'b'), {recursive: true})
+    await mkdir(at('c'))
+    // Past the clock slack, the walks keep what they read of a, a/b and c.
+    await new Promise((resolve) => setTimeout(resolve, CHANGE_CLOCK_SLACK_MS + 100))
+    expect((await neutraliseLeftovers(await baselineNow(), new Quarantine(state, ws))).actions).to.deep.equal([])
+    const baseline = await baselineNow()
+    await writeFile(at('a', 'b', '.mcp.json'), '{}\n')
+    execFileSync('git', ['init', '-q', 'n'], {cwd: at('c'), env: GIT_ENV})
+    execFileSync('git', ['-C', 'n', 'config', 'core.fsmonitor', 'touch /tmp/x'], {cwd: at('c'), env: GIT_ENV})
+    const report = await neutraliseLeftovers(baseline, new Quarantine(state, ws))
+    expect(report.actions.map((action) => `${action.path} ${action.action}`).sort()).to.deep.equal(['a/b/.mcp.json moved', 'c/n/.git/config filtered'])
+  })
+
   it('leaves what did not change during the command: a repository the walk before it did not reach is the user\'s', async () => {
     execFileSync('git', ['init', '-q', 'old'], {cwd: ws, env: GIT_ENV})
     execFileSync('git', ['-C', 'old', 'config', 'core.pager', 'less'], {cwd: ws, env: GIT_ENV})

@@ -67,6 +67,18 @@ describe('sandbox binds of protected paths (planProtectedMounts, prepareProtecte
     expect(relative([...plan.writable, ...plan.readOnly]).some((file) => file.startsWith('node_modules'))).to.equal(false)
   })
 
+  it('finds a protected name or repository added to a folder an earlier walk read and kept', async () => {
+    await mkdir(at('a', 'b'), {recursive: true})
+    // Past the clock slack, the walk keeps what it read of a and a/b.
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    expect(relative((await planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)).readOnly)).to.deep.equal(['.git/config', '.git/hooks', '.git/info'])
+    await mkdir(at('a', 'b', '.vscode'))
+    await mkdir(at('a', 'n', '.git', 'hooks'), {recursive: true})
+    const plan = await planProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+    expect(relative(plan.readOnly)).to.deep.equal(['.git/config', '.git/hooks', '.git/info', 'a/b/.vscode', 'a/n/.git/hooks'])
+    expect(relative(plan.writable)).to.deep.equal(['.git', 'a/n/.git'])
+  })
+
   it('binds the folder core.hooksPath names read-only, when it is a folder inside', async () => {
     await writeFile(at('.git', 'config'), '[core]\n\tbare = false\n[core "x"]\n\thooksPath = nope\n[Core]\n\tHooksPath = "tools/hooks" ; the project\'s\n')
     await mkdir(at('tools', 'hooks'), {recursive: true})
