@@ -188,11 +188,13 @@ describe('sandbox binds of protected paths (planProtectedMounts, prepareProtecte
       await symlink(outside, at('.git', 'modules', 's'))
       const racer = spawn(swapper, [at('.git', 'modules', 'm'), at('.git', 'modules', 's'), String(RACE_SECONDS)], {stdio: 'ignore'})
       const raced = new Promise((resolve) => racer.once('exit', resolve))
-      let running = true
-      void raced.then(() => (running = false))
+      // Commands are prepared for as long as the swapper runs, by the clock: preparing and releasing
+      // need not yield to the event loop (they may make no round trip to the thread pool), so the
+      // swapper's exit is not seen before the loop ends.
+      const racing = Date.now() + RACE_SECONDS * 1000
       let prepared = 0
       const errors = new Set<string>()
-      while (running) {
+      while (Date.now() < racing) {
         const mounts = await prepareProtectedMounts([ws], ws, AllowedProtectedPaths.NONE).catch((error: unknown) => {
           // Refused (a link where a protected name is, or a folder that changed meanwhile), never a raw error.
           if (!(error instanceof SandboxProtectionError)) errors.add(String(error))
