@@ -32,7 +32,9 @@
  *   folder the plan found, never by path: a running command that swaps a folder for a link to the
  *   outside meanwhile makes the next command fail with SandboxProtectionError (a placeholder it
  *   cannot remove that way is left for a later command to recognize), and nothing is made or
- *   removed outside.
+ *   removed outside. Each folder is opened once for all the placeholders it holds (they gather in
+ *   a root and its `.git`), and every step is a synchronous call: each is one short system call,
+ *   where a round trip to the thread pool per step made them cost milliseconds per command.
  * - A protected name that is a symbolic link cannot be protected by a bind (the mount would cover
  *   its target, and the link itself could be replaced), so the command is refused until it is
  *   replaced by what it points to or allowed.
@@ -47,8 +49,23 @@
  * folder. What the command leaves of those is neutralised after it, and at each answer while it
  * runs, by sandbox-leftovers.ts, judged against this plan (ProtectedMounts.baseline).
  */
-import {type Dirent, constants} from 'node:fs'
-import {type FileHandle, lstat, mkdir, open, readdir, realpath, rmdir, unlink} from 'node:fs/promises'
+import {
+  type Dirent,
+  type Stats,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  readdirSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import {lstat, open, readdir, realpath} from 'node:fs/promises'
 import path from 'node:path'
 
 import {BadInputError} from '../../errors.js'
@@ -208,7 +225,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
       const placeholder: Placeholder = {path: file, kind: entry.kind === 'folder' ? 'folder' : 'file', content: entry.name === 'commondir' ? COMMONDIR_PLACEHOLDER : ''}
       const info = await lstatOrUndefined(file)
       if (info?.isSymbolicLink()) throw symlinkRefusal(file, workspace)
-      if (info && !(await isPlaceholder(placeholder))) await protect(file)
+      if (info && !isPlaceholder(placeholder)) await protect(file)
       else if (entry.name !== 'config.worktree') plan.placeholders.push(placeholder)
       // config.worktree is held only when the (protected) config turns it on.
       else if (config && /worktreeconfig\s*=\s*(true|yes|on|1)\b/i.test(config)) plan.placeholders.push(placeholder)
@@ -232,7 +249,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
     if (isAllowed(file)) return
     const info = await lstatOrUndefined(file)
     const placeholder: Placeholder = {path: file, kind: 'folder', content: ''}
-    if (!info || (isRoot && (await isPlaceholder(placeholder)))) {
+    if (!info || (isRoot && isPlaceholder(placeholder))) {
       if (isRoot) plan.placeholders.push(placeholder)
       return
     }
@@ -251,7 +268,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
     const stats = info ?? (await lstatOrUndefined(file))
     const placeholder: Placeholder = {path: file, kind: rule.kind === 'file' ? 'file' : 'folder', content: ''}
     // A placeholder (another command's, or one a killed server left) is taken as one, not as the user's.
-    if (!stats || (isRoot && (await isPlaceholder(placeholder)))) {
+    if (!stats || (isRoot && isPlaceholder(placeholder))) {
       if (isRoot) plan.placeholders.push(placeholder)
       else await reopenAllowedBelow(file)
       return
@@ -341,46 +358,86 @@ function inTurn<T>(step: () => Promise<T>): Promise<T> {
  * descriptor when making or removing) is a placeholder of `placeholder`'s kind (made by this or a
  * killed server).
  */
-async function isPlaceholder(placeholder: Placeholder, at: string = placeholder.path): Promise<boolean> {
-  const info = await lstatOrUndefined(at)
+function isPlaceholder(placeholder: Placeholder, at: string = placeholder.path): boolean {
+  const info = lstatSyncOrUndefined(at)
   if (!info) return false
   if (placeholder.kind === 'folder') {
     if (!info.isDirectory() || (info.mode & 0o7777) !== PLACEHOLDER_FOLDER_MODE) return false
-    return (await readdir(at).catch(() => ['?'])).length === 0
+    return orUndefined(() => readdirSync(at))?.length === 0
   }
   if (!info.isFile() || (info.mode & 0o7777) !== PLACEHOLDER_FILE_MODE || info.size !== Buffer.byteLength(placeholder.content)) return false
-  return (await readSmallFile(at, GIT_FILE_MAX_BYTES)) === placeholder.content
+  return placeholder.content === '' || readSmallFileSync(at, GIT_FILE_MAX_BYTES) === placeholder.content
+}
+
+/** `lstatSync`, or undefined when nothing is there (ENOENT, ENOTDIR). */
+function lstatSyncOrUndefined(file: string): Stats | undefined {
+  try {
+    return lstatSync(file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined
+    throw error
+  }
+}
+
+/** `call()`, or undefined when it throws. */
+function orUndefined<T>(call: () => T): T | undefined {
+  try {
+    return call()
+  } catch {
+    return undefined
+  }
+}
+
+/** readSmallFile, synchronously: a placeholder's few bytes, never through a link or blocking; undefined when it cannot. */
+function readSmallFileSync(file: string, limit: number): string | undefined {
+  const fd = orUndefined(() => openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK))
+  if (fd === undefined) return undefined
+  try {
+    const info = fstatSync(fd)
+    if (!info.isFile()) return undefined
+    const buffer = Buffer.alloc(Math.min(info.size, limit))
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8')
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /**
- * Opens the folder that holds `placeholder`, without following a link at its name, and checks
- * that the descriptor names exactly that folder (a folder higher up swapped for a link would make
- * it name another one); undefined when it does not, or cannot be verified (no /proc/self/fd).
+ * Opens `folder` (a real path), without following a link at its name, and checks that the
+ * descriptor names exactly that folder (a folder higher up swapped for a link would make it name
+ * another one); undefined when it does not, or cannot be verified (no /proc/self/fd). The caller
+ * closes it.
  */
-async function openPlaceholderFolder(placeholder: Placeholder): Promise<FileHandle | undefined> {
+function openPlaceholderFolder(folder: string): number | undefined {
   if (!CAN_VERIFY_DESCRIPTORS) return undefined
-  const folder = path.dirname(placeholder.path)
-  const handle = await open(folder, FOLDER_OPEN_FLAGS).catch(() => undefined)
-  if (!handle) return undefined
-  const isThere = (() => {
-    try {
-      return descriptorTarget(handle.fd).toString() === folder
-    } catch {
-      return false
-    }
-  })()
-  if (isThere) return handle
-  await handle.close()
+  const fd = orUndefined(() => openSync(folder, FOLDER_OPEN_FLAGS))
+  if (fd === undefined) return undefined
+  if (orUndefined(() => descriptorTarget(fd).toString()) === folder) return fd
+  closeSync(fd)
   return undefined
 }
 
-/** The path of the placeholder's entry through the verified descriptor of its folder. */
-function throughFolder(handle: FileHandle, placeholder: Placeholder): string {
-  return `${descriptorPath(handle.fd)}/${path.basename(placeholder.path)}`
+/** The placeholders of `placeholders` by the folder that holds them, in their order: each folder is opened and verified once. */
+function byFolder(placeholders: readonly Placeholder[]): Map<string, Placeholder[]> {
+  const folders = new Map<string, Placeholder[]>()
+  for (const placeholder of placeholders) {
+    const folder = path.dirname(placeholder.path)
+    const group = folders.get(folder)
+    if (group) group.push(placeholder)
+    else folders.set(folder, [placeholder])
+  }
+  return folders
 }
 
-function changedRefusal(placeholder: Placeholder, workspace: string): SandboxProtectionError {
-  const shown = escapeControls(path.relative(workspace, path.dirname(placeholder.path)) || '.')
+/** The path of the placeholder's entry through the verified descriptor `folder` of the folder that holds it. */
+function throughFolder(folder: number, placeholder: Placeholder): string {
+  return `${descriptorPath(folder)}/${path.basename(placeholder.path)}`
+}
+
+function changedRefusal(folder: string, workspace: string): SandboxProtectionError {
+  const shown = escapeControls(path.relative(workspace, folder) || '.')
   return new SandboxProtectionError(
     `The sandbox cannot protect "${shown}": the folder changed (it was replaced, or is a link) while the command was being ` +
       'prepared, so it is not the folder the sandbox checked. No command ran. Run it again once nothing replaces folders in the ' +
@@ -389,49 +446,56 @@ function changedRefusal(placeholder: Placeholder, workspace: string): SandboxPro
 }
 
 /**
- * Makes the placeholder if nothing is there, in the verified folder that holds it; false when
- * something else appeared there meanwhile.
- * @throws SandboxProtectionError when the folder that holds it is not the one planned (see openPlaceholderFolder)
+ * Makes the placeholder if nothing is there, in the folder open and verified at `folder`
+ * (openPlaceholderFolder); false when something else appeared there meanwhile.
  */
-async function makePlaceholder(placeholder: Placeholder, workspace: string): Promise<boolean> {
-  const folder = await openPlaceholderFolder(placeholder)
-  if (!folder) throw changedRefusal(placeholder, workspace)
+function makePlaceholder(folder: number, placeholder: Placeholder): boolean {
   const entry = throughFolder(folder, placeholder)
   try {
     if (placeholder.kind === 'folder') {
-      await mkdir(entry, PLACEHOLDER_FOLDER_MODE)
+      mkdirSync(entry, PLACEHOLDER_FOLDER_MODE)
       // The mode against any umask, on what was made (never through a link swapped in at its name).
-      const made = await open(entry, FOLDER_OPEN_FLAGS).catch(() => undefined)
-      await made?.chmod(PLACEHOLDER_FOLDER_MODE).finally(() => made.close())
+      const made = orUndefined(() => openSync(entry, FOLDER_OPEN_FLAGS))
+      if (made !== undefined) {
+        try {
+          fchmodSync(made, PLACEHOLDER_FOLDER_MODE)
+        } finally {
+          closeSync(made)
+        }
+      }
     } else {
-      const handle = await open(entry, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PLACEHOLDER_FILE_MODE)
+      const made = openSync(entry, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PLACEHOLDER_FILE_MODE)
       try {
-        await handle.writeFile(placeholder.content)
-        await handle.chmod(PLACEHOLDER_FILE_MODE)
+        if (placeholder.content !== '') writeFileSync(made, placeholder.content)
+        fchmodSync(made, PLACEHOLDER_FILE_MODE)
       } finally {
-        await handle.close()
+        closeSync(made)
       }
     }
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-    return await isPlaceholder(placeholder, entry)
-  } finally {
-    await folder.close()
+    return isPlaceholder(placeholder, entry)
   }
 }
 
-/** Removes the placeholder through the verified folder that holds it; left in place when that folder changed. */
-async function removePlaceholder(placeholder: Placeholder): Promise<void> {
-  const folder = await openPlaceholderFolder(placeholder)
-  if (!folder) return
-  try {
-    const entry = throughFolder(folder, placeholder)
-    if (!(await isPlaceholder(placeholder, entry))) return
-    if (placeholder.kind === 'folder') await rmdir(entry).catch(() => undefined)
-    else await unlink(entry).catch(() => undefined)
-  } finally {
-    await folder.close()
+/**
+ * Removes the placeholders (each still one: isPlaceholder) through a verified descriptor of the
+ * folder that holds them, opened once a folder; those of a folder that changed are left in place.
+ */
+function removePlaceholders(placeholders: readonly Placeholder[]): void {
+  for (const [folderPath, group] of byFolder(placeholders)) {
+    const folder = openPlaceholderFolder(folderPath)
+    if (folder === undefined) continue
+    try {
+      for (const placeholder of group) {
+        const entry = throughFolder(folder, placeholder)
+        if (!isPlaceholder(placeholder, entry)) continue
+        orUndefined(() => (placeholder.kind === 'folder' ? rmdirSync(entry) : unlinkSync(entry)))
+      }
+    } finally {
+      closeSync(folder)
+    }
   }
 }
 
@@ -456,11 +520,13 @@ async function removeUnused(released: readonly Placeholder[]): Promise<void> {
   for (const file of pendingRemoval.keys()) if (heldPlaceholders.has(file)) pendingRemoval.delete(file)
   if (pendingRemoval.size === 0) return
   const inUse = mountedPaths(new Set(pendingRemoval.keys()))
+  const unused: Placeholder[] = []
   for (const [file, pending] of pendingRemoval) {
     if (inUse.has(file) && --pending.triesLeft > 0) continue
     pendingRemoval.delete(file)
-    if (!inUse.has(file)) await removePlaceholder(pending.placeholder)
+    if (!inUse.has(file)) unused.push(pending.placeholder)
   }
+  removePlaceholders(unused)
   if (pendingRemoval.size === 0) {
     retryDelayMs = PLACEHOLDER_RETRY_MS
     return
@@ -546,18 +612,29 @@ async function holdProtectedMounts(
     ...plan.readOnly.map((file) => ({file, flag: '--ro-bind' as const})),
   ]
   try {
-    for (const placeholder of plan.placeholders) {
-      const count = heldPlaceholders.get(placeholder.path) ?? 0
-      // Something a user made meanwhile is protected as it is instead (it exists now).
-      if (count === 0 && !(await makePlaceholder(placeholder, workspace))) {
-        const info = await lstatOrUndefined(placeholder.path)
-        if (info?.isSymbolicLink()) throw symlinkRefusal(placeholder.path, workspace)
-        if (info) binds.push({file: placeholder.path, flag: '--ro-bind'})
-        continue
+    for (const [folderPath, group] of byFolder(plan.placeholders)) {
+      // The folder is opened and verified once for the placeholders to make in it, if any.
+      const folder = group.some((placeholder) => !heldPlaceholders.has(placeholder.path)) ? openPlaceholderFolder(folderPath) : undefined
+      try {
+        for (const placeholder of group) {
+          const count = heldPlaceholders.get(placeholder.path) ?? 0
+          if (count === 0) {
+            if (folder === undefined) throw changedRefusal(folderPath, workspace)
+            // Something a user made meanwhile is protected as it is instead (it exists now).
+            if (!makePlaceholder(folder, placeholder)) {
+              const info = lstatSyncOrUndefined(placeholder.path)
+              if (info?.isSymbolicLink()) throw symlinkRefusal(placeholder.path, workspace)
+              if (info) binds.push({file: placeholder.path, flag: '--ro-bind'})
+              continue
+            }
+          }
+          heldPlaceholders.set(placeholder.path, count + 1)
+          held.push(placeholder)
+          binds.push({file: placeholder.path, flag: '--ro-bind'})
+        }
+      } finally {
+        if (folder !== undefined) closeSync(folder)
       }
-      heldPlaceholders.set(placeholder.path, count + 1)
-      held.push(placeholder)
-      binds.push({file: placeholder.path, flag: '--ro-bind'})
     }
   } catch (error) {
     await releaseHeld()

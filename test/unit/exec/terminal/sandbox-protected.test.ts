@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {spawn} from 'node:child_process'
-import {link, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile} from 'node:fs/promises'
+import {chmod, link, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rename, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -172,6 +172,41 @@ describe('sandbox binds of protected paths (planProtectedMounts, prepareProtecte
     const next = await prepareProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
     await next.release()
     expect(await lstat(at('.claude')).then(() => true, () => false)).to.equal(false)
+  })
+
+  it('never removes what looks like a placeholder outside when the folder that held one became a link to it, and removes the placeholders later', async function () {
+    if (process.platform !== 'linux') this.skip()
+    // A submodule's git folder: its missing control entries are held by placeholders.
+    await mkdir(at('.git', 'modules', 'm'), {recursive: true})
+    await writeFile(at('.git', 'modules', 'm', 'HEAD'), 'ref: refs/heads/main\n')
+    const mounts = await prepareProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+    expect(mounts.args).to.include(at('.git', 'modules', 'm', 'hooks')).and.to.include(at('.git', 'modules', 'm', 'commondir'))
+    // Outside, the same names as the placeholders, alike in every way.
+    const outside = `${ws}-outside`
+    await mkdir(outside)
+    try {
+      for (const name of ['hooks', 'info']) {
+        await mkdir(path.join(outside, name))
+        await chmod(path.join(outside, name), 0o555)
+      }
+      for (const [name, content] of [['config', ''], ['commondir', '.\n']] as const) {
+        await writeFile(path.join(outside, name), content)
+        await chmod(path.join(outside, name), 0o444)
+      }
+      // While the command runs, the folder is moved away and a link to the outside takes its place.
+      await rename(at('.git', 'modules', 'm'), at('.git', 'modules', 'moved'))
+      await symlink(outside, at('.git', 'modules', 'm'))
+      await mounts.release()
+      expect((await readdir(outside)).sort()).to.deep.equal(['commondir', 'config', 'hooks', 'info'])
+      // The placeholders left in the moved folder are recognized and removed after the next command.
+      expect((await readdir(at('.git', 'modules', 'moved'))).sort()).to.deep.equal(['HEAD', 'commondir', 'config', 'hooks', 'info'])
+      const next = await prepareProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+      await next.release()
+      expect(await readdir(at('.git', 'modules', 'moved'))).to.deep.equal(['HEAD'])
+      expect((await readdir(outside)).sort()).to.deep.equal(['commondir', 'config', 'hooks', 'info'])
+    } finally {
+      await rm(outside, {recursive: true, force: true})
+    }
   })
 
   it('never makes or removes a placeholder outside when a folder is swapped for a link to the outside meanwhile', async function () {
