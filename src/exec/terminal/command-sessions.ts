@@ -257,9 +257,13 @@ export class CommandSessions implements RuntimeService {
     if (mounts) {
       const checks = new LeftoverChecks(mounts.baseline, this.stateFolder, this.log)
       this.leftovers.set(session, checks)
-      // The check needs the sandbox gone, not the placeholders removed (they are among what it knows).
-      void session.ended.then(() => mounts.release())
       checks.finishAfter(session.ended)
+      // The check needs the sandbox gone, not the placeholders removed (they are among what it knows).
+      // They are removed after it, once the answer it holds back has gone out: removing them takes
+      // a few milliseconds of synchronous calls, which the answer does not wait for.
+      const release = () =>
+        mounts.release().catch((error: Error) => this.log.warn(`could not remove the sandbox's placeholders after a command: ${error.message}`))
+      void checks.finished().then(() => setImmediate(release))
     }
     this.sessions.set(id, session)
     this.openOutputs.add(session)

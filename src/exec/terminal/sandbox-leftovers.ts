@@ -455,8 +455,8 @@ export function leftoversLogLine(report: LeftoverReport, quarantineFolder: strin
 
 /**
  * The checks of one sandboxed command: one at each answer while it runs, and one when it has
- * ended (after its placeholders are let go of), whose result the answer that reports the end
- * waits for. What they did is kept until the next answer takes it.
+ * ended (its sandbox gone; its placeholders are removed after it), whose result the answer that
+ * reports the end waits for. What they did is kept until the next answer takes it.
  */
 export class LeftoverChecks {
   private last: Promise<unknown> = Promise.resolve()
@@ -477,9 +477,9 @@ export class LeftoverChecks {
     return this.last as Promise<void>
   }
 
-  /** Runs the last check once `released` (the command's placeholders let go of) settles. */
-  finishAfter(released: Promise<unknown>): void {
-    this.final = released.catch(() => undefined).then(() => this.check())
+  /** Runs the last check once `ended` (the command's end: its sandbox, and so its mounts, gone) settles. */
+  finishAfter(ended: Promise<unknown>): void {
+    this.final = ended.catch(() => undefined).then(() => this.check())
   }
 
   /** Settles once the last check (finishAfter's) has run; at once when none was asked for. */
