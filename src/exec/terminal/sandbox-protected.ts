@@ -59,6 +59,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readFileSync,
   readSync,
   readdirSync,
   rmdirSync,
@@ -446,16 +447,34 @@ function changedRefusal(folder: string, workspace: string): SandboxProtectionErr
 }
 
 /**
- * Makes the placeholder if nothing is there, in the folder open and verified at `folder`
- * (openPlaceholderFolder); false when something else appeared there meanwhile.
+ * Where Linux (4.7 and later) shows this process's umask, on a line `Umask:\t0022`.
  */
-function makePlaceholder(folder: number, placeholder: Placeholder): boolean {
+const PROC_STATUS = '/proc/self/status'
+
+/**
+ * Whether the process's umask clears none of the bits of PLACEHOLDER_FOLDER_MODE, so that a
+ * folder is made with that very mode (no chmod needed, which costs a path lookup through the
+ * folder's descriptor per placeholder); false when the umask cannot be read. Read from
+ * PROC_STATUS, as `process.umask()` would set it twice to read it.
+ */
+function isUmaskClear(): boolean {
+  const umask = /^Umask:\s*([0-7]+)$/m.exec(orUndefined(() => readFileSync(PROC_STATUS, 'utf8')) ?? '')?.[1]
+  return umask !== undefined && (Number.parseInt(umask, 8) & PLACEHOLDER_FOLDER_MODE) === 0
+}
+
+/**
+ * Makes the placeholder if nothing is there, in the folder open and verified at `folder`
+ * (openPlaceholderFolder), setting a folder's mode again when `needsChmod` (isUmaskClear); false
+ * when something else appeared there meanwhile.
+ */
+function makePlaceholder(folder: number, placeholder: Placeholder, needsChmod: boolean): boolean {
   const entry = throughFolder(folder, placeholder)
   try {
     if (placeholder.kind === 'folder') {
       mkdirSync(entry, PLACEHOLDER_FOLDER_MODE)
-      // The mode against any umask, on what was made (never through a link swapped in at its name).
-      const made = orUndefined(() => openSync(entry, FOLDER_OPEN_FLAGS))
+      // The mode against a umask that clears some of its bits, on what was made (never through a
+      // link swapped in at its name).
+      const made = needsChmod ? orUndefined(() => openSync(entry, FOLDER_OPEN_FLAGS)) : undefined
       if (made !== undefined) {
         try {
           fchmodSync(made, PLACEHOLDER_FOLDER_MODE)
@@ -612,6 +631,7 @@ async function holdProtectedMounts(
     ...plan.readOnly.map((file) => ({file, flag: '--ro-bind' as const})),
   ]
   try {
+    const needsChmod = plan.placeholders.length > 0 && !isUmaskClear()
     for (const [folderPath, group] of byFolder(plan.placeholders)) {
       // The folder is opened and verified once for the placeholders to make in it, if any.
       const folder = group.some((placeholder) => !heldPlaceholders.has(placeholder.path)) ? openPlaceholderFolder(folderPath) : undefined
@@ -621,7 +641,7 @@ async function holdProtectedMounts(
           if (count === 0) {
             if (folder === undefined) throw changedRefusal(folderPath, workspace)
             // Something a user made meanwhile is protected as it is instead (it exists now).
-            if (!makePlaceholder(folder, placeholder)) {
+            if (!makePlaceholder(folder, placeholder, needsChmod)) {
               const info = lstatSyncOrUndefined(placeholder.path)
               if (info?.isSymbolicLink()) throw symlinkRefusal(placeholder.path, workspace)
               if (info) binds.push({file: placeholder.path, flag: '--ro-bind'})

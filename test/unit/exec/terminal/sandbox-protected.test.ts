@@ -160,6 +160,22 @@ describe('sandbox binds of protected paths (planProtectedMounts, prepareProtecte
     }
   })
 
+  it('makes placeholders of their modes whatever the umask, and removes them after', async () => {
+    const umask = process.umask(0o077)
+    try {
+      const mounts = await prepareProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
+      expect((await lstat(at('.codex'))).mode & 0o7777).to.equal(0o555)
+      expect((await lstat(at('.mcp.json'))).mode & 0o7777).to.equal(0o444)
+      expect((await lstat(at('.git', 'commondir'))).mode & 0o7777).to.equal(0o444)
+      await mounts.release()
+      for (const name of ['.codex', '.mcp.json', path.join('.git', 'commondir')]) {
+        expect(await lstat(at(name)).then(() => true, () => false), name).to.equal(false)
+      }
+    } finally {
+      process.umask(umask)
+    }
+  })
+
   it('keeps a placeholder that someone filled meanwhile, and takes over one a killed server left', async () => {
     const mounts = await prepareProtectedMounts([ws], ws, AllowedProtectedPaths.NONE)
     await writeFile(at('.mcp.json'), '{"mcpServers": {}}\n', {mode: 0o644}).catch(() => undefined)
