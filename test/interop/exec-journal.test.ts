@@ -348,7 +348,7 @@ describe(`the journal of changes and ak exec history/undo, client ${CLIENT_LINES
     }
     expect(history().changes).to.deep.equal([])
     const files = []
-    for (const name of await readdir(state, {recursive: true})) if ((await lstat(path.join(state, name))).isFile() && !/workspace|last-id/.test(name)) files.push(name)
+    for (const name of await readdir(state, {recursive: true})) if ((await lstat(path.join(state, name))).isFile() && !/workspace|last-id|layout/.test(name)) files.push(name)
     expect(files).to.deep.equal([])
   })
 })

@@ -4,10 +4,18 @@
  * the workspace's real path:
  *
  *     <state folder>/journals/<32 hex digits>/
- *       workspace          the workspace's real path (for people looking in)
- *       entries/<id>.json  one record per change (journal-entry.ts)
- *       blobs/<sha256>     each distinct content a file had before a change, once
- *       last-id            the last id given, so ids are not given twice when old records go
+ *       workspace                  the workspace's real path (for people looking in)
+ *       entries/<id>.json          the record of an applied change (journal-entry.ts)
+ *       entries/<id>.pending.json  the record of a change in progress, or one a crash cut short
+ *       blobs/<sha256>             each distinct content a file had before a change, once
+ *       last-id                    the last id given, so ids are not given twice when old records go
+ *       layout                     "2": records of changes in progress are named apart
+ *
+ * A change is recorded as `<id>.pending.json` before any file is touched; once applied, its record
+ * is written as `<id>.json` and the pending one removed (a crash between leaves both: the applied
+ * one counts). So the records a crash left are found by their names, and a server starts without
+ * reading the records of every change ever made. A journal of an older layout (records of both
+ * kinds named `<id>.json`) is read once, its pending records renamed, and `layout` written.
  *
  * Folders are 0700, files 0600, every name is opened without following a link (through the
  * folder's descriptor, checked as the workspace's folders are), and a file appears whole under
@@ -60,9 +68,13 @@ const JOURNALS = 'journals'
 const ENTRIES = 'entries'
 const BLOBS = 'blobs'
 const LAST_ID = 'last-id'
+const LAYOUT = 'layout'
+/** What `layout` holds in a journal whose records of changes in progress are named `<id>.pending.json`. */
+const PENDING_NAMES_LAYOUT = '2'
 /** The name whose edit lock guards ids, dropping and blob removal (the lock file is `.ak-edit-lock-…` beside it). */
 const LOCK_SUBJECT = Buffer.from('journal')
 const ENTRY_NAME = /^([1-9]\d{0,15})\.json$/
+const PENDING_NAME = /^([1-9]\d{0,15})\.pending\.json$/
 const BLOB_NAME = /^[0-9a-f]{64}$/
 /** Records read from disk in a row before other work gets a turn (a first read of a long journal). */
 const READS_BETWEEN_YIELDS = 256
@@ -145,6 +157,7 @@ export class Journal implements ChangeLog {
         if ((await lstat(root.entry(Buffer.from('workspace'))).catch(() => undefined)) === undefined) {
           await writeFileAtomically(root, Buffer.from('workspace'), Buffer.from(`${this.workspaceRoot}\n`), undefined)
         }
+        if (!hasPendingNamesLayout(folders)) await withReplaceLock(folders.root, LOCK_SUBJECT, () => this.nameRecordsApart(folders))
         return folders
       } catch (error) {
         await root.close()
@@ -225,7 +238,7 @@ export class Journal implements ChangeLog {
         const needed = new Map([...contents].map(([digest, content]) => [digest, content.length]))
         await this.makeRoom(folders, existing, needed, text.length)
         for (const [digest, content] of contents) await this.writeBlob(folders, digest, content, flushes)
-        await writeFileAtomically(folders.entries, entryName(id), text, flushes)
+        await writeFileAtomically(folders.entries, pendingName(id), text, flushes)
         await writeFileAtomically(folders.root, Buffer.from(LAST_ID), Buffer.from(`${id}\n`), undefined)
         return record
       })
@@ -242,7 +255,7 @@ export class Journal implements ChangeLog {
   async pending(): Promise<PendingChange[]> {
     const folders = await this.open(false)
     if (!folders) return []
-    const crashed = (await this.readEntries(folders)).filter(({entry}) => entry.state === 'pending' && !isOwnerAlive(entry))
+    const crashed = (await this.readEntries(folders, {pendingOnly: true})).filter(({entry}) => entry.state === 'pending' && !isOwnerAlive(entry))
     const result: PendingChange[] = []
     for (const {entry} of crashed) {
       const changes: FileChange[] = []
@@ -306,10 +319,11 @@ export class Journal implements ChangeLog {
       if (commit && this.keep) {
         // Not synced: a commit lost in a crash is found again by recovery (every file as after).
         await writeFileAtomically(folders.entries, entryName(entry.id), Buffer.from(JSON.stringify({...entry, state: 'committed'})), undefined)
+        removeQuietly(folders.entries.entry(pendingName(entry.id)))
         return
       }
       try {
-        unlinkSync(folders.entries.entry(entryName(entry.id)))
+        unlinkSync(folders.entries.entry(pendingName(entry.id)))
       } catch (error) {
         if (errorCode(error) !== 'ENOENT') throw error
       }
@@ -326,18 +340,27 @@ export class Journal implements ChangeLog {
   }
 
   /**
-   * Every readable record, oldest first; damaged ones are left out. An applied record never
-   * changes (ids are not given twice), so each is read once per process and then taken from
-   * `committedEntries`: a journal of thousands of changes costs a folder listing per change.
-   * Records are read with synchronous calls, yielding to other work every READS_BETWEEN_YIELDS.
+   * Every readable record, oldest first (with `pendingOnly`, only those of changes in progress or
+   * cut short, which their names tell); damaged ones are left out, and so is a pending record
+   * whose applied one is there too (a crash came between the two: it is removed). An applied
+   * record never changes (ids are not given twice), so each is read once per process and then
+   * taken from `committedEntries`: a journal of thousands of changes costs a folder listing per
+   * change. Records are read with synchronous calls, yielding to other work every
+   * READS_BETWEEN_YIELDS.
    */
-  private async readEntries(folders: OpenFolders): Promise<ReadEntry[]> {
+  private async readEntries(folders: OpenFolders, {pendingOnly = false} = {}): Promise<ReadEntry[]> {
     const names = new Set(readdirSync(folders.entries.self))
     for (const name of this.committedEntries.keys()) if (!names.has(name)) this.committedEntries.delete(name)
     const entries: ReadEntry[] = []
     let reads = 0
     for (const name of names) {
-      if (!ENTRY_NAME.test(name)) continue
+      const pending = PENDING_NAME.exec(name)
+      if (pending) {
+        if (names.has(`${pending[1]}.json`)) {
+          removeQuietly(folders.entries.entry(Buffer.from(name)))
+          continue
+        }
+      } else if (pendingOnly || !ENTRY_NAME.test(name)) continue
       const known = this.committedEntries.get(name)
       if (known) {
         entries.push(known)
@@ -347,12 +370,28 @@ export class Journal implements ChangeLog {
       const found = readSmallFile(folders.entries.entry(Buffer.from(name)), JOURNAL_ENTRY_MAX_BYTES)
       if (found?.kind !== 'file' || found.isCut) continue
       const entry = parseJournalEntry(found.bytes.toString('utf8'))
-      if (!entry || `${entry.id}.json` !== name) continue
+      if (!entry || (pending ? pendingName(entry.id) : entryName(entry.id)).toString() !== name) continue
       const read = {entry, bytes: found.size}
-      if (entry.state === 'committed') this.committedEntries.set(name, read)
+      if (entry.state === 'committed' && !pending) this.committedEntries.set(name, read)
       entries.push(read)
     }
     return entries.sort((a, b) => a.entry.id - b.entry.id)
+  }
+
+  /**
+   * Under the journal's lock, gives a journal of the older layout (every record named `<id>.json`)
+   * the current one: each record of a change in progress or cut short is renamed
+   * `<id>.pending.json`, then `layout` is written (see the module comment). Read once per journal.
+   */
+  private async nameRecordsApart(folders: OpenFolders): Promise<void> {
+    if (hasPendingNamesLayout(folders)) return
+    for (const {entry} of await this.readEntries(folders)) {
+      if (entry.state !== 'pending') continue
+      const name = entryName(entry.id)
+      this.committedEntries.delete(name.toString())
+      renameSync(folders.entries.entry(name), folders.entries.entry(pendingName(entry.id)))
+    }
+    await writeFileAtomically(folders.root, Buffer.from(LAYOUT), Buffer.from(`${PENDING_NAMES_LAYOUT}\n`), undefined)
   }
 
   /** The size of every blob, by digest. */
@@ -433,9 +472,19 @@ export class Journal implements ChangeLog {
   }
 }
 
-/** A record's file name. */
+/** The file name of a change's record once it is applied. */
 function entryName(id: number): Buffer {
   return Buffer.from(`${id}.json`)
+}
+
+/** The file name of a change's record while it is in progress (or after a crash cut it short). */
+function pendingName(id: number): Buffer {
+  return Buffer.from(`${id}.pending.json`)
+}
+
+/** Whether the journal's records of changes in progress are named apart (its `layout` says so). */
+function hasPendingNamesLayout(folders: OpenFolders): boolean {
+  return readSmallFile(folders.root.entry(Buffer.from(LAYOUT)), 32)?.kind === 'file'
 }
 
 /**

@@ -113,7 +113,7 @@ describe('the journal of a workspace', () => {
     const mine = await journal.begin('edit', [updated('a.txt', 'old', 'new', 0o755)])
     expect(await journal.pending(), 'a change this process is making').to.deep.equal([])
     // The same record as a crashed process leaves it: its pid no longer runs.
-    const file = path.join(journal.path, 'entries', '1.json')
+    const file = path.join(journal.path, 'entries', '1.pending.json')
     const record = JSON.parse(await readFile(file, 'utf8'))
     await writeFile(file, JSON.stringify({...record, holder: {...record.holder, pid: 2 ** 22 + 12345}}))
     const [crashed, ...rest] = await journal.pending()
@@ -126,6 +126,51 @@ describe('the journal of a workspace', () => {
     await mine.abandon()
     expect(await journal.entries()).to.deep.equal([])
     await journal.close()
+  })
+
+  it('names a change in progress apart from applied ones, and counts the applied one when a crash left both', async () => {
+    const journal = new Journal(workspace, {folder: state})
+    await (await journal.begin('edit', [updated('a.txt', 'one', 'two')])).commit()
+    const second = await journal.begin('edit', [updated('a.txt', 'two', 'three')])
+    const entries = path.join(journal.path, 'entries')
+    expect((await readdir(entries)).sort()).to.deep.equal(['1.json', '2.pending.json'])
+    expect((await readFile(path.join(journal.path, 'layout'), 'utf8')).trim()).to.equal('2')
+    // The state a crash between the two steps of a commit leaves: the applied record written, the pending one not yet removed.
+    const record = JSON.parse(await readFile(path.join(entries, '2.pending.json'), 'utf8'))
+    await writeFile(path.join(entries, '2.json'), JSON.stringify({...record, state: 'committed'}))
+    const reader = new Journal(workspace, {folder: state})
+    expect(await reader.pending()).to.deep.equal([])
+    expect((await reader.entries()).map((entry) => [entry.id, entry.state])).to.deep.equal([
+      [1, 'committed'],
+      [2, 'committed'],
+    ])
+    expect((await readdir(entries)).sort()).to.deep.equal(['1.json', '2.json'])
+    await second.commit()
+    expect((await readdir(entries)).sort()).to.deep.equal(['1.json', '2.json'])
+    await reader.close()
+    await journal.close()
+  })
+
+  it('gives a journal of the older layout the new one, finding the change a crash left there', async () => {
+    const journal = new Journal(workspace, {folder: state})
+    await (await journal.begin('edit', [updated('a.txt', 'one', 'two')])).commit()
+    await journal.begin('edit', [updated('b.txt', 'old', 'new')])
+    await journal.close()
+    // As an older ak left it: every record named <id>.json, no layout file; change 2 cut short by a crash.
+    const entries = path.join(journal.path, 'entries')
+    const record = JSON.parse(await readFile(path.join(entries, '2.pending.json'), 'utf8'))
+    await rm(path.join(entries, '2.pending.json'))
+    await writeFile(path.join(entries, '2.json'), JSON.stringify({...record, holder: {...record.holder, pid: 2 ** 22 + 12345}}))
+    await rm(path.join(journal.path, 'layout'))
+    const next = new Journal(workspace, {folder: state})
+    const [crashed, ...rest] = await next.pending()
+    expect(rest).to.deep.equal([])
+    expect([crashed!.id, crashed!.changes[0]!.before!.content.toString()]).to.deep.equal(['2', 'old'])
+    expect((await readdir(entries)).sort()).to.deep.equal(['1.json', '2.pending.json'])
+    expect((await readFile(path.join(journal.path, 'layout'), 'utf8')).trim()).to.equal('2')
+    await crashed!.abandon()
+    expect((await next.entries()).map((entry) => entry.id)).to.deep.equal([1])
+    await next.close()
   })
 
   it('with journaling off, keeps a record only while the change is made, with its content, and leaves a journal kept before', async () => {
