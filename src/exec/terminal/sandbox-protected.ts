@@ -161,6 +161,21 @@ async function lstatOrUndefined(file: string) {
   })
 }
 
+/**
+ * lstatOrUndefined, synchronously: for the paths each command looks at (the protected names at a
+ * root, a git folder's control entries, the entries of read-only protected folders), one short
+ * system call each, where a round trip to the thread pool each made them cost milliseconds per
+ * command.
+ */
+function lstatSyncOrUndefined(file: string): Stats | undefined {
+  try {
+    return lstatSync(file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined
+    throw error
+  }
+}
+
 /** Reads at most `limit` bytes of the regular file `file`, never through a link or blocking; undefined when it cannot. */
 async function readSmallFile(file: string, limit: number): Promise<string | undefined> {
   const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => undefined)
@@ -224,7 +239,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
       const file = path.join(folder, entry.name)
       if (isAllowed(file)) continue
       const placeholder: Placeholder = {path: file, kind: entry.kind === 'folder' ? 'folder' : 'file', content: entry.name === 'commondir' ? COMMONDIR_PLACEHOLDER : ''}
-      const info = await lstatOrUndefined(file)
+      const info = lstatSyncOrUndefined(file)
       if (info?.isSymbolicLink()) throw symlinkRefusal(file, workspace)
       if (info && !isPlaceholder(placeholder)) await protect(file)
       else if (entry.name !== 'config.worktree') plan.placeholders.push(placeholder)
@@ -248,7 +263,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
 
   const gitEntry = async (file: string, isRoot: boolean): Promise<void> => {
     if (isAllowed(file)) return
-    const info = await lstatOrUndefined(file)
+    const info = lstatSyncOrUndefined(file)
     const placeholder: Placeholder = {path: file, kind: 'folder', content: ''}
     if (!info || (isRoot && isPlaceholder(placeholder))) {
       if (isRoot) plan.placeholders.push(placeholder)
@@ -266,7 +281,7 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
 
   const protectedEntry = async (file: string, rule: ProtectedName, isRoot: boolean, info?: Pick<Dirent, 'isSymbolicLink'>): Promise<void> => {
     if (isAllowed(file)) return
-    const stats = info ?? (await lstatOrUndefined(file))
+    const stats = info ?? lstatSyncOrUndefined(file)
     const placeholder: Placeholder = {path: file, kind: rule.kind === 'file' ? 'file' : 'folder', content: ''}
     // A placeholder (another command's, or one a killed server left) is taken as one, not as the user's.
     if (!stats || (isRoot && isPlaceholder(placeholder))) {
@@ -288,7 +303,8 @@ export async function planProtectedMounts(roots: readonly string[], workspace: s
       let budget = HARD_LINK_SCAN_MAX_ENTRIES
       const visit = async (entry: string): Promise<void> => {
         if (isAllowed(entry)) return
-        const info = await lstatOrUndefined(entry)
+        // Synchronously: a protected folder holds a few entries (git's sample hooks), looked at before every command.
+        const info = lstatSyncOrUndefined(entry)
         if (info?.isFile() && info.nlink > 1) throw hardLinkRefusal(entry, info.nlink, workspace)
         if (!info?.isDirectory()) return
         for (const name of await readdir(entry).catch(() => [] as string[])) {
@@ -368,16 +384,6 @@ function isPlaceholder(placeholder: Placeholder, at: string = placeholder.path):
   }
   if (!info.isFile() || (info.mode & 0o7777) !== PLACEHOLDER_FILE_MODE || info.size !== Buffer.byteLength(placeholder.content)) return false
   return placeholder.content === '' || readSmallFileSync(at, GIT_FILE_MAX_BYTES) === placeholder.content
-}
-
-/** `lstatSync`, or undefined when nothing is there (ENOENT, ENOTDIR). */
-function lstatSyncOrUndefined(file: string): Stats | undefined {
-  try {
-    return lstatSync(file)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined
-    throw error
-  }
 }
 
 /** `call()`, or undefined when it throws. */
