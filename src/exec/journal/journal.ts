@@ -23,7 +23,9 @@
  * before the change they record touches a file). Several processes share a journal (the
  * servers on a workspace and `ak exec undo`): giving an id, dropping old records and removing
  * blobs no record needs happen under one lock (replace-lock.ts's), while content is written
- * before it is taken.
+ * before it is taken. Between changes, each process keeps a tally of the records and blobs
+ * (journal-tally.ts), so that recording a change reads no other record while no other process
+ * recorded one.
  *
  * The journal is bounded by `maxBytes` (blobs and records): before a change is recorded, the
  * oldest applied changes go until the new one fits; the newest change is kept whatever its size,
@@ -50,6 +52,7 @@ import {Workspace} from '../workspace.js'
 import type {ChangeLog, FileChange, PendingChange, WrittenChange} from './change-log.js'
 import {JOURNAL_ENTRY_VERSION, type JournalEntry, type StoredChange, isOwnerAlive, parseJournalEntry, pathOf} from './journal-entry.js'
 import {RECORDED_MODE_BITS, sha256} from './file-digest.js'
+import {COMMIT_GROWTH_BYTES, JournalTally, type RoomMade, type TalliedRecord} from './journal-tally.js'
 import {PRIVATE_FILE_MODE, StateFolderError, defaultStateFolder, openPrivateFolder, shownPath} from './state-folder.js'
 
 /** Where a journal is kept and how much it may hold, as `createAgentExec` and `ak exec serve` take it. */
@@ -110,6 +113,10 @@ export class Journal implements ChangeLog {
   private readonly committedEntries = new Map<string, ReadEntry>()
   /** Blob sizes seen (a blob's name is its content's digest, so its size never changes). */
   private readonly blobSizes = new Map<string, number>()
+  /** What this process knows of the records and blobs, between changes (journal-tally.ts). */
+  private tally: JournalTally | undefined
+  /** How many times the records were read in full to record a change (for tests and benches). */
+  fullReads = 0
 
   /**
    * @param workspaceRoot the workspace's real path (Workspace.root)
@@ -222,8 +229,8 @@ export class Journal implements ChangeLog {
       // Written before the lock is taken; written again under it if a concurrent clean-up removed one meanwhile.
       for (const [digest, content] of contents) await this.writeBlob(folders, digest, content, flushes)
       const entry = await withReplaceLock(folders.root, LOCK_SUBJECT, async () => {
-        const existing = await this.readEntries(folders)
-        const id = Math.max(await this.lastId(folders), ...existing.map(({entry}) => entry.id)) + 1
+        const tally = await this.currentTally(folders)
+        const id = tally.nextId()
         const record: JournalEntry = {
           version: JOURNAL_ENTRY_VERSION,
           id,
@@ -236,10 +243,13 @@ export class Journal implements ChangeLog {
         }
         const text = Buffer.from(JSON.stringify(record))
         const needed = new Map([...contents].map(([digest, content]) => [digest, content.length]))
-        await this.makeRoom(folders, existing, needed, text.length)
+        // Counted at the size it takes once applied.
+        const bytes = text.length + COMMIT_GROWTH_BYTES
+        this.remove(folders, tally.makeRoom(needed, bytes, this.keep ? this.maxBytes : Number.POSITIVE_INFINITY))
         for (const [digest, content] of contents) await this.writeBlob(folders, digest, content, flushes)
         await writeFileAtomically(folders.entries, pendingName(id), text, flushes)
         await writeFileAtomically(folders.root, Buffer.from(LAST_ID), Buffer.from(`${id}\n`), undefined)
+        tally.add(id, {bytes, digests: [...contents.keys()], isApplied: false}, needed)
         return record
       })
       const flushed = flushes.run()
@@ -318,8 +328,10 @@ export class Journal implements ChangeLog {
       settled = true
       if (commit && this.keep) {
         // Not synced: a commit lost in a crash is found again by recovery (every file as after).
-        await writeFileAtomically(folders.entries, entryName(entry.id), Buffer.from(JSON.stringify({...entry, state: 'committed'})), undefined)
+        const applied = Buffer.from(JSON.stringify({...entry, state: 'committed'}))
+        await writeFileAtomically(folders.entries, entryName(entry.id), applied, undefined)
         removeQuietly(folders.entries.entry(pendingName(entry.id)))
+        this.tally?.commit(entry.id, applied.length)
         return
       }
       try {
@@ -327,7 +339,12 @@ export class Journal implements ChangeLog {
       } catch (error) {
         if (errorCode(error) !== 'ENOENT') throw error
       }
-      if (!this.keep) await withReplaceLock(folders.root, LOCK_SUBJECT, async () => this.makeRoom(folders, await this.readEntries(folders), new Map(), 0))
+      this.tally?.forget(entry.id)
+      if (!this.keep) {
+        await withReplaceLock(folders.root, LOCK_SUBJECT, async () => {
+          this.remove(folders, (await this.currentTally(folders)).makeRoom(new Map(), 0, Number.POSITIVE_INFINITY))
+        })
+      }
     }
     return {id: String(entry.id), changes, commit: () => settle(true), abandon: () => settle(false)}
   }
@@ -344,8 +361,8 @@ export class Journal implements ChangeLog {
    * cut short, which their names tell); damaged ones are left out, and so is a pending record
    * whose applied one is there too (a crash came between the two: it is removed). An applied
    * record never changes (ids are not given twice), so each is read once per process and then
-   * taken from `committedEntries`: a journal of thousands of changes costs a folder listing per
-   * change. Records are read with synchronous calls, yielding to other work every
+   * taken from `committedEntries`: reading a journal of thousands of changes again costs a folder
+   * listing. Records are read with synchronous calls, yielding to other work every
    * READS_BETWEEN_YIELDS.
    */
   private async readEntries(folders: OpenFolders, {pendingOnly = false} = {}): Promise<ReadEntry[]> {
@@ -412,42 +429,38 @@ export class Journal implements ChangeLog {
   }
 
   /**
-   * Under the journal's lock: drops the oldest applied changes until a new record of
-   * `recordBytes` with the blobs `needed` (digest to size) fits in `maxBytes` (all of them if it
-   * does not fit at all), and removes every blob that neither a record left nor the new one
-   * refers to. With journaling off, nothing is dropped (a journal kept before stays): only blobs
-   * no record refers to go.
+   * Under the journal's lock: the tally of the journal's records and blobs (journal-tally.ts),
+   * read again in full when another process added a record since (`last-id` moved), a record
+   * is already there under the next id (a crash came between a record and its `last-id`), or it
+   * is time to.
    */
-  private async makeRoom(folders: OpenFolders, entries: ReadEntry[], needed: Map<string, number>, recordBytes: number): Promise<void> {
-    const blobs = await this.blobSizesOf(folders)
-    const references = new Map<string, number>()
-    const refer = (entry: JournalEntry, step: number) => {
-      for (const digest of new Set(entry.changes.flatMap((change) => (change.before ? [change.before.sha256] : [])))) {
-        references.set(digest, (references.get(digest) ?? 0) + step)
-      }
+  private async currentTally(folders: OpenFolders): Promise<JournalTally> {
+    const lastId = await this.lastId(folders)
+    const known = this.tally
+    if (known && !known.isStale(lastId)) {
+      const next = known.nextId()
+      if (!lstatQuietly(folders.entries.entry(entryName(next))) && !lstatQuietly(folders.entries.entry(pendingName(next)))) return known
     }
-    for (const {entry} of entries) refer(entry, 1)
-    const isKept = (digest: string) => (references.get(digest) ?? 0) > 0 || needed.has(digest)
-    let total = recordBytes + entries.reduce((sum, {bytes}) => sum + bytes, 0)
-    for (const [digest, size] of needed) total += blobs.get(digest) ?? size
-    for (const [digest, size] of blobs) if (isKept(digest) && !needed.has(digest)) total += size
-    const limit = this.keep ? this.maxBytes : Number.POSITIVE_INFINITY
-    for (const {entry, bytes} of entries) {
-      if (total <= limit) break
-      if (entry.state !== 'committed') continue
-      removeQuietly(folders.entries.entry(entryName(entry.id)))
-      total -= bytes
-      refer(entry, -1)
-      for (const change of entry.changes) {
-        const digest = change.before?.sha256
-        if (digest && !isKept(digest) && blobs.has(digest)) {
-          total -= blobs.get(digest)!
-          blobs.delete(digest)
-          this.removeBlob(folders, digest)
-        }
-      }
+    this.fullReads++
+    const records = (await this.readEntries(folders)).map(({entry, bytes}): [number, TalliedRecord] => [
+      entry.id,
+      {
+        bytes: bytes + (entry.state === 'pending' ? COMMIT_GROWTH_BYTES : 0),
+        digests: entry.changes.flatMap((change) => (change.before ? [change.before.sha256] : [])),
+        isApplied: entry.state === 'committed',
+      },
+    ])
+    this.tally = new JournalTally(lastId, records, await this.blobSizesOf(folders))
+    return this.tally
+  }
+
+  /** Under the journal's lock: removes the records and blobs the tally decided to drop. */
+  private remove(folders: OpenFolders, room: RoomMade): void {
+    for (const id of room.records) {
+      this.committedEntries.delete(entryName(id).toString())
+      removeQuietly(folders.entries.entry(entryName(id)))
     }
-    for (const digest of blobs.keys()) if (!isKept(digest)) this.removeBlob(folders, digest)
+    for (const digest of room.blobs) this.removeBlob(folders, digest)
   }
 
   private removeBlob(folders: OpenFolders, digest: string): void {

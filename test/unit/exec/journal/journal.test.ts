@@ -128,6 +128,68 @@ describe('the journal of a workspace', () => {
     await journal.close()
   })
 
+  it('records change after change without reading the records again, until another process records one', async () => {
+    const journal = new Journal(workspace, {folder: state})
+    for (let i = 0; i < 30; i++) await (await journal.begin('edit', [updated('a.txt', `v${i}`, `v${i + 1}`)])).commit()
+    expect(journal.fullReads).to.equal(1)
+    const other = new Journal(workspace, {folder: state})
+    await (await other.begin('edit', [updated('b.txt', 'b0', 'b1')])).commit()
+    const next = await journal.begin('edit', [updated('a.txt', 'v30', 'v31')])
+    expect([next.id, journal.fullReads]).to.deep.equal(['32', 2])
+    await next.commit()
+    // A record under the next id that last-id does not know (a crash came between the two): read again, its id not given twice.
+    const planted = JSON.parse(await readFile(path.join(journal.path, 'entries', '32.json'), 'utf8'))
+    await writeFile(path.join(journal.path, 'entries', '33.json'), JSON.stringify({...planted, id: 33}))
+    const after = await journal.begin('edit', [updated('a.txt', 'v31', 'v32')])
+    expect([after.id, journal.fullReads]).to.deep.equal(['34', 3])
+    await after.commit()
+    expect((await journal.entries()).map((entry) => entry.id)).to.deep.equal([...Array.from({length: 30}, (_, i) => i + 1), 31, 32, 33, 34])
+    await other.close()
+    await journal.close()
+  })
+
+  it('never gives an id twice when another process recorded changes and dropped them meanwhile', async () => {
+    // A bound so small that each change drops every older one.
+    const [a, b] = [new Journal(workspace, {folder: state, maxBytes: 10}), new Journal(workspace, {folder: state, maxBytes: 10})]
+    for (let i = 0; i < 3; i++) await (await a.begin('edit', [updated('a', `a${i}`, `a${i + 1}`)])).commit()
+    for (let i = 0; i < 2; i++) await (await b.begin('edit', [updated('b', `b${i}`, `b${i + 1}`)])).commit()
+    const next = await a.begin('edit', [updated('a', 'a3', 'a4')])
+    expect(next.id).to.equal('6')
+    await next.commit()
+    expect((await a.entries()).map((entry) => entry.id)).to.deep.equal([6])
+    await a.close()
+    await b.close()
+  })
+
+  it('keeps its bound and every content a record needs when two processes record, commit and abandon in turn', async () => {
+    const bound = 8 * 1024
+    const [a, b] = [new Journal(workspace, {folder: state, maxBytes: bound}), new Journal(workspace, {folder: state, maxBytes: bound})]
+    const content = (i: number) => Buffer.alloc(900 + (i % 7) * 100, 0x41 + (i % 26))
+    for (let i = 0; i < 60; i++) {
+      const journal = i % 3 === 0 ? b : a
+      const change = await journal.begin('edit', [updated(`f${i % 5}`, content(i), `after ${i}`)])
+      if (i % 4 === 3) await change.abandon()
+      else await change.commit()
+      // What a full read finds: within the bound plus the newest change, every content a record refers to there and whole.
+      const reader = new Journal(workspace, {folder: state, maxBytes: bound})
+      const entries = await reader.entries()
+      expect(await reader.size(), `after change ${i}`).to.be.at.most(bound + 2000 + 1024)
+      for (const entry of entries) {
+        for (const change of entry.changes) expect((await reader.readBlob(change.before!.sha256)).length).to.equal(change.before!.size)
+      }
+      const ids = entries.map((entry) => entry.id)
+      expect(new Set(ids).size).to.equal(ids.length)
+      await reader.close()
+    }
+    // The blobs no record refers to are gone once the tally is read again.
+    for (let i = 0; i < 3; i++) await (await a.begin('edit', [updated('g', content(60 + i), 'x')])).commit()
+    const referenced = new Set((await a.entries()).flatMap((entry) => entry.changes.map((change) => change.before!.sha256)))
+    const left = (await readdir(path.join(a.path, 'blobs'))).filter((name) => !referenced.has(name))
+    expect(left).to.deep.equal([])
+    await a.close()
+    await b.close()
+  })
+
   it('names a change in progress apart from applied ones, and counts the applied one when a crash left both', async () => {
     const journal = new Journal(workspace, {folder: state})
     await (await journal.begin('edit', [updated('a.txt', 'one', 'two')])).commit()
