@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only initialize,exec,read,edit,edit-journal,calls,patch,search,search-small,exec-output,exec-stdin,exec-flood,exec-sandbox,exec-sandbox-walk,http] [--profile] [--keep] [--ak CHECKOUT] [--ak-base CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
+ * `npm run bench [-- --quick] [--only initialize,exec,read,edit,edit-journal,calls,patch,search,search-small,exec-output,exec-stdin,exec-flood,exec-sandbox,exec-sandbox-walk,journal-history,http] [--profile] [--keep] [--ak CHECKOUT] [--ak-base CHECKOUT] [--out FILE] [--snapshot-off NAME=VALUE]`
  *
  * Compares AgentExec with named peers in one run and writes the results (bench/RESULTS.md for a
  * full run, bench/.work/RESULTS-quick.md for --quick). A run with --only folds its cases into the
@@ -21,6 +21,7 @@ import {execOutputCase} from './cases/exec-output.js'
 import {execStdinCase} from './cases/exec-stdin.js'
 import {execSandboxCase} from './cases/exec-sandbox.js'
 import {execSandboxWalkCase} from './cases/exec-sandbox-walk.js'
+import {journalHistoryCases} from './cases/journal-history.js'
 import {httpSessionsCase} from './cases/http-sessions.js'
 import {initializeCase} from './cases/initialize.js'
 import {patchCase} from './cases/patch.js'
@@ -50,6 +51,7 @@ const CASES: Record<string, (context: BenchContext) => Promise<CaseReport[]>> = 
   'exec-flood': async (context) => [await execFloodCase(context)],
   'exec-sandbox': async (context) => [await execSandboxCase(context)],
   'exec-sandbox-walk': async (context) => [await execSandboxWalkCase(context)],
+  'journal-history': journalHistoryCases,
   http: async (context) => [await httpSessionsCase(context)],
 }
 
@@ -82,7 +84,7 @@ if (!existsSync(path.join(AK_CHECKOUT, 'dist', 'index.js'))) {
 }
 mkdirSync(WORK_DIR, {recursive: true})
 /** Cases that measure ak alone, so a run of only these installs no peer. */
-const AK_ONLY_CASES = new Set(['edit-journal', 'exec-output', 'exec-stdin', 'exec-flood', 'exec-sandbox', 'exec-sandbox-walk', 'http'])
+const AK_ONLY_CASES = new Set(['edit-journal', 'journal-history', 'exec-output', 'exec-stdin', 'exec-flood', 'exec-sandbox', 'exec-sandbox-walk', 'http'])
 const peers = locatePeers(path.join(WORK_DIR, 'peers'), !quick && selected.some((name) => !AK_ONLY_CASES.has(name)))
 const tmp = mkdtempSync(path.join(tmpdir(), 'ak-bench-'))
 const cleanup = (): void => {

@@ -91,4 +91,10 @@ export interface ChangeLog {
   beginWritten(tool: string, changes: FileChange[], details?: {undoes?: number[]}): Promise<WrittenChange>
   /** Changes a crash left pending, oldest first (the next server rolls each back, then abandons it). */
   pending(): Promise<PendingChange[]>
+  /**
+   * Reads what recording the first change needs ahead of it (a journal's records, once per
+   * process), while the server is idle, so that the first edit does not wait for it. Makes
+   * nothing on disk. Never rejects.
+   */
+  prepare?(): Promise<void>
 }

@@ -262,6 +262,15 @@ export class Journal implements ChangeLog {
     }
   }
 
+  async prepare(): Promise<void> {
+    try {
+      const folders = await this.open(false)
+      if (folders && this.keep && !this.tally) await withReplaceLock(folders.root, LOCK_SUBJECT, () => this.currentTally(folders))
+    } catch {
+      // The first change reads them itself, and reports what fails.
+    }
+  }
+
   async pending(): Promise<PendingChange[]> {
     const folders = await this.open(false)
     if (!folders) return []

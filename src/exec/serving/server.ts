@@ -29,6 +29,19 @@ const LEVEL_OFFERS: Record<Level, string> = {
 /** The name AgentExec reports in MCP's `serverInfo`. */
 export const EXEC_SERVER_NAME = 'ak-exec'
 
+/** How long after `initialized` the journal reads its records for the first edit, in ms (after the search warm-up starts). */
+const JOURNAL_PREPARE_DELAY_MS = 300
+const preparedJournals = new WeakSet<ExecRuntime>()
+
+/** Has the runtime's journal read what its first change needs while the server is idle, once per runtime. */
+function scheduleJournalPreparation(runtime: ExecRuntime): void {
+  if (preparedJournals.has(runtime)) return
+  preparedJournals.add(runtime)
+  setTimeout(() => {
+    if (!isRuntimeClosed(runtime)) void runtime.changeLog.prepare?.()
+  }, JOURNAL_PREPARE_DELAY_MS).unref()
+}
+
 /** The tools a server at the runtime's level offers, in listing order. */
 export function toolsForLevel(level: ExecRuntime['level']): ExecTool[] {
   return EXEC_TOOLS.filter((tool) => levelIncludes(level, tool.level))
@@ -70,6 +83,7 @@ export function createExecServer(runtime: ExecRuntime, connection: ExecConnectio
       if (!isRuntimeClosed(runtime)) searchPoolOf(runtime).prestart()
     })
     scheduleSearchWarmUp(runtime, createExecServer)
+    if (runtime.level !== 'read') scheduleJournalPreparation(runtime)
   }
   answerToolsNotOffered(
     server,

@@ -148,6 +148,21 @@ describe('the journal of a workspace', () => {
     await journal.close()
   })
 
+  it('reads its records ahead of the first change when asked to prepare, and makes nothing when there is no journal', async () => {
+    const none = new Journal(workspace, {folder: path.join(state, 'ak')})
+    await none.prepare()
+    expect(await readdir(state)).to.deep.equal([])
+    const first = new Journal(workspace, {folder: state})
+    for (let i = 0; i < 5; i++) await (await first.begin('edit', [updated('a.txt', `v${i}`, `v${i + 1}`)])).commit()
+    await first.close()
+    const next = new Journal(workspace, {folder: state})
+    await next.prepare()
+    expect(next.fullReads).to.equal(1)
+    await (await next.begin('edit', [updated('a.txt', 'v5', 'v6')])).commit()
+    expect([next.fullReads, (await next.entries()).length]).to.deep.equal([1, 6])
+    await next.close()
+  })
+
   it('never gives an id twice when another process recorded changes and dropped them meanwhile', async () => {
     // A bound so small that each change drops every older one.
     const [a, b] = [new Journal(workspace, {folder: state, maxBytes: 10}), new Journal(workspace, {folder: state, maxBytes: 10})]
