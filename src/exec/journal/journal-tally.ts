@@ -9,8 +9,7 @@
  * processes removed meanwhile (changes they abandoned; with journaling off, their records dropped),
  * which it still counts. It may count more than is there, never less: what it drops to make room
  * and the blobs it removes are decided as a full read would decide them, or more carefully.
- * - A record another process committed meanwhile is still counted as in progress: never dropped,
- *   and counted at the size its applied form takes (COMMIT_GROWTH_BYTES more).
+ * - A record another process committed meanwhile is still counted as in progress: never dropped.
  * - A blob is removed only when no record the tally knows refers to it. A record it does not know
  *   (added by another process since the last read) changes `last-id`, which makes the journal
  *   read the records again before it removes anything.
@@ -18,14 +17,12 @@
  * TALLY_FULL_READ_EVERY changes, which also finds the blobs other processes left unreferenced.
  */
 
-/** How many more bytes a record takes once its state is `committed` instead of `pending`. */
-export const COMMIT_GROWTH_BYTES = 'committed'.length - 'pending'.length
 /** Changes recorded from a tally before the journal reads every record again. */
 export const TALLY_FULL_READ_EVERY = 1000
 
 /** One record as the tally keeps it. */
 export interface TalliedRecord {
-  /** Bytes its file takes (for a record in progress: once applied). */
+  /** Bytes its file takes. */
   bytes: number
   /** The blobs it refers to (the content before each of its files), each once. */
   digests: readonly string[]
@@ -125,12 +122,10 @@ export class JournalTally {
     this.addedSinceRead++
   }
 
-  /** Marks the record `id` applied, its file now `bytes` long. */
-  commit(id: number, bytes: number): void {
+  /** Marks the record `id` applied. */
+  commit(id: number): void {
     const record = this.records.get(id)
-    if (!record) return
-    this.recordBytes += bytes - record.bytes
-    this.records.set(id, {...record, bytes, isApplied: true})
+    if (record) this.records.set(id, {...record, isApplied: true})
   }
 
   /** Forgets the record `id` (abandoned); the blobs only it referred to go at the next room made. */

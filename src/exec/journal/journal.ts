@@ -11,11 +11,13 @@
  *       last-id                    the last id given, so ids are not given twice when old records go
  *       layout                     "2": records of changes in progress are named apart
  *
- * A change is recorded as `<id>.pending.json` before any file is touched; once applied, its record
- * is written as `<id>.json` and the pending one removed (a crash between leaves both: the applied
- * one counts). So the records a crash left are found by their names, and a server starts without
- * reading the records of every change ever made. A journal of an older layout (records of both
- * kinds named `<id>.json`) is read once, its pending records renamed, and `layout` written.
+ * A change is recorded as `<id>.pending.json` before any file is touched, and the record is
+ * renamed `<id>.json` once the change is applied: a record's name tells its state (the `state`
+ * its text holds is the one it was written with). So the records a crash left are found by their
+ * names, a server starts without reading the records of every change ever made, and marking a
+ * change applied is one rename. A journal of an older layout (records of both kinds named
+ * `<id>.json`, their state in their text) is read once, its pending records renamed, and
+ * `layout` written.
  *
  * Folders are 0700, files 0600, every name is opened without following a link (through the
  * folder's descriptor, checked as the workspace's folders are), and a file appears whole under
@@ -34,7 +36,7 @@
  * while its change is made, so that a crash can still be repaired, and goes with its content once
  * the change is applied.
  */
-import {openSync, readdirSync, renameSync, unlinkSync} from 'node:fs'
+import {constants, openSync, readdirSync, renameSync, unlinkSync, writeSync} from 'node:fs'
 import {lstat} from 'node:fs/promises'
 import path from 'node:path'
 import {setImmediate as setImmediatePromise} from 'node:timers/promises'
@@ -52,7 +54,7 @@ import {Workspace} from '../workspace.js'
 import type {ChangeLog, FileChange, PendingChange, WrittenChange} from './change-log.js'
 import {JOURNAL_ENTRY_VERSION, type JournalEntry, type StoredChange, isOwnerAlive, parseJournalEntry, pathOf} from './journal-entry.js'
 import {RECORDED_MODE_BITS, sha256} from './file-digest.js'
-import {COMMIT_GROWTH_BYTES, JournalTally, type RoomMade, type TalliedRecord} from './journal-tally.js'
+import {JournalTally, type RoomMade, type TalliedRecord} from './journal-tally.js'
 import {PRIVATE_FILE_MODE, StateFolderError, defaultStateFolder, openPrivateFolder, shownPath} from './state-folder.js'
 
 /** Where a journal is kept and how much it may hold, as `createAgentExec` and `ak exec serve` take it. */
@@ -243,12 +245,11 @@ export class Journal implements ChangeLog {
         }
         const text = Buffer.from(JSON.stringify(record))
         const needed = new Map([...contents].map(([digest, content]) => [digest, content.length]))
-        // Counted at the size it takes once applied.
-        const bytes = text.length + COMMIT_GROWTH_BYTES
+        const bytes = text.length
         this.remove(folders, tally.makeRoom(needed, bytes, this.keep ? this.maxBytes : Number.POSITIVE_INFINITY))
         for (const [digest, content] of contents) await this.writeBlob(folders, digest, content, flushes)
         await writeFileAtomically(folders.entries, pendingName(id), text, flushes)
-        await writeFileAtomically(folders.root, Buffer.from(LAST_ID), Buffer.from(`${id}\n`), undefined)
+        writeLastId(folders, id)
         tally.add(id, {bytes, digests: [...contents.keys()], isApplied: false}, needed)
         return record
       })
@@ -337,10 +338,16 @@ export class Journal implements ChangeLog {
       settled = true
       if (commit && this.keep) {
         // Not synced: a commit lost in a crash is found again by recovery (every file as after).
-        const applied = Buffer.from(JSON.stringify({...entry, state: 'committed'}))
-        await writeFileAtomically(folders.entries, entryName(entry.id), applied, undefined)
-        removeQuietly(folders.entries.entry(pendingName(entry.id)))
-        this.tally?.commit(entry.id, applied.length)
+        try {
+          renameSync(folders.entries.entry(pendingName(entry.id)), folders.entries.entry(entryName(entry.id)))
+        } catch (error) {
+          // Gone meanwhile (removed by hand): recorded again, as applied, unless it is applied already.
+          if (errorCode(error) !== 'ENOENT') throw error
+          if (!lstatQuietly(folders.entries.entry(entryName(entry.id)))) {
+            await writeFileAtomically(folders.entries, entryName(entry.id), Buffer.from(JSON.stringify({...entry, state: 'committed'})), undefined)
+          }
+        }
+        this.tally?.commit(entry.id)
         return
       }
       try {
@@ -367,14 +374,15 @@ export class Journal implements ChangeLog {
 
   /**
    * Every readable record, oldest first (with `pendingOnly`, only those of changes in progress or
-   * cut short, which their names tell); damaged ones are left out, and so is a pending record
+   * cut short, which their names tell; with `stateInText`, each one's state is the one its text
+   * holds, as in a journal of the older layout, rather than its name's); damaged ones are left out, and so is a pending record
    * whose applied one is there too (a crash came between the two: it is removed). An applied
    * record never changes (ids are not given twice), so each is read once per process and then
    * taken from `committedEntries`: reading a journal of thousands of changes again costs a folder
    * listing. Records are read with synchronous calls, yielding to other work every
    * READS_BETWEEN_YIELDS.
    */
-  private async readEntries(folders: OpenFolders, {pendingOnly = false} = {}): Promise<ReadEntry[]> {
+  private async readEntries(folders: OpenFolders, {pendingOnly = false, stateInText = false} = {}): Promise<ReadEntry[]> {
     const names = new Set(readdirSync(folders.entries.self))
     for (const name of this.committedEntries.keys()) if (!names.has(name)) this.committedEntries.delete(name)
     const entries: ReadEntry[] = []
@@ -397,6 +405,8 @@ export class Journal implements ChangeLog {
       if (found?.kind !== 'file' || found.isCut) continue
       const entry = parseJournalEntry(found.bytes.toString('utf8'))
       if (!entry || (pending ? pendingName(entry.id) : entryName(entry.id)).toString() !== name) continue
+      // The name tells the state (see the module comment); an older layout's text told it.
+      if (!stateInText) entry.state = pending ? 'pending' : 'committed'
       const read = {entry, bytes: found.size}
       if (entry.state === 'committed' && !pending) this.committedEntries.set(name, read)
       entries.push(read)
@@ -411,7 +421,7 @@ export class Journal implements ChangeLog {
    */
   private async nameRecordsApart(folders: OpenFolders): Promise<void> {
     if (hasPendingNamesLayout(folders)) return
-    for (const {entry} of await this.readEntries(folders)) {
+    for (const {entry} of await this.readEntries(folders, {stateInText: true})) {
       if (entry.state !== 'pending') continue
       const name = entryName(entry.id)
       this.committedEntries.delete(name.toString())
@@ -454,7 +464,7 @@ export class Journal implements ChangeLog {
     const records = (await this.readEntries(folders)).map(({entry, bytes}): [number, TalliedRecord] => [
       entry.id,
       {
-        bytes: bytes + (entry.state === 'pending' ? COMMIT_GROWTH_BYTES : 0),
+        bytes,
         digests: entry.changes.flatMap((change) => (change.before ? [change.before.sha256] : [])),
         isApplied: entry.state === 'committed',
       },
@@ -497,6 +507,22 @@ export class Journal implements ChangeLog {
 /** The file name of a change's record once it is applied. */
 function entryName(id: number): Buffer {
   return Buffer.from(`${id}.json`)
+}
+
+/**
+ * Writes `last-id` in place (created if missing): the journal's only file not written whole and
+ * renamed, since it is read and written under the journal's lock only, and a number of a few
+ * bytes is written to the disk in one piece. Not flushed: after a crash, the records' own ids
+ * count too.
+ */
+function writeLastId(folders: OpenFolders, id: number): void {
+  const fd = openSync(folders.root.entry(Buffer.from(LAST_ID)), constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, PRIVATE_FILE_MODE)
+  try {
+    // Ids only grow, so the new number covers the old one whole.
+    writeSync(fd, `${id}\n`, 0)
+  } finally {
+    closeQuietly(fd)
+  }
 }
 
 /** The file name of a change's record while it is in progress (or after a crash cut it short). */

@@ -205,16 +205,15 @@ describe('the journal of a workspace', () => {
     await b.close()
   })
 
-  it('names a change in progress apart from applied ones, and counts the applied one when a crash left both', async () => {
+  it('names a change in progress apart from applied ones, and counts a record under both names once, as applied', async () => {
     const journal = new Journal(workspace, {folder: state})
     await (await journal.begin('edit', [updated('a.txt', 'one', 'two')])).commit()
     const second = await journal.begin('edit', [updated('a.txt', 'two', 'three')])
     const entries = path.join(journal.path, 'entries')
     expect((await readdir(entries)).sort()).to.deep.equal(['1.json', '2.pending.json'])
     expect((await readFile(path.join(journal.path, 'layout'), 'utf8')).trim()).to.equal('2')
-    // The state a crash between the two steps of a commit leaves: the applied record written, the pending one not yet removed.
-    const record = JSON.parse(await readFile(path.join(entries, '2.pending.json'), 'utf8'))
-    await writeFile(path.join(entries, '2.json'), JSON.stringify({...record, state: 'committed'}))
+    // A record under both names (copied by hand): the applied one counts, the pending one goes.
+    await writeFile(path.join(entries, '2.json'), await readFile(path.join(entries, '2.pending.json')))
     const reader = new Journal(workspace, {folder: state})
     expect(await reader.pending()).to.deep.equal([])
     expect((await reader.entries()).map((entry) => [entry.id, entry.state])).to.deep.equal([
@@ -222,9 +221,28 @@ describe('the journal of a workspace', () => {
       [2, 'committed'],
     ])
     expect((await readdir(entries)).sort()).to.deep.equal(['1.json', '2.json'])
+    // Its commit finds it applied already.
     await second.commit()
     expect((await readdir(entries)).sort()).to.deep.equal(['1.json', '2.json'])
     await reader.close()
+    await journal.close()
+  })
+
+  it('marks a change applied by renaming its record, and records it again if the record went meanwhile', async () => {
+    const journal = new Journal(workspace, {folder: state})
+    const change = await journal.begin('edit', [updated('a.txt', 'one', 'two')])
+    const entries = path.join(journal.path, 'entries')
+    const written = await readFile(path.join(entries, '1.pending.json'), 'utf8')
+    await change.commit()
+    expect(await readdir(entries)).to.deep.equal(['1.json'])
+    expect(await readFile(path.join(entries, '1.json'), 'utf8')).to.equal(written)
+    const gone = await journal.begin('edit', [updated('a.txt', 'two', 'three')])
+    await rm(path.join(entries, '2.pending.json'))
+    await gone.commit()
+    expect((await journal.entries()).map((entry) => [entry.id, entry.state])).to.deep.equal([
+      [1, 'committed'],
+      [2, 'committed'],
+    ])
     await journal.close()
   })
 
@@ -235,6 +253,8 @@ describe('the journal of a workspace', () => {
     await journal.close()
     // As an older ak left it: every record named <id>.json, no layout file; change 2 cut short by a crash.
     const entries = path.join(journal.path, 'entries')
+    const applied = JSON.parse(await readFile(path.join(entries, '1.json'), 'utf8'))
+    await writeFile(path.join(entries, '1.json'), JSON.stringify({...applied, state: 'committed'}))
     const record = JSON.parse(await readFile(path.join(entries, '2.pending.json'), 'utf8'))
     await rm(path.join(entries, '2.pending.json'))
     await writeFile(path.join(entries, '2.json'), JSON.stringify({...record, holder: {...record.holder, pid: 2 ** 22 + 12345}}))
