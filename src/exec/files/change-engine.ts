@@ -15,7 +15,8 @@
  *    renamed before the record is durable.
  * 6. Hold the replace lock of every file (replace-lock.ts, shared with other ak servers), check
  *    that no file changed since it was read, then rename and unlink, keeping what each replaced
- *    aside (a hard link, or the original renamed) until all succeeded.
+ *    aside (a hard link, or the original renamed) until all succeeded (a change of one file that
+ *    replaces it keeps nothing aside: its rename is the last step that can fail).
  * 7. Remove what was kept aside, then mark the record committed.
  *
  * A failure in 5–7 undoes what was done (the originals come back from what was kept aside, else
@@ -669,7 +670,7 @@ async function commit(
       for (const slot of slots) {
         current = slot
         assertWritableEntry(workspace, slot.folder as ConfinedFolder, slot.name, allowed, actionOf(slot), slot.requested)
-        await replaceSlot(slot, undo)
+        await replaceSlot(slot, undo, slots.length > 1)
       }
     })
     step = 'finish'
@@ -728,17 +729,22 @@ function actionOf(slot: Slot): WriteAction {
   return slot.before ? 'change' : 'create'
 }
 
-/** Replaces one slot's file (inside the replace locks), pushing how to undo it. */
-async function replaceSlot(slot: Slot, undo: Array<() => Promise<void>>): Promise<void> {
+/**
+ * Replaces one slot's file (inside the replace locks), pushing how to undo it. With `keepAside`
+ * (a change of several files, where a later file may fail), a file replaced stays reachable under
+ * a hard link until all are done; the only file of a change is replaced by the rename alone (an
+ * undo after it puts its content back from what was read).
+ */
+async function replaceSlot(slot: Slot, undo: Array<() => Promise<void>>, keepAside: boolean): Promise<void> {
   const folder = slot.folder as ConfinedFolder
   const entry = folder.entry(slot.name)
   if (slot.before) {
     const aside = temporaryName()
     if (slot.after) {
       // The original stays reachable under a hard link until the change is committed.
-      let isKept = true
+      let isKept = keepAside
       try {
-        linkSync(entry, folder.entry(aside))
+        if (isKept) linkSync(entry, folder.entry(aside))
       } catch (error) {
         if (!NO_HARD_LINK_CODES.has(errorCode(error) ?? '')) throw error
         isKept = false
