@@ -8,8 +8,15 @@ import {type LockHolder, holderState, parseHolder, thisHolder} from '../files/lo
 import {JOURNAL_PENDING_STALE_MS} from '../limits.js'
 import type {FileChange, FileDigest} from './change-log.js'
 
-/** The format of the records this code writes; records of another version are not read. */
-export const JOURNAL_ENTRY_VERSION = 1
+/**
+ * The format of the records this code writes. Version 2 records are named by their state
+ * (`<id>.pending.json`, `<id>.json`: journal.ts), their text keeping the state they were written
+ * with; an ak that reads only version 1 (state in the text) leaves them alone rather than take an
+ * applied change for one a crash cut short.
+ */
+export const JOURNAL_ENTRY_VERSION = 2
+/** The record formats this code reads: version 1 as an older ak wrote them, and its own. */
+const READABLE_VERSIONS: ReadonlySet<unknown> = new Set([1, JOURNAL_ENTRY_VERSION])
 
 /** A file's content as the journal keeps it: its blob's name (SHA-256, hex), mode and size in bytes. */
 export interface StoredContent {
@@ -29,7 +36,7 @@ export interface StoredChange {
 
 /** A stored change. */
 export interface JournalEntry {
-  version: typeof JOURNAL_ENTRY_VERSION
+  version: 1 | typeof JOURNAL_ENTRY_VERSION
   /** Ids grow with each change recorded in the journal (1, 2, …). */
   id: number
   /** The tool that made the change (`edit`, `undo`). */
@@ -93,8 +100,8 @@ function isStoredChange(value: unknown): value is StoredChange {
 
 /**
  * Reads a stored record.
- * @returns the entry, or undefined when the text is not a record of this version (damaged, or
- *   written by another version of ak)
+ * @returns the entry, or undefined when the text is not a record of a version this code reads
+ *   (damaged, or written by a later version of ak)
  */
 export function parseJournalEntry(text: string): JournalEntry | undefined {
   let value: JournalEntry
@@ -106,7 +113,7 @@ export function parseJournalEntry(text: string): JournalEntry | undefined {
   const isValid =
     typeof value === 'object' &&
     value !== null &&
-    value.version === JOURNAL_ENTRY_VERSION &&
+    READABLE_VERSIONS.has(value.version) &&
     Number.isSafeInteger(value.id) &&
     value.id > 0 &&
     typeof value.tool === 'string' &&

@@ -254,10 +254,11 @@ describe('the journal of a workspace', () => {
     // As an older ak left it: every record named <id>.json, no layout file; change 2 cut short by a crash.
     const entries = path.join(journal.path, 'entries')
     const applied = JSON.parse(await readFile(path.join(entries, '1.json'), 'utf8'))
-    await writeFile(path.join(entries, '1.json'), JSON.stringify({...applied, state: 'committed'}))
+    expect(applied.version).to.equal(2)
+    await writeFile(path.join(entries, '1.json'), JSON.stringify({...applied, version: 1, state: 'committed'}))
     const record = JSON.parse(await readFile(path.join(entries, '2.pending.json'), 'utf8'))
     await rm(path.join(entries, '2.pending.json'))
-    await writeFile(path.join(entries, '2.json'), JSON.stringify({...record, holder: {...record.holder, pid: 2 ** 22 + 12345}}))
+    await writeFile(path.join(entries, '2.json'), JSON.stringify({...record, version: 1, holder: {...record.holder, pid: 2 ** 22 + 12345}}))
     await rm(path.join(journal.path, 'layout'))
     const next = new Journal(workspace, {folder: state})
     const [crashed, ...rest] = await next.pending()
