@@ -37,6 +37,22 @@ export function searchTimeLimitFromEnv(env: NodeJS.ProcessEnv = process.env): nu
  */
 export const STALLED_BATCH_MS = 1000
 
+/**
+ * Workers `prestart` starts ahead of the first search, whatever the pool's size. Each idle worker
+ * holds about 12 MiB of the server's resident memory (a V8 isolate and Node.js's own start-up),
+ * so a server keeps one ready, not one per core: the first search's batches run on it while the
+ * pool starts the others (see `pump`), and a small search is over before they have loaded.
+ */
+export const PRESTARTED_WORKERS = 1
+
+/**
+ * While a worker has loaded, how long the batch at the head of the queue waits for one before the pool starts
+ * another, in ms. Loading a worker takes about 30 ms of a core, longer than a small search takes
+ * whole: such a search runs on the loaded workers alone instead of sharing the machine with a
+ * start whose worker it would not use, and the pool grows for the searches that last.
+ */
+export const WORKER_GROW_AFTER_MS = 10
+
 /** Workers a pool may start beyond its size while batches are stalled. */
 export const MAX_EXTRA_WORKERS = 4
 
@@ -81,6 +97,8 @@ interface JobState {
 interface Task {
   id: number
   job: JobState
+  /** When it was queued first (performance.now()). */
+  queuedAt: number
   /** When a worker took it (performance.now()), or undefined while queued. */
   startedAt?: number
   work: WorkerWork
@@ -108,7 +126,8 @@ interface Slot {
  * Workers start on demand, up to `size`, from one self-contained script (`searchWorkerSource`),
  * so they never load a file of the host application. Each runs one batch at a time. A job that
  * passes its time limit has its busy workers terminated (V8 stops even a regex stuck in
- * catastrophic backtracking) and removed; new workers are started when work needs them. An idle
+ * catastrophic backtracking) and removed; new workers are started when work needs them. While a
+ * worker has loaded, a batch waits for a loaded one rather than for one still loading. An idle
  * worker is `unref`'d, so the pool never keeps a process alive on its own; a busy one is ref'd
  * until it answers.
  *
@@ -138,6 +157,10 @@ export class SearchWorkerPool implements RuntimeService {
   /** No worker starts before this time (performance.now()), after one could not start. */
   private startPausedUntil = 0
   private startPauseTimer: NodeJS.Timeout | undefined
+  /** A pump planned for when the head of the queue has waited WORKER_GROW_AFTER_MS. */
+  private growTimer: NodeJS.Timeout | undefined
+  /** Calls of `withoutGrowth` running: while any is, the pool grows to PRESTARTED_WORKERS only. */
+  private growthHeld = 0
 
   constructor(options: SearchWorkerPoolOptions = {}) {
     this.size = Math.max(1, options.size ?? defaultSearchPoolSize())
@@ -147,6 +170,11 @@ export class SearchWorkerPool implements RuntimeService {
   /** Workers alive now. */
   get workerCount(): number {
     return this.slots.length
+  }
+
+  /** Tasks handed to a worker and not answered yet (for tests and diagnostics). */
+  get runningTasks(): number {
+    return this.slots.filter((slot) => slot.task).length
   }
 
   /** How many tasks each worker alive now has answered, in the order they started (for tests and diagnostics). */
@@ -194,13 +222,28 @@ export class SearchWorkerPool implements RuntimeService {
   }
 
   /**
-   * Starts the pool's `size` workers ahead of the first search, so that search does not wait for
-   * them to load. They wait idle and unref'd, keeping nothing alive. Does nothing when a worker
-   * is already running or the pool is closed.
+   * Starts PRESTARTED_WORKERS workers (at most `size`) ahead of the first search, so that search
+   * does not wait for a worker to load. They wait idle and unref'd, keeping nothing alive. Does
+   * nothing when a worker is already running or the pool is closed.
    */
   prestart(): void {
     if (this.closed || this.slots.length > 0) return
-    for (let i = 0; i < this.size; i++) this.startWorker()
+    for (let i = 0; i < Math.min(this.size, PRESTARTED_WORKERS); i++) this.startWorker()
+  }
+
+  /**
+   * Runs `work` while the pool grows to PRESTARTED_WORKERS workers only (more while batches are
+   * stalled, as ever): its tasks, and those of any search meanwhile, wait for those. The search
+   * warm-up runs this way, so that it warms the prestarted worker and leaves the pool that small.
+   */
+  async withoutGrowth<T>(work: () => Promise<T>): Promise<T> {
+    this.growthHeld++
+    try {
+      return await work()
+    } finally {
+      this.growthHeld--
+      this.pump()
+    }
   }
 
   /** Terminates every worker and fails whatever is queued or running. Idempotent. */
@@ -211,6 +254,7 @@ export class SearchWorkerPool implements RuntimeService {
     for (const job of this.jobs) this.fail(job, closing)
     clearTimeout(this.stallTimer)
     clearTimeout(this.startPauseTimer)
+    clearTimeout(this.growTimer)
     const slots = this.slots.splice(0)
     await Promise.all(slots.map((slot) => slot.worker.terminate().catch(() => undefined)))
   }
@@ -219,27 +263,38 @@ export class SearchWorkerPool implements RuntimeService {
     return new Promise((resolve, reject) => {
       if (job.failure) return reject(job.failure)
       if (job.finished) return reject(new SearchJobFinishedError('search finished'))
-      this.queue.push({id: this.nextTaskId++, job, work, resolve, reject})
+      this.queue.push({id: this.nextTaskId++, job, work, queuedAt: performance.now(), resolve, reject})
       this.pump()
     })
   }
 
-  /** Hands queued tasks to idle workers, starting workers up to `size` (more while batches are stalled). */
+  /**
+   * Hands queued tasks to idle workers, starting workers up to `size` (more while batches are
+   * stalled). A worker that is still loading takes a task only while no worker has loaded (a cold
+   * pool): otherwise the task waits for whichever is free first, the loaded workers as they answer
+   * or the new one once it has loaded (its `online` event pumps), since loading a worker takes
+   * longer than most searches.
+   */
   private pump(): void {
     while (this.queue.length > 0 && !this.closed) {
       // A job with nothing running goes first; otherwise first come, first served.
       const fresh = this.queue.findIndex((queued) => queued.job.running.size === 0)
-      let slot = this.slots.find((candidate) => !candidate.task)
+      const anyOnline = this.slots.some((candidate) => candidate.isOnline)
+      let slot = this.slots.find((candidate) => !candidate.task && (candidate.isOnline || !anyOnline))
       if (!slot) {
         // Beyond its size the pool takes only work of a job with nothing running: a search whose
         // batches stall gets no extra worker, the searches waiting behind it do.
-        const mayGrow = this.slots.length < this.size || (fresh !== -1 && this.slots.length < this.capacity())
+        const mayGrow = this.slots.length < this.baseSize() || (fresh !== -1 && this.slots.length < this.capacity())
         if (!mayGrow) {
           if (fresh !== -1) this.pumpWhenStalled()
           return
         }
+        // A worker loading for the queue already takes the next task once loaded.
+        if (this.slots.some((candidate) => !candidate.isOnline && !candidate.task)) return
         if (performance.now() < this.startPausedUntil) return this.pumpAfterStartPause()
+        if (anyOnline && this.pumpWhenWaitedToGrow()) return
         slot = this.startWorker()
+        if (anyOnline) return
       } else if (this.slots.length > this.size && fresh === -1) {
         return
       }
@@ -252,11 +307,16 @@ export class SearchWorkerPool implements RuntimeService {
     }
   }
 
-  /** Workers the pool may have now: `size`, plus one per stalled batch up to MAX_EXTRA_WORKERS. */
+  /** Workers the pool grows to for queued work: `size`, or PRESTARTED_WORKERS while `withoutGrowth` runs. */
+  private baseSize(): number {
+    return this.growthHeld > 0 ? Math.min(this.size, PRESTARTED_WORKERS) : this.size
+  }
+
+  /** Workers the pool may have now: `baseSize()`, plus one per stalled batch up to MAX_EXTRA_WORKERS. */
   private capacity(): number {
     const now = performance.now()
     const stalled = this.slots.filter((slot) => slot.task?.startedAt !== undefined && now - slot.task.startedAt >= STALLED_BATCH_MS).length
-    return this.size + Math.min(stalled, MAX_EXTRA_WORKERS)
+    return this.baseSize() + Math.min(stalled, MAX_EXTRA_WORKERS)
   }
 
   /** Plans a pump for when the oldest running batch counts as stalled (work is waiting). */
@@ -275,7 +335,10 @@ export class SearchWorkerPool implements RuntimeService {
     // execArgv: [] keeps the parent's loaders and preloads (--import, --require) out of the worker.
     const worker = new Worker(this.source, {eval: true, execArgv: []})
     const slot: Slot = {worker, task: undefined, isOnline: false, answered: 0}
-    worker.once('online', () => (slot.isOnline = true))
+    worker.once('online', () => {
+      slot.isOnline = true
+      this.pump()
+    })
     worker.unref()
     worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply))
     worker.on('error', (error) => this.onWorkerLost(slot, error))
@@ -322,8 +385,26 @@ export class SearchWorkerPool implements RuntimeService {
         task.reject(workerStartFailure(error))
       }
       this.settleIfDone(task.job)
+    } else if (!slot.isOnline) {
+      // A worker started for the queue could not start: the next waits as after a failed start.
+      this.startPausedUntil = performance.now() + WORKER_START_RETRY_MS
     }
     this.pump()
+  }
+
+  /**
+   * Plans a pump for when the head of the queue will have waited WORKER_GROW_AFTER_MS; false
+   * when it has already, and a worker may start now.
+   */
+  private pumpWhenWaitedToGrow(): boolean {
+    // The head of the queue is its oldest batch (a batch queued again after a failed start goes back to the head).
+    const wait = (this.queue[0] as Task).queuedAt + WORKER_GROW_AFTER_MS - performance.now()
+    if (wait <= 0) return false
+    this.growTimer ??= setTimeout(() => {
+      this.growTimer = undefined
+      this.pump()
+    }, wait + 1).unref()
+    return true
   }
 
   /** Plans a pump for when workers may start again (see startPausedUntil). */

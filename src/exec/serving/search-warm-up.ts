@@ -6,7 +6,9 @@
  *
  * The warm-up makes `search` calls as a client does (JSON-RPC `tools/call`), to a server instance
  * of its own over an in-memory transport, on a tiny folder of its own in the system's temporary
- * folder, through the runtime's worker pool; then it removes that folder. It reads and writes
+ * folder, through the runtime's worker pool; then it removes that folder. It warms the worker the
+ * pool prestarted and starts no other (SearchWorkerPool.withoutGrowth): each idle worker holds
+ * memory, and the first search's batches run on the warmed one while the pool starts the others. It reads and writes
  * nothing of the workspace, logs nothing, and its calls are not the user's.
  */
 import {lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
@@ -18,6 +20,7 @@ import {InMemoryTransport, type JSONRPCMessage, LATEST_PROTOCOL_VERSION, type Mc
 import {silentLogger} from '../../log.js'
 import {AK_VERSION} from '../../version.js'
 import {createExecConnection, isRuntimeClosed} from '../runtime.js'
+import {PRESTARTED_WORKERS} from '../search/worker-pool.js'
 import {searchPoolOf} from '../tools/search.js'
 import {Workspace} from '../workspace.js'
 import type {ExecConnection, ExecRuntime} from '../context.js'
@@ -76,7 +79,7 @@ export async function warmUpSearch(runtime: ExecRuntime, serve: ServeExec): Prom
   const pool = searchPoolOf(runtime)
   // A search that ran already warmed what it used; a one-shot command's search is its only one.
   if (pool.jobsStarted > 0) return answered
-  const folder = makeWarmUpFolder(runtime, pool.size)
+  const folder = makeWarmUpFolder(runtime, Math.min(pool.size, PRESTARTED_WORKERS))
   if (folder === undefined) return answered
   const connection = createExecConnection()
   let server: McpServer | undefined
@@ -103,12 +106,14 @@ export async function warmUpSearch(runtime: ExecRuntime, serve: ServeExec): Prom
     await client.start()
     await request('initialize', {protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: {name: 'ak-search-warm-up', version: AK_VERSION}})
     await client.send({jsonrpc: '2.0', method: 'notifications/initialized'})
-    for (const call of SEARCH_WARM_UP_CALLS) {
-      if (isRuntimeClosed(runtime)) break
-      const answer = await request('tools/call', {name: 'search', arguments: call})
-      const result = 'result' in answer ? (answer.result as {isError?: boolean; content?: Array<{text?: string}>}) : undefined
-      if (result && result.isError !== true) answered.push(result.content?.[0]?.text ?? '')
-    }
+    await pool.withoutGrowth(async () => {
+      for (const call of SEARCH_WARM_UP_CALLS) {
+        if (isRuntimeClosed(runtime)) break
+        const answer = await request('tools/call', {name: 'search', arguments: call})
+        const result = 'result' in answer ? (answer.result as {isError?: boolean; content?: Array<{text?: string}>}) : undefined
+        if (result && result.isError !== true) answered.push(result.content?.[0]?.text ?? '')
+      }
+    })
   } catch {
     // Best effort: search works the same cold.
   } finally {
@@ -154,7 +159,7 @@ function removeQuietly(folder: string): void {
 
 /**
  * Makes the folder a warm-up searches, in the system's temporary folder: an ignore file, a binary
- * file, and two subfolders per worker so that every worker gets a walk task. Undefined when the
+ * file, and two subfolders per worker warmed so that each gets walk tasks. Undefined when the
  * temporary folder cannot be written or lies inside the workspace (where the user would see it).
  */
 function makeWarmUpFolder(runtime: ExecRuntime, workers: number): string | undefined {

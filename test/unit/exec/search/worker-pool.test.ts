@@ -8,7 +8,7 @@ import {promisify} from 'node:util'
 import {DispatchFailedError, LimitReachedError} from '../../../../src/errors.js'
 import {SEARCH_TIME_LIMIT_MS} from '../../../../src/exec/limits.js'
 import type {ScanRequest} from '../../../../src/exec/search/scanner.js'
-import {SearchWorkerPool, defaultSearchPoolSize, searchTimeLimitFromEnv} from '../../../../src/exec/search/worker-pool.js'
+import {PRESTARTED_WORKERS, SearchWorkerPool, WORKER_GROW_AFTER_MS, defaultSearchPoolSize, searchTimeLimitFromEnv} from '../../../../src/exec/search/worker-pool.js'
 import {REPO_ROOT} from '../../../helpers/clients.js'
 
 /** A line on which `(a+)+$` backtracks for longer than any test runs. */
@@ -101,6 +101,75 @@ describe('SearchWorkerPool', () => {
       expect(pool.workerCount).to.equal(1)
       expect(pool.workersStarted).to.equal(2)
       runaway.finish()
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('prestarts one worker whatever its size, not one per core', async () => {
+    const pool = new SearchWorkerPool({size: 3})
+    try {
+      pool.prestart()
+      expect(PRESTARTED_WORKERS).to.equal(1)
+      expect(pool.workerCount).to.equal(PRESTARTED_WORKERS)
+      // Once started, a second call starts none.
+      pool.prestart()
+      expect(pool.workersStarted).to.equal(PRESTARTED_WORKERS)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('gives a batch to a loaded worker as it frees rather than to a worker still loading, and grows once a batch has waited', async () => {
+    const pool = new SearchWorkerPool({size: 2, timeLimitMs: 20_000})
+    try {
+      // One worker loaded (it answered), as a server's prestarted worker is.
+      const warm = pool.startJob()
+      await warm.scan(request([textFile], {kind: 'literal', text: 'alpha'}))
+      warm.finish()
+      const job = pool.startJob()
+      const scans = [job.scan(request([textFile], {kind: 'literal', text: 'alpha'})), job.scan(request([textFile], {kind: 'literal', text: 'beta'}))]
+      // The second batch waits for the loaded worker: no worker is loading with a batch of its own.
+      expect(pool.runningTasks).to.equal(1)
+      expect(pool.workersStarted).to.equal(1)
+      expect((await Promise.all(scans)).map((result) => result.matches)).to.deep.equal([[[0, 1, 'alpha']], [[0, 2, 'beta']]])
+      job.finish()
+      // With the loaded worker stuck, a waiting batch gets a new worker once it has waited WORKER_GROW_AFTER_MS.
+      const runaway = pool.startJob()
+      runaway.scan(request([runawayFile], {kind: 'regex', source: '(a+)+$', flags: ''})).catch(() => undefined)
+      const other = pool.startJob()
+      const queuedAt = performance.now()
+      expect((await other.scan(request([textFile], {kind: 'literal', text: 'beta'}))).matches).to.have.length(1)
+      expect(performance.now() - queuedAt).to.be.at.least(WORKER_GROW_AFTER_MS)
+      expect(pool.workersStarted).to.equal(2)
+      other.finish()
+      runaway.finish()
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('while held to its prestarted worker (the warm-up), still starts a worker for other searches when a batch is stuck', async () => {
+    const pool = new SearchWorkerPool({size: 2, timeLimitMs: 20_000})
+    try {
+      const first = await pool.withoutGrowth(async () => {
+        const runaway = pool.startJob()
+        const stuck = runaway.scan(request([runawayFile], {kind: 'regex', source: '(a+)+$', flags: ''}))
+        stuck.catch(() => undefined)
+        const other = pool.startJob()
+        const winner = await Promise.race([
+          other.scan(request([textFile], {kind: 'literal', text: 'alpha'})).then((result) => `other found ${result.matches.length}`),
+          stuck.then(
+            () => 'the stuck search ended first',
+            () => 'the stuck search ended first',
+          ),
+        ])
+        other.finish()
+        runaway.finish()
+        return winner
+      })
+      expect(first).to.equal('other found 1')
+      expect(pool.workersStarted).to.equal(2)
     } finally {
       await pool.close()
     }
