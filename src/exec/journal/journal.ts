@@ -4,20 +4,20 @@
  * the workspace's real path:
  *
  *     <state folder>/journals/<32 hex digits>/
- *       workspace                  the workspace's real path (for people looking in)
- *       entries/<id>.json          the record of an applied change (journal-entry.ts)
- *       entries/<id>.pending.json  the record of a change in progress, or one a crash cut short
- *       blobs/<sha256>             each distinct content a file had before a change, once
- *       last-id                    the last id given, so ids are not given twice when old records go
- *       layout                     "2": records of changes in progress are named apart
+ *       workspace          the workspace's real path (for people looking in)
+ *       entries/<id>.json  the record of an applied change (journal-entry.ts)
+ *       pending/<id>.json  the record of a change in progress, or one a crash cut short
+ *       blobs/<sha256>     each distinct content a file had before a change, once
+ *       last-id            the last id given, so ids are not given twice when old records go
+ *       layout             "3": records of changes in progress are kept in pending/
  *
- * A change is recorded as `<id>.pending.json` before any file is touched, and the record is
- * renamed `<id>.json` once the change is applied: a record's name tells its state (the `state`
- * its text holds is the one it was written with). So the records a crash left are found by their
- * names, a server starts without reading the records of every change ever made, and marking a
- * change applied is one rename. A journal of an older layout (records of both kinds named
- * `<id>.json`, their state in their text) is read once, its pending records renamed, and
- * `layout` written.
+ * A change is recorded in `pending/` before any file is touched, and its record is moved to
+ * `entries/` once the change is applied: the folder a record is in tells its state (the `state`
+ * its text holds is the one it was written with). So the records a crash left are found by
+ * listing `pending/`, a server starts without reading or listing the records of every change ever
+ * made, and marking a change applied is one rename. A journal of an older layout (every record in
+ * `entries/`, its state in its text or in a `.pending.json` name) is read once, its pending
+ * records moved, and `layout` written.
  *
  * Folders are 0700, files 0600, every name is opened without following a link (through the
  * folder's descriptor, checked as the workspace's folders are), and a file appears whole under
@@ -71,14 +71,16 @@ export type JournalSetting = JournalOptions | false
 /** The journal's folder below the state folder. */
 const JOURNALS = 'journals'
 const ENTRIES = 'entries'
+const PENDING = 'pending'
 const BLOBS = 'blobs'
 const LAST_ID = 'last-id'
 const LAYOUT = 'layout'
-/** What `layout` holds in a journal whose records of changes in progress are named `<id>.pending.json`. */
-const PENDING_NAMES_LAYOUT = '2'
+/** What `layout` holds in a journal whose records of changes in progress are kept in `pending/`. */
+const PENDING_FOLDER_LAYOUT = '3'
 /** The name whose edit lock guards ids, dropping and blob removal (the lock file is `.ak-edit-lock-…` beside it). */
 const LOCK_SUBJECT = Buffer.from('journal')
 const ENTRY_NAME = /^([1-9]\d{0,15})\.json$/
+/** How an older layout (2) named a pending record in `entries/`. */
 const PENDING_NAME = /^([1-9]\d{0,15})\.pending\.json$/
 const BLOB_NAME = /^[0-9a-f]{64}$/
 /** Records read from disk in a row before other work gets a turn (a first read of a long journal). */
@@ -93,6 +95,7 @@ export function journalName(workspaceRoot: string): string {
 interface OpenFolders {
   root: ConfinedFolder
   entries: ConfinedFolder
+  pending: ConfinedFolder
   blobs: ConfinedFolder
 }
 
@@ -159,14 +162,14 @@ export class Journal implements ChangeLog {
           await openPrivateFolder(real, [name], {create: true})
           return ConfinedFolder.open(confinement, root.childReal(Buffer.from(name)), 'the journal', 'write', root.entry(Buffer.from(name)))
         }
-        const folders = {root, entries: await sub(ENTRIES), blobs: await sub(BLOBS)}
+        const folders = {root, entries: await sub(ENTRIES), pending: await sub(PENDING), blobs: await sub(BLOBS)}
         await removeStaleTemporaries(folders.root)
-        await removeStaleTemporaries(folders.entries)
+        await removeStaleTemporaries(folders.pending)
         await removeStaleTemporaries(folders.blobs)
         if ((await lstat(root.entry(Buffer.from('workspace'))).catch(() => undefined)) === undefined) {
           await writeFileAtomically(root, Buffer.from('workspace'), Buffer.from(`${this.workspaceRoot}\n`), undefined)
         }
-        if (!hasPendingNamesLayout(folders)) await withReplaceLock(folders.root, LOCK_SUBJECT, () => this.nameRecordsApart(folders))
+        if (!hasPendingFolderLayout(folders)) await withReplaceLock(folders.root, LOCK_SUBJECT, () => this.movePendingRecords(folders))
         return folders
       } catch (error) {
         await root.close()
@@ -248,7 +251,7 @@ export class Journal implements ChangeLog {
         const bytes = text.length
         this.remove(folders, tally.makeRoom(needed, bytes, this.keep ? this.maxBytes : Number.POSITIVE_INFINITY))
         for (const [digest, content] of contents) await this.writeBlob(folders, digest, content, flushes)
-        await writeFileAtomically(folders.entries, pendingName(id), text, flushes)
+        await writeFileAtomically(folders.pending, entryName(id), text, flushes)
         writeLastId(folders, id)
         tally.add(id, {bytes, digests: [...contents.keys()], isApplied: false}, needed)
         return record
@@ -328,7 +331,7 @@ export class Journal implements ChangeLog {
     this.opened = undefined
     const folders = await opened?.catch(() => undefined)
     if (!folders) return
-    await Promise.all([folders.root.close(), folders.entries.close(), folders.blobs.close()])
+    await Promise.all([folders.root.close(), folders.entries.close(), folders.pending.close(), folders.blobs.close()])
   }
 
   private pendingChange(folders: OpenFolders, entry: JournalEntry, changes: FileChange[]): PendingChange {
@@ -339,7 +342,7 @@ export class Journal implements ChangeLog {
       if (commit && this.keep) {
         // Not synced: a commit lost in a crash is found again by recovery (every file as after).
         try {
-          renameSync(folders.entries.entry(pendingName(entry.id)), folders.entries.entry(entryName(entry.id)))
+          renameSync(folders.pending.entry(entryName(entry.id)), folders.entries.entry(entryName(entry.id)))
         } catch (error) {
           // Gone meanwhile (removed by hand): recorded again, as applied, unless it is applied already.
           if (errorCode(error) !== 'ENOENT') throw error
@@ -351,7 +354,7 @@ export class Journal implements ChangeLog {
         return
       }
       try {
-        unlinkSync(folders.entries.entry(pendingName(entry.id)))
+        unlinkSync(folders.pending.entry(entryName(entry.id)))
       } catch (error) {
         if (errorCode(error) !== 'ENOENT') throw error
       }
@@ -373,61 +376,75 @@ export class Journal implements ChangeLog {
   }
 
   /**
-   * Every readable record, oldest first (with `pendingOnly`, only those of changes in progress or
-   * cut short, which their names tell; with `stateInText`, each one's state is the one its text
-   * holds, as in a journal of the older layout, rather than its name's); damaged ones are left out, and so is a pending record
-   * whose applied one is there too (a crash came between the two: it is removed). An applied
-   * record never changes (ids are not given twice), so each is read once per process and then
-   * taken from `committedEntries`: reading a journal of thousands of changes again costs a folder
-   * listing. Records are read with synchronous calls, yielding to other work every
-   * READS_BETWEEN_YIELDS.
+   * Every readable record, oldest first (with `pendingOnly`, only those in `pending/`: changes
+   * in progress or cut short); damaged ones are left out, and so is a pending record whose applied
+   * one is in `entries/` too (it is removed). An applied record never changes (ids are not given
+   * twice), so each is read once per process and then taken from `committedEntries`: reading a
+   * journal of thousands of changes again costs a folder listing. Records are read with
+   * synchronous calls, yielding to other work every READS_BETWEEN_YIELDS.
    */
-  private async readEntries(folders: OpenFolders, {pendingOnly = false, stateInText = false} = {}): Promise<ReadEntry[]> {
-    const names = new Set(readdirSync(folders.entries.self))
-    for (const name of this.committedEntries.keys()) if (!names.has(name)) this.committedEntries.delete(name)
+  private async readEntries(folders: OpenFolders, {pendingOnly = false} = {}): Promise<ReadEntry[]> {
     const entries: ReadEntry[] = []
+    const applied = pendingOnly ? undefined : new Set(readdirSync(folders.entries.self))
     let reads = 0
-    for (const name of names) {
-      const pending = PENDING_NAME.exec(name)
-      if (pending) {
-        if (names.has(`${pending[1]}.json`)) {
-          removeQuietly(folders.entries.entry(Buffer.from(name)))
-          continue
-        }
-      } else if (pendingOnly || !ENTRY_NAME.test(name)) continue
-      const known = this.committedEntries.get(name)
-      if (known) {
-        entries.push(known)
+    const read = async (folder: ConfinedFolder, name: string, isPending: boolean): Promise<ReadEntry | undefined> => {
+      if (++reads % READS_BETWEEN_YIELDS === 0) await setImmediatePromise()
+      const found = readSmallFile(folder.entry(Buffer.from(name)), JOURNAL_ENTRY_MAX_BYTES)
+      if (found?.kind !== 'file' || found.isCut) return undefined
+      const entry = parseJournalEntry(found.bytes.toString('utf8'))
+      if (!entry || entryName(entry.id).toString() !== name) return undefined
+      // The folder tells the state (see the module comment).
+      entry.state = isPending ? 'pending' : 'committed'
+      return {entry, bytes: found.size}
+    }
+    for (const name of readdirSync(folders.pending.self)) {
+      if (!ENTRY_NAME.test(name)) continue
+      if (applied ? applied.has(name) : lstatQuietly(folders.entries.entry(Buffer.from(name)))) {
+        removeQuietly(folders.pending.entry(Buffer.from(name)))
         continue
       }
-      if (++reads % READS_BETWEEN_YIELDS === 0) await setImmediatePromise()
-      const found = readSmallFile(folders.entries.entry(Buffer.from(name)), JOURNAL_ENTRY_MAX_BYTES)
-      if (found?.kind !== 'file' || found.isCut) continue
-      const entry = parseJournalEntry(found.bytes.toString('utf8'))
-      if (!entry || (pending ? pendingName(entry.id) : entryName(entry.id)).toString() !== name) continue
-      // The name tells the state (see the module comment); an older layout's text told it.
-      if (!stateInText) entry.state = pending ? 'pending' : 'committed'
-      const read = {entry, bytes: found.size}
-      if (entry.state === 'committed' && !pending) this.committedEntries.set(name, read)
-      entries.push(read)
+      const found = await read(folders.pending, name, true)
+      if (found) entries.push(found)
+    }
+    if (applied) {
+      for (const name of this.committedEntries.keys()) if (!applied.has(name)) this.committedEntries.delete(name)
+      for (const name of applied) {
+        if (!ENTRY_NAME.test(name)) continue
+        const found = this.committedEntries.get(name) ?? (await read(folders.entries, name, false))
+        if (!found) continue
+        this.committedEntries.set(name, found)
+        entries.push(found)
+      }
     }
     return entries.sort((a, b) => a.entry.id - b.entry.id)
   }
 
   /**
-   * Under the journal's lock, gives a journal of the older layout (every record named `<id>.json`)
-   * the current one: each record of a change in progress or cut short is renamed
-   * `<id>.pending.json`, then `layout` is written (see the module comment). Read once per journal.
+   * Under the journal's lock, gives a journal of an older layout (every record in `entries/`, a
+   * pending one told by its text, or by a `<id>.pending.json` name) the current one: each record
+   * of a change in progress or cut short is moved to `pending/`, then `layout` is written (see the
+   * module comment). Read once per journal.
    */
-  private async nameRecordsApart(folders: OpenFolders): Promise<void> {
-    if (hasPendingNamesLayout(folders)) return
-    for (const {entry} of await this.readEntries(folders, {stateInText: true})) {
-      if (entry.state !== 'pending') continue
-      const name = entryName(entry.id)
-      this.committedEntries.delete(name.toString())
-      renameSync(folders.entries.entry(name), folders.entries.entry(pendingName(entry.id)))
+  private async movePendingRecords(folders: OpenFolders): Promise<void> {
+    if (hasPendingFolderLayout(folders)) return
+    // Layout 2 told a pending record by its name alone; before it, the text told.
+    const isNamedLayout = readSmallFile(folders.root.entry(Buffer.from(LAYOUT)), 32)?.kind === 'file'
+    const names = new Set(readdirSync(folders.entries.self))
+    for (const name of names) {
+      const named = PENDING_NAME.exec(name)
+      const isApplied = ENTRY_NAME.test(name)
+      if (!named && (!isApplied || isNamedLayout)) continue
+      const found = readSmallFile(folders.entries.entry(Buffer.from(name)), JOURNAL_ENTRY_MAX_BYTES)
+      const entry = found?.kind === 'file' && !found.isCut ? parseJournalEntry(found.bytes.toString('utf8')) : undefined
+      if (!entry || (isApplied && entry.state !== 'pending')) continue
+      if (named && names.has(`${named[1]}.json`)) {
+        removeQuietly(folders.entries.entry(Buffer.from(name)))
+        continue
+      }
+      this.committedEntries.delete(name)
+      renameSync(folders.entries.entry(Buffer.from(name)), folders.pending.entry(entryName(entry.id)))
     }
-    await writeFileAtomically(folders.root, Buffer.from(LAYOUT), Buffer.from(`${PENDING_NAMES_LAYOUT}\n`), undefined)
+    await writeFileAtomically(folders.root, Buffer.from(LAYOUT), Buffer.from(`${PENDING_FOLDER_LAYOUT}\n`), undefined)
   }
 
   /** The size of every blob, by digest. */
@@ -458,7 +475,7 @@ export class Journal implements ChangeLog {
     const known = this.tally
     if (known && !known.isStale(lastId)) {
       const next = known.nextId()
-      if (!lstatQuietly(folders.entries.entry(entryName(next))) && !lstatQuietly(folders.entries.entry(pendingName(next)))) return known
+      if (!lstatQuietly(folders.entries.entry(entryName(next))) && !lstatQuietly(folders.pending.entry(entryName(next)))) return known
     }
     this.fullReads++
     const records = (await this.readEntries(folders)).map(({entry, bytes}): [number, TalliedRecord] => [
@@ -525,14 +542,10 @@ function writeLastId(folders: OpenFolders, id: number): void {
   }
 }
 
-/** The file name of a change's record while it is in progress (or after a crash cut it short). */
-function pendingName(id: number): Buffer {
-  return Buffer.from(`${id}.pending.json`)
-}
-
-/** Whether the journal's records of changes in progress are named apart (its `layout` says so). */
-function hasPendingNamesLayout(folders: OpenFolders): boolean {
-  return readSmallFile(folders.root.entry(Buffer.from(LAYOUT)), 32)?.kind === 'file'
+/** Whether the journal keeps its records of changes in progress in `pending/` (its `layout` says so). */
+function hasPendingFolderLayout(folders: OpenFolders): boolean {
+  const found = readSmallFile(folders.root.entry(Buffer.from(LAYOUT)), 32)
+  return found?.kind === 'file' && found.bytes.toString('latin1').trim() === PENDING_FOLDER_LAYOUT
 }
 
 /**

@@ -113,7 +113,7 @@ describe('the journal of a workspace', () => {
     const mine = await journal.begin('edit', [updated('a.txt', 'old', 'new', 0o755)])
     expect(await journal.pending(), 'a change this process is making').to.deep.equal([])
     // The same record as a crashed process leaves it: its pid no longer runs.
-    const file = path.join(journal.path, 'entries', '1.pending.json')
+    const file = path.join(journal.path, 'pending', '1.json')
     const record = JSON.parse(await readFile(file, 'utf8'))
     await writeFile(file, JSON.stringify({...record, holder: {...record.holder, pid: 2 ** 22 + 12345}}))
     const [crashed, ...rest] = await journal.pending()
@@ -205,22 +205,22 @@ describe('the journal of a workspace', () => {
     await b.close()
   })
 
-  it('names a change in progress apart from applied ones, and counts a record under both names once, as applied', async () => {
+  it('keeps a change in progress in pending/ apart from applied ones, and counts a record in both once, as applied', async () => {
     const journal = new Journal(workspace, {folder: state})
     await (await journal.begin('edit', [updated('a.txt', 'one', 'two')])).commit()
     const second = await journal.begin('edit', [updated('a.txt', 'two', 'three')])
-    const entries = path.join(journal.path, 'entries')
-    expect((await readdir(entries)).sort()).to.deep.equal(['1.json', '2.pending.json'])
-    expect((await readFile(path.join(journal.path, 'layout'), 'utf8')).trim()).to.equal('2')
-    // A record under both names (copied by hand): the applied one counts, the pending one goes.
-    await writeFile(path.join(entries, '2.json'), await readFile(path.join(entries, '2.pending.json')))
+    const [entries, pending] = [path.join(journal.path, 'entries'), path.join(journal.path, 'pending')]
+    expect([await readdir(entries), await readdir(pending)]).to.deep.equal([['1.json'], ['2.json']])
+    expect((await readFile(path.join(journal.path, 'layout'), 'utf8')).trim()).to.equal('3')
+    // A record in both folders (copied by hand): the applied one counts, the pending one goes.
+    await writeFile(path.join(entries, '2.json'), await readFile(path.join(pending, '2.json')))
     const reader = new Journal(workspace, {folder: state})
     expect(await reader.pending()).to.deep.equal([])
     expect((await reader.entries()).map((entry) => [entry.id, entry.state])).to.deep.equal([
       [1, 'committed'],
       [2, 'committed'],
     ])
-    expect((await readdir(entries)).sort()).to.deep.equal(['1.json', '2.json'])
+    expect([(await readdir(entries)).sort(), await readdir(pending)]).to.deep.equal([['1.json', '2.json'], []])
     // Its commit finds it applied already.
     await second.commit()
     expect((await readdir(entries)).sort()).to.deep.equal(['1.json', '2.json'])
@@ -228,16 +228,16 @@ describe('the journal of a workspace', () => {
     await journal.close()
   })
 
-  it('marks a change applied by renaming its record, and records it again if the record went meanwhile', async () => {
+  it('marks a change applied by moving its record, and records it again if the record went meanwhile', async () => {
     const journal = new Journal(workspace, {folder: state})
     const change = await journal.begin('edit', [updated('a.txt', 'one', 'two')])
-    const entries = path.join(journal.path, 'entries')
-    const written = await readFile(path.join(entries, '1.pending.json'), 'utf8')
+    const [entries, pending] = [path.join(journal.path, 'entries'), path.join(journal.path, 'pending')]
+    const written = await readFile(path.join(pending, '1.json'), 'utf8')
     await change.commit()
-    expect(await readdir(entries)).to.deep.equal(['1.json'])
+    expect([await readdir(entries), await readdir(pending)]).to.deep.equal([['1.json'], []])
     expect(await readFile(path.join(entries, '1.json'), 'utf8')).to.equal(written)
     const gone = await journal.begin('edit', [updated('a.txt', 'two', 'three')])
-    await rm(path.join(entries, '2.pending.json'))
+    await rm(path.join(pending, '2.json'))
     await gone.commit()
     expect((await journal.entries()).map((entry) => [entry.id, entry.state])).to.deep.equal([
       [1, 'committed'],
@@ -246,30 +246,36 @@ describe('the journal of a workspace', () => {
     await journal.close()
   })
 
-  it('gives a journal of the older layout the new one, finding the change a crash left there', async () => {
-    const journal = new Journal(workspace, {folder: state})
-    await (await journal.begin('edit', [updated('a.txt', 'one', 'two')])).commit()
-    await journal.begin('edit', [updated('b.txt', 'old', 'new')])
-    await journal.close()
-    // As an older ak left it: every record named <id>.json, no layout file; change 2 cut short by a crash.
-    const entries = path.join(journal.path, 'entries')
-    const applied = JSON.parse(await readFile(path.join(entries, '1.json'), 'utf8'))
-    expect(applied.version).to.equal(2)
-    await writeFile(path.join(entries, '1.json'), JSON.stringify({...applied, version: 1, state: 'committed'}))
-    const record = JSON.parse(await readFile(path.join(entries, '2.pending.json'), 'utf8'))
-    await rm(path.join(entries, '2.pending.json'))
-    await writeFile(path.join(entries, '2.json'), JSON.stringify({...record, version: 1, holder: {...record.holder, pid: 2 ** 22 + 12345}}))
-    await rm(path.join(journal.path, 'layout'))
-    const next = new Journal(workspace, {folder: state})
-    const [crashed, ...rest] = await next.pending()
-    expect(rest).to.deep.equal([])
-    expect([crashed!.id, crashed!.changes[0]!.before!.content.toString()]).to.deep.equal(['2', 'old'])
-    expect((await readdir(entries)).sort()).to.deep.equal(['1.json', '2.pending.json'])
-    expect((await readFile(path.join(journal.path, 'layout'), 'utf8')).trim()).to.equal('2')
-    await crashed!.abandon()
-    expect((await next.entries()).map((entry) => entry.id)).to.deep.equal([1])
-    await next.close()
-  })
+  for (const older of ['1, each record\'s state in its text', '2, a pending record named <id>.pending.json'] as const) {
+    it(`gives a journal of layout ${older} the current one, finding the change a crash left there`, async () => {
+      const isNamed = older.startsWith('2')
+      const journal = new Journal(workspace, {folder: state})
+      await (await journal.begin('edit', [updated('a.txt', 'one', 'two')])).commit()
+      await journal.begin('edit', [updated('b.txt', 'old', 'new')])
+      await journal.close()
+      // As an older ak left it: every record in entries/; change 2 cut short by a crash.
+      const [entries, pending] = [path.join(journal.path, 'entries'), path.join(journal.path, 'pending')]
+      const applied = JSON.parse(await readFile(path.join(entries, '1.json'), 'utf8'))
+      expect(applied.version).to.equal(2)
+      // Layout 2 kept the state an applied record was written with (pending) in its text; layout 1 rewrote it.
+      if (!isNamed) await writeFile(path.join(entries, '1.json'), JSON.stringify({...applied, version: 1, state: 'committed'}))
+      const record = JSON.parse(await readFile(path.join(pending, '2.json'), 'utf8'))
+      await rm(pending, {recursive: true})
+      const dead = {...record, ...(isNamed ? {} : {version: 1}), holder: {...record.holder, pid: 2 ** 22 + 12345}}
+      await writeFile(path.join(entries, isNamed ? '2.pending.json' : '2.json'), JSON.stringify(dead))
+      if (isNamed) await writeFile(path.join(journal.path, 'layout'), '2\n')
+      else await rm(path.join(journal.path, 'layout'))
+      const next = new Journal(workspace, {folder: state})
+      const [crashed, ...rest] = await next.pending()
+      expect(rest).to.deep.equal([])
+      expect([crashed!.id, crashed!.changes[0]!.before!.content.toString()]).to.deep.equal(['2', 'old'])
+      expect([await readdir(entries), await readdir(pending)]).to.deep.equal([['1.json'], ['2.json']])
+      expect((await readFile(path.join(journal.path, 'layout'), 'utf8')).trim()).to.equal('3')
+      await crashed!.abandon()
+      expect((await next.entries()).map((entry) => [entry.id, entry.state])).to.deep.equal([[1, 'committed']])
+      await next.close()
+    })
+  }
 
   it('with journaling off, keeps a record only while the change is made, with its content, and leaves a journal kept before', async () => {
     const kept = new Journal(workspace, {folder: path.join(state, 'ak'), maxBytes: MIB})
