@@ -9,8 +9,9 @@
  * one, but one the user wrote is not read), `config.worktree`, the user's global and system config,
  * `GIT_CONFIG*` and `-c` given to git, and `~` in the value.
  */
-import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import path from 'node:path'
+
+import {readNamedFileSync} from '../named-file.js'
 
 /** Longest config read for its `core.hooksPath`, in bytes (git configs are a few KiB). */
 export const GIT_CONFIG_MAX_BYTES = 1024 * 1024
@@ -52,21 +53,11 @@ function unquote(text: string): string {
 
 /** Reads at most GIT_CONFIG_MAX_BYTES of the regular file `file`, never through a link at its name or blocking; undefined when it cannot. */
 export function readConfigSync(file: string): string | undefined {
-  let fd: number
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    const found = readNamedFileSync(file, GIT_CONFIG_MAX_BYTES)
+    return found.kind === 'file' ? found.bytes.toString('utf8') : undefined
   } catch {
     return undefined
-  }
-  try {
-    const info = fstatSync(fd)
-    if (!info.isFile()) return undefined
-    const buffer = Buffer.alloc(Math.min(info.size, GIT_CONFIG_MAX_BYTES))
-    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8')
-  } catch {
-    return undefined
-  } finally {
-    closeSync(fd)
   }
 }
 

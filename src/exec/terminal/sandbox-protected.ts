@@ -55,12 +55,10 @@ import {
   closeSync,
   constants,
   fchmodSync,
-  fstatSync,
   lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
-  readSync,
   readdirSync,
   rmdirSync,
   unlinkSync,
@@ -71,6 +69,7 @@ import path from 'node:path'
 
 import {BadInputError} from '../../errors.js'
 import type {Logger} from '../../log.js'
+import {readNamedFileSync} from '../../named-file.js'
 import {escapeControls} from '../../text-escape.js'
 import type {LeftoverBaseline} from './sandbox-leftovers.js'
 import {type FolderDigest, folderDigests} from './folder-digests.js'
@@ -383,7 +382,9 @@ function isPlaceholder(placeholder: Placeholder, at: string = placeholder.path):
     return orUndefined(() => readdirSync(at))?.length === 0
   }
   if (!info.isFile() || (info.mode & 0o7777) !== PLACEHOLDER_FILE_MODE || info.size !== Buffer.byteLength(placeholder.content)) return false
-  return placeholder.content === '' || readSmallFileSync(at, GIT_FILE_MAX_BYTES) === placeholder.content
+  if (placeholder.content === '') return true
+  const found = orUndefined(() => readNamedFileSync(at, GIT_FILE_MAX_BYTES))
+  return found?.kind === 'file' && found.bytes.toString('utf8') === placeholder.content
 }
 
 /** `call()`, or undefined when it throws. */
@@ -392,22 +393,6 @@ function orUndefined<T>(call: () => T): T | undefined {
     return call()
   } catch {
     return undefined
-  }
-}
-
-/** readSmallFile, synchronously: a placeholder's few bytes, never through a link or blocking; undefined when it cannot. */
-function readSmallFileSync(file: string, limit: number): string | undefined {
-  const fd = orUndefined(() => openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK))
-  if (fd === undefined) return undefined
-  try {
-    const info = fstatSync(fd)
-    if (!info.isFile()) return undefined
-    const buffer = Buffer.alloc(Math.min(info.size, limit))
-    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8')
-  } catch {
-    return undefined
-  } finally {
-    closeSync(fd)
   }
 }
 
